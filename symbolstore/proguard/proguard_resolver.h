@@ -1,0 +1,45 @@
+// Java/Kotlin retrace against ProGuard / R8 mapping files (app + build id, or an R8 map id).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/stack/stack_line.h"
+#include "symbolstore/frame_lookup.h"
+#include "symbolstore/store.h"
+
+namespace restack {
+
+struct ProguardResolverOptions {
+  // Decoded class records kept in memory in front of RocksDB. Default 256 MiB.
+  size_t cache_bytes = 256u << 20;
+};
+
+struct JavaLineResult {
+  FrameLookup lookup;          // for kJavaFrame lines
+  std::string exception_class; // for kJavaException lines: the deobfuscated class name
+};
+
+class ProguardResolver {
+ public:
+  ProguardResolver(SymbolStore& store, const ProguardResolverOptions& options);
+  ~ProguardResolver();
+  // Retraces a run of consecutive Java lines of one thread (frames, exception headers,
+  // "... N more"), returning one result per input line, in order. The run is passed whole
+  // because rules such as rewriteFrame depend on the exception above a frame.
+  Expected<std::vector<JavaLineResult>> retrace(const EventScope& scope,
+                                                std::span<const stack::StackLine> lines);
+  // Deobfuscates a class name such as the event's exception.type; std::nullopt when unknown.
+  Expected<std::optional<std::string>> deobfuscateClass(const EventScope& scope,
+                                                        std::string_view obfuscated);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace restack

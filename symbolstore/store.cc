@@ -1,0 +1,166 @@
+#include "symbolstore/store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+
+#include <cstring>
+#include <vector>
+
+namespace restack {
+namespace {
+
+constexpr std::string_view kSchemaVersionKey = "schema_version";
+
+std::string appliedKey(std::string_view topic, int32_t partition) {
+  std::string key = "applied";
+  key.push_back('\0');
+  key.append(topic);
+  key.push_back('\0');
+  const auto p = static_cast<uint32_t>(partition);
+  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>((p >> shift) & 0xff));
+  return key;
+}
+
+std::string encodeU32(uint32_t value) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  return out;
+}
+
+std::string encodeI64(int64_t value) {
+  std::string out(8, '\0');
+  const auto u = static_cast<uint64_t>(value);
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((u >> (8 * i)) & 0xff);
+  return out;
+}
+
+int64_t decodeI64(std::string_view bytes) {
+  uint64_t u = 0;
+  for (int i = 7; i >= 0; --i) u = (u << 8) | static_cast<uint8_t>(bytes[i]);
+  return static_cast<int64_t>(u);
+}
+
+}  // namespace
+
+const char* symbolFamilyName(SymbolFamily family) {
+  switch (family) {
+    case SymbolFamily::kMeta: return "meta";
+    case SymbolFamily::kNative: return "native";
+    case SymbolFamily::kProguard: return "proguard";
+    case SymbolFamily::kSourcemap: return "sourcemap";
+  }
+  return "unknown";
+}
+
+Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& options) {
+  if (options.path.empty()) return invalidArgument("symbol store path is empty");
+  auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  // Index and filter blocks live outside the small shared cache: a shared cache holding them
+  // thrashes under point reads (see TOOLCHAIN.md).
+  table.cache_index_and_filter_blocks = false;
+  table.format_version = 5;
+
+  rocksdb::ColumnFamilyOptions family_options;
+  family_options.write_buffer_size = options.write_buffer_bytes;
+  family_options.compression = rocksdb::kLZ4Compression;
+  family_options.bottommost_compression = rocksdb::kZSTD;
+  family_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = !options.read_only;
+  db_options.create_missing_column_families = !options.read_only;
+  db_options.max_background_jobs = 2;
+  db_options.info_log_level = rocksdb::WARN_LEVEL;
+  db_options.keep_log_file_num = 3;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, family_options);
+  for (int i = 0; i < kSymbolFamilyCount; ++i) {
+    descriptors.emplace_back(symbolFamilyName(static_cast<SymbolFamily>(i)), family_options);
+  }
+
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status =
+      options.read_only
+          ? rocksdb::DB::OpenForReadOnly(db_options, options.path, descriptors, &handles, &raw)
+          : rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw);
+  if (!status.ok()) {
+    return ioError("cannot open symbol store at " + options.path + ": " + status.ToString());
+  }
+  std::unique_ptr<SymbolStore> store(new SymbolStore());
+  store->options_ = options;
+  store->db_.reset(raw);
+  // handles[0] is the default family, which Restack does not use; RocksDB owns it.
+  raw->DestroyColumnFamilyHandle(handles[0]);
+  for (int i = 0; i < kSymbolFamilyCount; ++i) store->families_[i] = handles[i + 1];
+
+  auto version = store->get(SymbolFamily::kMeta, kSchemaVersionKey);
+  if (!version) return version.error();
+  if (!version->has_value()) {
+    if (!options.read_only) {
+      rocksdb::WriteBatch batch;
+      batch.Put(store->family(SymbolFamily::kMeta), std::string(kSchemaVersionKey),
+                encodeU32(kStoreSchemaVersion));
+      RESTACK_RETURN_IF_ERROR(store->write(batch));
+    }
+  } else {
+    const std::string& bytes = **version;
+    uint32_t found = 0;
+    if (bytes.size() == 4) {
+      for (int i = 3; i >= 0; --i) found = (found << 8) | static_cast<uint8_t>(bytes[i]);
+    }
+    if (found != kStoreSchemaVersion) {
+      return unsupported("symbol store at " + options.path + " has schema version " +
+                         std::to_string(found) + "; this restack reads version " +
+                         std::to_string(kStoreSchemaVersion) +
+                         ". Rebuild it by replaying restack.symbols into an empty directory.");
+    }
+  }
+  return store;
+}
+
+SymbolStore::~SymbolStore() {
+  if (!db_) return;
+  for (auto* handle : families_) {
+    if (handle) db_->DestroyColumnFamilyHandle(handle);
+  }
+  db_->Close().PermitUncheckedError();
+}
+
+Status SymbolStore::write(rocksdb::WriteBatch& batch) {
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options_.sync_writes;
+  rocksdb::Status status = db_->Write(write_options, &batch);
+  if (!status.ok()) return ioError("symbol store " + options_.path + ": write failed: " + status.ToString());
+  return Status::ok();
+}
+
+Expected<std::optional<std::string>> SymbolStore::get(SymbolFamily which, std::string_view key) const {
+  std::string value;
+  rocksdb::Status status =
+      db_->Get(rocksdb::ReadOptions(), family(which), rocksdb::Slice(key.data(), key.size()), &value);
+  if (status.IsNotFound()) return std::optional<std::string>();
+  if (!status.ok()) return ioError("symbol store " + options_.path + ": read failed: " + status.ToString());
+  return std::optional<std::string>(std::move(value));
+}
+
+Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view topic,
+                                                            int32_t partition) const {
+  auto value = get(SymbolFamily::kMeta, appliedKey(topic, partition));
+  if (!value) return value.error();
+  if (!value->has_value()) return std::optional<int64_t>();
+  if ((*value)->size() != 8) return malformed("applied-offset record is " + std::to_string((*value)->size()) + " bytes, expected 8");
+  return std::optional<int64_t>(decodeI64(**value));
+}
+
+void SymbolStore::recordAppliedOffset(rocksdb::WriteBatch& batch, std::string_view topic,
+                                      int32_t partition, int64_t next_offset) const {
+  batch.Put(family(SymbolFamily::kMeta), appliedKey(topic, partition), encodeI64(next_offset));
+}
+
+}  // namespace restack
