@@ -1,0 +1,46 @@
+// Function maps: which original function encloses an original position.
+//
+// A function map lists, per original source, the positions where the enclosing function
+// changes, in source order. Everything from one entry up to the next belongs to the entry's
+// function (so the outer function reappears right after an inner one ends). Metro writes them in
+// "x_facebook_sources" as {"names": [...], "mappings": "..."}: entries are separated by ',' and
+// groups of entries by ';'. Each entry is 2 or 3 VLQ fields (vlq.h): [column delta, name index
+// delta, line delta (default 0)]. Line and name index carry over everywhere; the column carries
+// over within a ';' group and restarts at 0 after each ';' (exactly what Metro's reader does).
+// Lines are 1-based, columns 0-based. Worked example:
+//   names ["<global>", "foo"], mappings "AAA,ICC,KD"
+//     (1,0) "<global>"; (2,4) "foo" (I = +4 col, C = +1 name, C = +1 line); (2,9) "<global>" (K = +5, D = -1)
+//   -> a position at line 2 column 6 is inside "foo"; line 2 column 9 and later is "<global>".
+//
+// When a map has no function map for a source, `inferFunctionMap` derives one from the
+// source's text (sourcesContent) with a small JavaScript scanner; see function_scanner.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+
+namespace restack::sourcemap {
+
+struct FunctionMapEntry {
+  uint32_t line = 1;    // 1-based original line where this function's region starts
+  uint32_t column = 0;  // 0-based original column
+  uint32_t name = 0;    // index into FunctionMap::names
+};
+
+struct FunctionMap {
+  std::vector<std::string> names;
+  std::vector<FunctionMapEntry> entries;  // sorted by (line, column)
+
+  // The function enclosing (line 1-based, column 0-based), or nullptr before the first entry.
+  const std::string* enclosing(uint32_t line, uint32_t column) const;
+};
+
+// Decodes Metro's encoding. Fails on bad VLQ, name indexes outside `names`, positions < 0.
+Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names,
+                                        std::string_view mappings);
+
+}  // namespace restack::sourcemap

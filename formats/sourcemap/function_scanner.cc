@@ -1,0 +1,416 @@
+#include "formats/sourcemap/function_scanner.h"
+
+#include <cctype>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace restack::sourcemap {
+namespace {
+
+enum class TokenType { kIdent, kPunct, kString, kNumber, kRegex, kTemplate };
+
+struct Token {
+  TokenType type;
+  std::string_view text;
+  uint32_t line;    // 1-based
+  uint32_t column;  // 0-based, UTF-16 units
+};
+
+bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80 || c == '#'; }
+bool isIdentPart(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
+
+bool isKeywordBeforeExpression(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"return", "typeof", "case", "do", "else", "in",
+                                                "of", "new", "delete", "void", "throw",
+                                                "instanceof", "yield", "await"};
+  for (std::string_view keyword : kWords) {
+    if (word == keyword) return true;
+  }
+  return false;
+}
+
+bool isControlKeyword(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"if", "for", "while", "switch", "catch", "with",
+                                                "function", "return", "typeof", "await"};
+  for (std::string_view keyword : kWords) {
+    if (word == keyword) return true;
+  }
+  return false;
+}
+
+// Splits source text into tokens; whitespace and comments are dropped. Never fails.
+class Tokenizer {
+ public:
+  explicit Tokenizer(std::string_view text) : text_(text) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> tokens;
+    // Open '{' kinds, to know whether a '}' resumes a template literal.
+    std::vector<bool> brace_is_template;
+    while (pos_ < text_.size()) {
+      const unsigned char c = text_[pos_];
+      if (c == '\n') {
+        advance();
+        continue;
+      }
+      if (std::isspace(c)) {
+        advance();
+        continue;
+      }
+      if (c == '/' && peek(1) == '/') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+        continue;
+      }
+      if (c == '/' && peek(1) == '*') {
+        advance(2);
+        while (pos_ < text_.size() && !(text_[pos_] == '*' && peek(1) == '/')) advance();
+        advance(2);
+        continue;
+      }
+      const uint32_t line = line_, column = column_;
+      const size_t start = pos_;
+      if (c == '"' || c == '\'') {
+        skipQuoted(static_cast<char>(c));
+        tokens.push_back({TokenType::kString, text_.substr(start, pos_ - start), line, column});
+      } else if (c == '`') {
+        advance();
+        scanTemplate(&brace_is_template);
+        tokens.push_back({TokenType::kTemplate, text_.substr(start, pos_ - start), line, column});
+      } else if (c == '}' && !brace_is_template.empty() && brace_is_template.back()) {
+        brace_is_template.pop_back();
+        advance();
+        scanTemplate(&brace_is_template);
+        tokens.push_back({TokenType::kTemplate, text_.substr(start, pos_ - start), line, column});
+      } else if (isIdentStart(c)) {
+        advance();
+        while (pos_ < text_.size() && isIdentPart(text_[pos_])) advance();
+        tokens.push_back({TokenType::kIdent, text_.substr(start, pos_ - start), line, column});
+      } else if (std::isdigit(c) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
+        while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                       text_[pos_] == '.' || text_[pos_] == '_')) {
+          advance();
+        }
+        tokens.push_back({TokenType::kNumber, text_.substr(start, pos_ - start), line, column});
+      } else if (c == '/' && regexAllowed(tokens)) {
+        skipRegex();
+        tokens.push_back({TokenType::kRegex, text_.substr(start, pos_ - start), line, column});
+      } else {
+        size_t length = 1;
+        if (text_.substr(pos_, 3) == "...") {
+          length = 3;
+        } else if (c == '=' && peek(1) == '>') {
+          length = 2;
+        } else if ((c == '=' || c == '!') && peek(1) == '=') {
+          length = peek(2) == '=' ? 3 : 2;
+        } else if (c == '?' && peek(1) == '.') {
+          length = 2;
+        }
+        if (c == '{') brace_is_template.push_back(false);
+        if (c == '}' && !brace_is_template.empty()) brace_is_template.pop_back();
+        advance(length);
+        tokens.push_back({TokenType::kPunct, text_.substr(start, length), line, column});
+      }
+    }
+    return tokens;
+  }
+
+ private:
+  char peek(size_t ahead) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+
+  // Moves over `count` bytes, keeping line/column (UTF-16 units) up to date.
+  void advance(size_t count = 1) {
+    for (size_t i = 0; i < count && pos_ < text_.size(); ++i) {
+      const unsigned char c = text_[pos_++];
+      if (c == '\n') {
+        ++line_;
+        column_ = 0;
+      } else if ((c & 0xc0) != 0x80) {
+        // A UTF-8 lead byte starts a code point; 4-byte sequences are two UTF-16 units.
+        column_ += (c >= 0xf0) ? 2 : 1;
+      }
+    }
+  }
+
+  void skipQuoted(char quote) {
+    advance();
+    while (pos_ < text_.size() && text_[pos_] != quote && text_[pos_] != '\n') {
+      if (text_[pos_] == '\\') advance();
+      advance();
+    }
+    advance();
+  }
+
+  // Scans template text up to the closing '`' or a '${' (which opens a template brace).
+  void scanTemplate(std::vector<bool>* brace_is_template) {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '\\') {
+        advance(2);
+      } else if (c == '`') {
+        advance();
+        return;
+      } else if (c == '$' && peek(1) == '{') {
+        advance(2);
+        brace_is_template->push_back(true);
+        return;
+      } else {
+        advance();
+      }
+    }
+  }
+
+  void skipRegex() {
+    advance();
+    bool in_class = false;
+    while (pos_ < text_.size() && text_[pos_] != '\n') {
+      const char c = text_[pos_];
+      if (c == '\\') {
+        advance(2);
+        continue;
+      }
+      advance();
+      if (c == '[') in_class = true;
+      if (c == ']') in_class = false;
+      if (c == '/' && !in_class) break;
+    }
+    while (pos_ < text_.size() && isIdentPart(text_[pos_])) advance();  // flags
+  }
+
+  static bool regexAllowed(const std::vector<Token>& tokens) {
+    if (tokens.empty()) return true;
+    const Token& previous = tokens.back();
+    switch (previous.type) {
+      case TokenType::kIdent: return isKeywordBeforeExpression(previous.text);
+      case TokenType::kPunct:
+        return previous.text != ")" && previous.text != "]" && previous.text != "}";
+      default: return false;
+    }
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  uint32_t column_ = 0;
+};
+
+enum class ScopeKind { kBlock, kFunction, kClass, kArrowExpression };
+
+struct Scope {
+  ScopeKind kind;
+  std::string name;     // function or class name
+  size_t depth = 0;     // bracket depth at which an arrow expression body lives
+};
+
+class FunctionMapBuilder {
+ public:
+  explicit FunctionMapBuilder(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
+    match_.assign(tokens_.size(), SIZE_MAX);
+  }
+
+  FunctionMap run() {
+    add(1, 0, "<global>");
+    std::vector<size_t> open_parens;  // token indexes of unmatched '(' and '['
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& token = tokens_[i];
+      if (token.type != TokenType::kPunct) continue;
+      const std::string_view text = token.text;
+      if (text == "(" || text == "[") {
+        open_parens.push_back(i);
+        ++depth_;
+      } else if (text == ")" || text == "]") {
+        closeArrowsAt(i, /*closing=*/true);
+        if (!open_parens.empty()) {
+          match_[i] = open_parens.back();
+          open_parens.pop_back();
+        }
+        if (depth_ > 0) --depth_;
+      } else if (text == "{") {
+        openBrace(i);
+        ++depth_;
+      } else if (text == "}") {
+        closeArrowsAt(i, /*closing=*/true);
+        if (depth_ > 0) --depth_;
+        closeBrace(i);
+      } else if (text == "," || text == ";") {
+        closeArrowsAt(i, /*closing=*/false);
+      } else if (text == "=>" && (i + 1 >= tokens_.size() || tokens_[i + 1].text != "{")) {
+        const size_t start = arrowStart(i);
+        scopes_.push_back({ScopeKind::kArrowExpression, nameBefore(start), depth_});
+        add(tokens_[start].line, tokens_[start].column, scopes_.back().name);
+      }
+    }
+    return std::move(map_);
+  }
+
+ private:
+  bool is(size_t index, std::string_view text) const {
+    return index < tokens_.size() && tokens_[index].text == text &&
+           tokens_[index].type != TokenType::kString;
+  }
+  bool isIdent(size_t index) const {
+    return index < tokens_.size() && tokens_[index].type == TokenType::kIdent;
+  }
+
+  void add(uint32_t line, uint32_t column, const std::string& name) {
+    auto [it, inserted] = name_index_.try_emplace(name, static_cast<uint32_t>(map_.names.size()));
+    if (inserted) map_.names.push_back(name);
+    if (!map_.entries.empty()) {
+      FunctionMapEntry& last = map_.entries.back();
+      if (last.line == line && last.column == column) {  // same position: the later one wins
+        last.name = it->second;
+        return;
+      }
+    }
+    map_.entries.push_back({line, column, it->second});
+  }
+
+  std::string enclosingFunctionName() const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->kind == ScopeKind::kFunction || it->kind == ScopeKind::kArrowExpression) return it->name;
+    }
+    return "<global>";
+  }
+
+  const Scope* enclosingBrace() const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->kind != ScopeKind::kArrowExpression) return &*it;
+    }
+    return nullptr;
+  }
+
+  // Ends arrow expression bodies: at ',' ';' on their own depth, or at a closing bracket that
+  // leaves it.
+  void closeArrowsAt(size_t index, bool closing) {
+    while (!scopes_.empty() && scopes_.back().kind == ScopeKind::kArrowExpression) {
+      const size_t depth = scopes_.back().depth;
+      const bool ends = closing ? depth_ <= depth : depth_ == depth;
+      if (!ends) return;
+      scopes_.pop_back();
+      add(tokens_[index].line, tokens_[index].column, enclosingFunctionName());
+    }
+  }
+
+  // The first token of an arrow function whose "=>" is at `arrow`: its parameter list (or the
+  // single parameter), plus a leading "async".
+  size_t arrowStart(size_t arrow) const {
+    if (arrow == 0) return 0;
+    size_t start = arrow - 1;
+    if (is(start, ")") && match_[start] != SIZE_MAX) start = match_[start];
+    if (start > 0 && is(start - 1, "async")) --start;
+    return start;
+  }
+
+  // The name a function expression starting at `start` gets from what precedes it:
+  // "x = ", "a.b = ", "x: ", "const x = " -> "x" / "a.b"; anything else -> "<anonymous>".
+  std::string nameBefore(size_t start) const {
+    if (start >= 1 && (is(start - 1, "=") || is(start - 1, ":")) && start >= 2) {
+      size_t at = start - 2;
+      if (tokens_[at].type == TokenType::kString && is(start - 1, ":")) {
+        std::string_view quoted = tokens_[at].text;
+        return quoted.size() >= 2 ? std::string(quoted.substr(1, quoted.size() - 2)) : "<anonymous>";
+      }
+      if (!isIdent(at)) return "<anonymous>";
+      std::string name(tokens_[at].text);
+      while (at >= 2 && is(at - 1, ".") && isIdent(at - 2)) {
+        at -= 2;
+        name = std::string(tokens_[at].text) + "." + name;
+      }
+      return name;
+    }
+    return "<anonymous>";
+  }
+
+  void openBrace(size_t index) {
+    Scope scope{ScopeKind::kBlock, {}, depth_};
+    size_t start = index;
+    if (index > 0) {
+      const size_t previous = index - 1;
+      if (is(previous, ")") && match_[previous] != SIZE_MAX) {
+        const size_t open = match_[previous];
+        size_t before = open > 0 ? open - 1 : SIZE_MAX;
+        if (before != SIZE_MAX && is(before, "*")) --before;  // generator
+        if (before != SIZE_MAX && is(before, "function")) {
+          scope.kind = ScopeKind::kFunction;
+          start = before > 0 && is(before - 1, "async") ? before - 1 : before;
+          scope.name = nameBefore(start);
+        } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
+                   (is(before - 1, "function") || (is(before - 1, "*") && before > 1 &&
+                                                   is(before - 2, "function")))) {
+          scope.kind = ScopeKind::kFunction;
+          scope.name = std::string(tokens_[before].text);
+          start = is(before - 1, "*") ? before - 2 : before - 1;
+          if (start > 0 && is(start - 1, "async")) --start;
+        } else if (before != SIZE_MAX && (isIdent(before) || is(before, "]")) &&
+                   !isControlKeyword(tokens_[before].text)) {
+          // A method definition: name(…) {, get name(…) {, [computed](…) {.
+          scope.kind = ScopeKind::kFunction;
+          std::string method = isIdent(before) ? std::string(tokens_[before].text) : "<computed>";
+          start = before;
+          if (is(before, "]") && match_[before] != SIZE_MAX) start = match_[before];
+          const Scope* owner = enclosingBrace();
+          if (owner != nullptr && owner->kind == ScopeKind::kClass) {
+            scope.name = method == "constructor" ? owner->name : owner->name + "." + method;
+          } else {
+            scope.name = method;
+          }
+        }
+      } else if (is(previous, "=>")) {
+        scope.kind = ScopeKind::kFunction;
+        start = arrowStart(previous);
+        scope.name = nameBefore(start);
+      } else {
+        // class Name {, class Name extends a.b.C {, class {, class extends X {
+        size_t at = previous;
+        while (at > 0 && (isIdent(at) || is(at, ".")) && !is(at, "class") && !is(at, "extends")) --at;
+        if (is(at, "extends")) {
+          --at;
+          if (is(at, "class")) {
+            scope.kind = ScopeKind::kClass;
+            scope.name = nameBefore(at);
+          } else if (isIdent(at) && at > 0 && is(at - 1, "class")) {
+            scope.kind = ScopeKind::kClass;
+            scope.name = std::string(tokens_[at].text);
+          }
+        } else if (is(previous, "class")) {
+          scope.kind = ScopeKind::kClass;
+          scope.name = nameBefore(previous);
+        } else if (isIdent(previous) && previous > 0 && is(previous - 1, "class")) {
+          scope.kind = ScopeKind::kClass;
+          scope.name = std::string(tokens_[previous].text);
+        }
+      }
+    }
+    scopes_.push_back(scope);
+    if (scope.kind == ScopeKind::kFunction) add(tokens_[start].line, tokens_[start].column, scope.name);
+  }
+
+  void closeBrace(size_t index) {
+    // Drop arrow bodies that a malformed input left open inside this brace.
+    while (!scopes_.empty() && scopes_.back().kind == ScopeKind::kArrowExpression) scopes_.pop_back();
+    if (scopes_.empty()) return;
+    const bool was_function = scopes_.back().kind == ScopeKind::kFunction;
+    scopes_.pop_back();
+    if (was_function) {
+      const Token& brace = tokens_[index];
+      add(brace.line, brace.column + 1, enclosingFunctionName());
+    }
+  }
+
+  std::vector<Token> tokens_;
+  std::vector<size_t> match_;  // for ')' and ']': index of the matching opener
+  std::vector<Scope> scopes_;
+  size_t depth_ = 0;
+  FunctionMap map_;
+  std::unordered_map<std::string, uint32_t> name_index_;
+};
+
+}  // namespace
+
+FunctionMap inferFunctionMap(std::string_view source) {
+  return FunctionMapBuilder(Tokenizer(source).run()).run();
+}
+
+}  // namespace restack::sourcemap
