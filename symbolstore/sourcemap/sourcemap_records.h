@@ -1,0 +1,136 @@
+// Records of the `sourcemap` column family: what one uploaded source map becomes at ingest, and
+// what a lookup reads back (one small record per question, never the whole map).
+//
+// Keys (integers big endian, so RocksDB orders chunks by generated position):
+//   'p' app 0x00 build 0x00 name    -> MapPointer: which map serves minified file `name`
+//                                     (build "" = the Web H5 key app + content-hashed file name;
+//                                     app "" = a shared upload)
+//   'h' map_id:u64                  -> MapHeader: file, debug id, sections, Hermes offsets, segments
+//   's' map_id source:u32           -> SourceRecord: path (sourceRoot applied), ignore-listed,
+//                                     function map (Metro's, or inferred from sourcesContent)
+//   't' map_id source:u32 chunk:u32 -> SourceText: lines [chunk * 32, chunk * 32 + 32) of
+//                                     sourcesContent (RocksDB's LZ4/ZSTD block compression
+//                                     keeps them compressed on disk)
+//   'g' map_id line:u32 column:u32  -> MappingChunk: up to 256 consecutive mapping segments
+//                                     starting at that 0-based generated position
+// map_id is a 64-bit hash of the map file's bytes (of the parent id and section index for an
+// inline index-map section), so re-uploading the same map rewrites the same records.
+//
+// Every value starts with kSourcemapRecordVersion (1). Then, with v = LEB128 varint, z = zigzag
+// varint, s = v length + bytes:
+//   MapPointer   u64 map_id (little endian)
+//   MapHeader    v flags (1 index map, 2 Hermes) · s file · s debug_id · v source_count ·
+//                v section_count · sections { v line · v column · u8 kind (0 inline, 1 url) ·
+//                  kind 0: u64 child map_id | kind 1: s served name } ·
+//                v hermes_segment_count · { v segment · v count · v offsets delta-coded } ·
+//                v facebook_segment_count · { v segment · u64 child map_id }
+//   SourceRecord s path · u8 ignored · u8 function_map_origin (0 none, 1 Metro, 2 inferred) ·
+//                v line_count (of sourcesContent; 0 = none) · v name_count · s names… ·
+//                v entry_count · entries { v line delta · v column · v name }
+//   SourceText   v line_count · s lines…
+//   MappingChunk v end_line · v end_column (exclusive: the next chunk's first position;
+//                0xffffffff for the last) · v name_count · s names… (names used by this chunk)
+//                · v segment_count · segments { v line delta · v column (delta on the same line,
+//                absolute after a line change) · v source + 1 (0 = unmapped) · if source:
+//                z original line delta · z original column delta · v local name + 1 }
+//
+// Worked example: "AAAA,IAAIA" with sources ["a.js"], names ["boom"] becomes one chunk
+//   key   'g' <id> 00000000 00000000
+//   value 01 | ff ff ff ff 0f ff ff ff ff 0f | 01 04 "boom" | 02 |
+//         00 00 01 00 00 00 | 00 04 01 00 08 01   (zigzag: +4 -> 08)
+// i.e. (0,0)->a.js 0:0 no name, (0,4)->a.js 0:4 "boom".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/sourcemap/function_map.h"
+
+namespace restack::sourcemap_records {
+
+inline constexpr uint8_t kSourcemapRecordVersion = 1;
+inline constexpr uint32_t kSegmentsPerChunk = 256;
+inline constexpr uint32_t kLinesPerTextChunk = 32;
+inline constexpr uint32_t kOpenEnd = 0xffffffffu;
+
+// ---- keys ----
+std::string pointerKey(std::string_view app, std::string_view build, std::string_view name);
+std::string headerKey(uint64_t map_id);
+std::string sourceKey(uint64_t map_id, uint32_t source);
+std::string textKey(uint64_t map_id, uint32_t source, uint32_t chunk);
+std::string chunkKey(uint64_t map_id, uint32_t line, uint32_t column);
+// Prefix shared by every chunk key of a map ('g' map_id).
+std::string chunkPrefix(uint64_t map_id);
+// Reads line/column back from a chunk key; false when `key` is not one of `map_id`'s.
+bool parseChunkKey(std::string_view key, uint64_t map_id, uint32_t* line, uint32_t* column);
+
+uint64_t hashBytes(std::string_view bytes, uint64_t seed = 0);
+uint64_t childMapId(uint64_t parent, uint64_t index);
+
+// ---- values ----
+std::string encodePointer(uint64_t map_id);
+Expected<uint64_t> decodePointer(std::string_view value);
+
+struct Section {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::optional<uint64_t> child;  // inline map
+  std::string url_name;           // else: the served name of another upload
+};
+
+struct MapHeader {
+  bool index_map = false;
+  bool hermes = false;
+  std::string file;
+  std::string debug_id;
+  uint32_t source_count = 0;
+  std::vector<Section> sections;
+  std::map<uint32_t, std::vector<uint32_t>> hermes_function_offsets;
+  std::map<uint32_t, uint64_t> facebook_segments;
+};
+std::string encodeHeader(const MapHeader& header);
+Expected<MapHeader> decodeHeader(std::string_view value);
+
+enum class FunctionMapOrigin : uint8_t { kNone = 0, kMetro = 1, kInferred = 2 };
+
+struct SourceRecord {
+  std::string path;
+  bool ignored = false;
+  FunctionMapOrigin origin = FunctionMapOrigin::kNone;
+  uint32_t line_count = 0;
+  sourcemap::FunctionMap functions;
+};
+std::string encodeSource(const SourceRecord& record);
+Expected<SourceRecord> decodeSource(std::string_view value);
+
+std::string encodeText(const std::vector<std::string_view>& lines);
+Expected<std::vector<std::string>> decodeText(std::string_view value);
+
+struct Segment {
+  uint32_t line = 0;  // 0-based generated position
+  uint32_t column = 0;
+  int32_t source = -1;  // -1: unmapped
+  uint32_t original_line = 0;  // 0-based
+  uint32_t original_column = 0;
+  int32_t name = -1;  // index into MappingChunk::names
+};
+
+struct MappingChunk {
+  uint32_t start_line = 0, start_column = 0;  // from the key
+  uint32_t end_line = kOpenEnd, end_column = kOpenEnd;
+  std::vector<std::string> names;
+  std::vector<Segment> segments;
+
+  // Last segment at or before (line, column) on the same generated line, or nullptr.
+  const Segment* find(uint32_t line, uint32_t column) const;
+  bool covers(uint32_t line, uint32_t column) const;
+};
+std::string encodeChunk(const MappingChunk& chunk);
+Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column);
+
+}  // namespace restack::sourcemap_records
