@@ -1,25 +1,404 @@
+// ProguardResolver: picks the mapping for an event (app + build, R8 map ids), keeps decoded class
+// records in a byte-bounded LRU in front of RocksDB, and retraces runs of Java lines with the
+// rules of proguard_retrace.h.
+//
+// Choices documented here because the worker and its readers depend on them:
+//  - A frame whose class is not in the mapping was not obfuscated (framework, library, kept
+//    class): like R8's retrace it is returned unchanged, status kSymbolicated, note
+//    "not in mapping".
+//  - A frame whose class is mapped but whose method (at that line) is not: the class name is
+//    restored, the method name kept, status kSymbolicated, note saying so (R8 prints the same).
+//  - Frames R8 drops (synthesized, outline, rewriteFrame): status kSymbolicated, removed=true.
+//  - No mapping for the event: kMissingSymbols, missing_id "<app>:<build_id>" (or the map id
+//    the event or the frame's r8-map-id-<id> source file names).
+//  - Exception header lines: exception_class restored (or the input when unknown); "... N more"
+//    and other lines: kSymbolicated with nothing to restore.
 #include "symbolstore/proguard/proguard_resolver.h"
 
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "symbolstore/proguard/lru_cache.h"
+#include "symbolstore/proguard/proguard_records.h"
+#include "symbolstore/proguard/proguard_retrace.h"
+
 namespace restack {
+namespace {
+
+using proguard::ClassRecord;
+
+constexpr std::string_view kMapIdFilePrefix = "r8-map-id-";
+
+struct MapHandle {
+  std::string load_id;
+  std::string app;
+  std::string build_id;
+  std::string pg_map_id;
+  std::string pg_map_hash;  // hex part only
+
+  bool hasId(std::string_view id) const {
+    return !id.empty() && (id == pg_map_id || id == pg_map_hash);
+  }
+  std::string describe() const { return app + ":" + build_id; }
+};
+
+std::string hashHex(std::string_view pg_map_hash) {
+  size_t space = pg_map_hash.rfind(' ');
+  return std::string(space == std::string_view::npos ? pg_map_hash : pg_map_hash.substr(space + 1));
+}
+
+// Which mapping a line uses, or why there is none.
+struct MapChoice {
+  std::shared_ptr<const MapHandle> map;
+  std::string missing_id;
+  std::string note;
+};
+
+}  // namespace
 
 struct ProguardResolver::Impl {
   SymbolStore& store;
+  ProguardResolverOptions options;
+  proguard::ShardedLruCache<ClassRecord> classes;
+  proguard::ShardedLruCache<std::string> source_files;
+
+  std::shared_mutex pointers_mutex;
+  uint64_t pointers_epoch = 0;
+  std::unordered_map<std::string, std::shared_ptr<const MapHandle>> by_build;  // null: none
+  std::unordered_map<std::string, std::shared_ptr<const MapHandle>> by_id;
+
+  Impl(SymbolStore& store_in, const ProguardResolverOptions& options_in)
+      : store(store_in),
+        options(options_in),
+        classes(options_in.cache_bytes - options_in.cache_bytes / 16),
+        source_files(options_in.cache_bytes / 16) {}
+
+  // Drops the pointer caches when an ingest happened since they were filled.
+  void syncEpoch() {
+    uint64_t now = proguard::proguardStoreEpoch().load(std::memory_order_acquire);
+    {
+      std::shared_lock lock(pointers_mutex);
+      if (now == pointers_epoch) return;
+    }
+    std::unique_lock lock(pointers_mutex);
+    if (now == pointers_epoch) return;
+    by_build.clear();
+    by_id.clear();
+    pointers_epoch = now;
+  }
+
+  bool cachedPointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table,
+                     const std::string& key, std::shared_ptr<const MapHandle>& out) {
+    std::shared_lock lock(pointers_mutex);
+    auto it = table.find(key);
+    if (it == table.end()) return false;
+    out = it->second;
+    return true;
+  }
+
+  void storePointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table,
+                    const std::string& key, std::shared_ptr<const MapHandle> value) {
+    std::unique_lock lock(pointers_mutex);
+    constexpr size_t kMaxPointers = 100000;  // builds seen by one worker; cheap to refill
+    if (table.size() >= kMaxPointers) table.clear();
+    table[key] = std::move(value);
+  }
+
+  Expected<std::shared_ptr<const MapHandle>> mapForBuild(const std::string& app, const std::string& build) {
+    std::string key = proguard::buildPointerKey(app, build);
+    std::shared_ptr<const MapHandle> handle;
+    if (cachedPointer(by_build, key, handle)) return handle;
+    auto value = store.get(SymbolFamily::kProguard, key);
+    if (!value) return value.error();
+    if (value->has_value()) {
+      auto pointer = proguard::decodeBuildPointer(**value);
+      if (!pointer) return pointer.error();
+      auto made = std::make_shared<MapHandle>();
+      made->load_id = pointer->load_id;
+      made->app = app;
+      made->build_id = build;
+      made->pg_map_id = pointer->pg_map_id;
+      made->pg_map_hash = hashHex(pointer->pg_map_hash);
+      handle = std::move(made);
+    }
+    storePointer(by_build, key, handle);
+    return handle;
+  }
+
+  Expected<std::shared_ptr<const MapHandle>> mapForId(const std::string& id) {
+    std::shared_ptr<const MapHandle> handle;
+    if (cachedPointer(by_id, id, handle)) return handle;
+    auto value = store.get(SymbolFamily::kProguard, proguard::idPointerKey(id));
+    if (!value) return value.error();
+    if (value->has_value()) {
+      auto pointer = proguard::decodeIdPointer(**value);
+      if (!pointer) return pointer.error();
+      // The build pointer of that app build carries both ids; fall back to the id alone.
+      auto by_build_handle = mapForBuild(pointer->app, pointer->build_id);
+      if (!by_build_handle) return by_build_handle.error();
+      if (*by_build_handle && (*by_build_handle)->load_id == pointer->load_id) {
+        handle = *by_build_handle;
+      } else {
+        auto made = std::make_shared<MapHandle>();
+        made->load_id = pointer->load_id;
+        made->app = pointer->app;
+        made->build_id = pointer->build_id;
+        made->pg_map_id = id;
+        handle = std::move(made);
+      }
+    }
+    storePointer(by_id, id, handle);
+    return handle;
+  }
+
+  Expected<MapChoice> chooseEventMap(const EventScope& scope) {
+    MapChoice choice;
+    std::shared_ptr<const MapHandle> build_map;
+    if (!scope.app.empty() || !scope.build_id.empty()) {
+      auto found = mapForBuild(scope.app, scope.build_id);
+      if (!found) return found.error();
+      build_map = *found;
+    }
+    const std::string build_name = scope.app + ":" + scope.build_id;
+    if (!scope.proguard_map_id.empty()) {
+      auto by_map_id = mapForId(scope.proguard_map_id);
+      if (!by_map_id) return by_map_id.error();
+      if (*by_map_id) {
+        choice.map = *by_map_id;
+        if (build_map && build_map->load_id != choice.map->load_id) {
+          choice.note = "pg_map_id " + scope.proguard_map_id + " selects the mapping of " +
+                        choice.map->describe() + ", not the one uploaded for " + build_name;
+        }
+        return choice;
+      }
+      if (build_map && build_map->pg_map_id.empty()) {
+        choice.map = build_map;
+        choice.note = "the mapping of " + build_name + " has no pg_map_id to check the event's " +
+                      scope.proguard_map_id + " against";
+        return choice;
+      }
+      choice.missing_id = scope.proguard_map_id;
+      if (build_map) {
+        choice.note = "the mapping uploaded for " + build_name + " has pg_map_id " + build_map->pg_map_id +
+                      ", the event names " + scope.proguard_map_id;
+      }
+      return choice;
+    }
+    if (build_map) {
+      choice.map = build_map;
+    } else {
+      choice.missing_id = build_name;
+    }
+    return choice;
+  }
+
+  // A frame printed with an R8 map id as its source file picks (or checks) the mapping itself.
+  Expected<MapChoice> chooseFrameMap(const MapChoice& event_choice, std::string_view file) {
+    if (!file.starts_with(kMapIdFilePrefix)) return event_choice;
+    std::string id(file.substr(kMapIdFilePrefix.size()));
+    if (event_choice.map && event_choice.map->hasId(id)) return event_choice;
+    auto found = mapForId(id);
+    if (!found) return found.error();
+    MapChoice choice;
+    if (*found) {
+      choice.map = *found;
+    } else {
+      choice.missing_id = id;
+      if (event_choice.map) {
+        choice.note = "the frame names mapping " + id + "; the event's mapping (" +
+                      event_choice.map->describe() + ") is " +
+                      (event_choice.map->pg_map_id.empty() ? "without a map id" : event_choice.map->pg_map_id);
+      }
+    }
+    return choice;
+  }
+
+  Expected<std::shared_ptr<const ClassRecord>> classRecord(const MapHandle& map, std::string_view name) {
+    std::string key = proguard::classKey(map.load_id, name);
+    std::shared_ptr<const ClassRecord> record;
+    if (classes.get(key, record)) return record;
+    auto value = store.get(SymbolFamily::kProguard, key);
+    if (!value) return value.error();
+    size_t cost = 0;
+    if (value->has_value()) {
+      auto decoded = proguard::decodeClassRecord(**value);
+      if (!decoded) return decoded.error();
+      cost = decoded->memoryBytes();
+      record = std::make_shared<const ClassRecord>(std::move(*decoded));
+    }
+    classes.put(key, record, cost);
+    return record;
+  }
+
+  // The file of a restored frame: the holder class's `sourceFile` entry, else R8's inference.
+  Expected<std::string> fileFor(const MapHandle& map, const ClassRecord& frame_class,
+                                const std::string& holder, std::string_view printed_file) {
+    if (printed_file == "Native Method") return std::string(printed_file);
+    if (holder == frame_class.original_name) {
+      if (!frame_class.source_file.empty()) return frame_class.source_file;
+      return proguard::inferSourceFile(holder, printed_file);
+    }
+    std::string key = proguard::sourceFileKey(map.load_id, holder);
+    std::shared_ptr<const std::string> file;
+    if (!source_files.get(key, file)) {
+      auto value = store.get(SymbolFamily::kProguard, key);
+      if (!value) return value.error();
+      if (value->has_value()) {
+        auto decoded = proguard::decodeSourceFile(**value);
+        if (!decoded) return decoded.error();
+        file = std::make_shared<const std::string>(std::move(*decoded));
+      }
+      source_files.put(key, file, file ? file->size() : 0);
+    }
+    if (file && !file->empty()) return *file;
+    return proguard::inferSourceFile(holder, printed_file);
+  }
+
+  Expected<FrameLookup> retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
+                                     proguard::RetraceContext& context);
 };
 
-ProguardResolver::ProguardResolver(SymbolStore& store, const ProguardResolverOptions&)
-    : impl_(new Impl{store}) {}
+namespace {
+
+FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) {
+  FrameLookup lookup;
+  lookup.status = FrameStatus::kSymbolicated;
+  lookup.tier = "mapping";
+  SymbolizedFrame out;
+  out.function = frame.class_name + "." + frame.method;
+  out.file = frame.file;
+  out.line = frame.line.value_or(0);
+  lookup.frames.push_back(std::move(out));
+  lookup.note = std::move(note);
+  return lookup;
+}
+
+}  // namespace
+
+Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice,
+                                                           const stack::JavaFrameLine& frame,
+                                                           proguard::RetraceContext& context) {
+  auto choice = chooseFrameMap(event_choice, frame.file);
+  if (!choice) return choice.error();
+  if (!choice->map) {
+    FrameLookup lookup = FrameLookup::missing(choice->missing_id);
+    lookup.note = choice->note;
+    context = {};
+    return lookup;
+  }
+  const MapHandle& map = *choice->map;
+  auto record = classRecord(map, frame.class_name);
+  if (!record) {
+    if (record.error().code() == ErrorCode::kIo) return record.error();
+    context = {};
+    return FrameLookup::notFound(record.error().message());
+  }
+  if (!*record) {
+    context = {};
+    return unchangedFrame(frame, "not in mapping");
+  }
+  const ClassRecord& cls = **record;
+  proguard::MethodRetrace retraced = proguard::retraceMethod(cls, frame.method, frame.line, context);
+  context = {};
+  context.outline_position = retraced.next_outline_position;
+
+  FrameLookup lookup;
+  lookup.status = FrameStatus::kSymbolicated;
+  lookup.tier = "mapping";
+  lookup.note = retraced.note;
+  if (!choice->note.empty()) lookup.note += (lookup.note.empty() ? "" : "; ") + choice->note;
+  if (!retraced.method_found) {
+    SymbolizedFrame out;
+    out.function = cls.original_name + "." + frame.method;
+    auto file = fileFor(map, cls, cls.original_name, frame.file);
+    if (!file) return file.error();
+    out.file = std::move(*file);
+    out.line = frame.line.value_or(0);
+    lookup.frames.push_back(std::move(out));
+    std::string note = "method not in mapping at this line; class name restored";
+    lookup.note = lookup.note.empty() ? note : note + "; " + lookup.note;
+    return lookup;
+  }
+  if (retraced.removed) {
+    lookup.removed = true;
+    return lookup;
+  }
+  for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
+    std::vector<SymbolizedFrame> frames;
+    const auto& answer = retraced.alternatives[a];
+    for (size_t i = 0; i < answer.size(); ++i) {
+      SymbolizedFrame out;
+      out.function = answer[i].holder + "." + answer[i].method;
+      auto file = fileFor(map, cls, answer[i].holder, frame.file);
+      if (!file) return file.error();
+      out.file = std::move(*file);
+      out.line = answer[i].line.value_or(0);
+      out.inlined = i + 1 < answer.size();
+      frames.push_back(std::move(out));
+    }
+    if (a == 0) {
+      lookup.frames = std::move(frames);
+    } else {
+      lookup.alternatives.push_back(std::move(frames));
+    }
+  }
+  return lookup;
+}
+
+ProguardResolver::ProguardResolver(SymbolStore& store, const ProguardResolverOptions& options)
+    : impl_(new Impl(store, options)) {}
 ProguardResolver::~ProguardResolver() = default;
 
-Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(
-    const EventScope& scope, std::span<const stack::StackLine> lines) {
+Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope& scope,
+                                                                std::span<const stack::StackLine> lines) {
+  impl_->syncEpoch();
   std::vector<JavaLineResult> results(lines.size());
-  for (auto& result : results) result.lookup = FrameLookup::missing(scope.app + ":" + scope.build_id);
+  auto event_choice = impl_->chooseEventMap(scope);
+  if (!event_choice) return event_choice.error();
+  proguard::RetraceContext context;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const stack::StackLine& line = lines[i];
+    JavaLineResult& result = results[i];
+    if (const auto* frame = line.javaFrame()) {
+      auto lookup = impl_->retraceFrame(*event_choice, *frame, context);
+      if (!lookup) return lookup.error();
+      result.lookup = std::move(*lookup);
+      continue;
+    }
+    context = {};
+    if (const auto* exception = line.javaException()) {
+      result.exception_class = exception->class_name;
+      result.lookup.status = FrameStatus::kSymbolicated;
+      if (event_choice->map) {
+        auto record = impl_->classRecord(*event_choice->map, exception->class_name);
+        if (!record && record.error().code() == ErrorCode::kIo) return record.error();
+        if (record && *record) {
+          result.exception_class = (*record)->original_name;
+          result.lookup.tier = "mapping";
+        }
+      } else {
+        result.lookup = FrameLookup::missing(event_choice->missing_id);
+        result.lookup.note = event_choice->note;
+      }
+      context.thrown_obfuscated = exception->class_name;
+      context.thrown_original = result.exception_class;
+      continue;
+    }
+    result.lookup.status = FrameStatus::kSymbolicated;  // "... N more", blank: nothing to restore
+  }
   return results;
 }
 
-Expected<std::optional<std::string>> ProguardResolver::deobfuscateClass(const EventScope&,
-                                                                        std::string_view) {
-  return std::optional<std::string>();
+Expected<std::optional<std::string>> ProguardResolver::deobfuscateClass(const EventScope& scope,
+                                                                        std::string_view obfuscated) {
+  impl_->syncEpoch();
+  auto choice = impl_->chooseEventMap(scope);
+  if (!choice) return choice.error();
+  if (!choice->map) return std::optional<std::string>();
+  auto record = impl_->classRecord(*choice->map, obfuscated);
+  if (!record) return record.error();
+  if (!*record) return std::optional<std::string>();
+  return std::optional<std::string>((*record)->original_name);
 }
 
 }  // namespace restack

@@ -1,0 +1,88 @@
+// Streaming reader of ProGuard / R8 mapping files (format: see mapping_model.h).
+//
+// Pull style: `next()` returns one class block at a time, so a mapping of several hundred MB is
+// parsed in one pass over a memory-mapped file while only the current class is held in memory.
+//
+//   MappingReader reader(file.bytes());
+//   RESTACK_RETURN_IF_ERROR(reader.readPreamble());   // header: pg_map_id, map version …
+//   ClassMapping mapping;
+//   while (true) {
+//     auto more = reader.next(mapping);
+//     if (!more) return more.error();   // "mapping line 12: expected 'original -> obfuscated:'"
+//     if (!*more) break;
+//     use(mapping);
+//   }
+//
+// Unknown metadata ids, metadata newer than the map version in force, and map versions newer
+// than this reader knows are ignored with a warning, as R8's specification asks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/proguard/mapping_model.h"
+
+namespace restack::proguard {
+
+// The newest map version this reader understands ("2.2").
+inline constexpr uint32_t kSupportedMapVersion = 2002;  // major * 1000 + minor
+
+struct MappingReaderOptions {
+  // Longest line accepted; longer lines are an error (a binary file, not a mapping). Default 4 MiB.
+  size_t max_line_bytes = 4u << 20;
+  // How many warning messages are kept; further warnings are only counted. Default 50.
+  size_t max_warning_messages = 50;
+};
+
+class MappingReader {
+ public:
+  explicit MappingReader(std::string_view text, MappingReaderOptions options = {});
+
+  // Reads the header comments before the first class line. Optional: next() calls it.
+  Status readPreamble();
+  // Reads the next class block into `out` (replacing its contents). true: a class was read;
+  // false: end of input; error: the file is malformed at the line the message names.
+  Expected<bool> next(ClassMapping& out);
+
+  const MappingHeader& header() const { return header_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  uint64_t warningCount() const { return warning_count_; }
+  // Bytes consumed so far (for progress reports).
+  size_t position() const { return pos_; }
+  uint64_t lineNumber() const { return line_number_; }
+
+ private:
+  enum class Target { kNone, kClass, kMethod, kField };
+
+  bool readLine(std::string_view& line, size_t& line_start);
+  Error lineError(const std::string& what, std::string_view line) const;
+  Status parseClassLine(std::string_view line, ClassMapping& out);
+  Status parseMemberLine(std::string_view trimmed, ClassMapping& out);
+  void parseComment(std::string_view comment, ClassMapping* current);
+  void applyMetadata(const struct JsonValue& json, ClassMapping* current);
+  bool versionAtLeast(uint32_t version) const { return map_version_ >= version; }
+  void warn(std::string message);
+  void warnOnce(const std::string& key, std::string message);
+  static void finishClass(ClassMapping& out);
+
+  std::string_view text_;
+  MappingReaderOptions options_;
+  size_t pos_ = 0;
+  uint64_t line_number_ = 0;
+  bool preamble_done_ = false;
+  MappingHeader header_;
+  uint32_t map_version_ = 0;
+  Target target_ = Target::kNone;
+  std::vector<std::string> warnings_;
+  std::vector<std::string> warned_keys_;
+  uint64_t warning_count_ = 0;
+};
+
+// Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
+// versions are treated as newer than anything supported.
+uint32_t parseMapVersion(std::string_view text);
+
+}  // namespace restack::proguard

@@ -1,0 +1,139 @@
+// RocksDB layout of the `proguard` column family: one record per obfuscated class (R8's own
+// partitioning), so that retracing a trace reads only the classes that appear in it.
+//
+// Keys ('\0' separates parts; <load> is the 16-hex-digit id of one ingested mapping file):
+//
+//   B\0<app>\0<build_id>        BuildPointer  which mapping serves this app build
+//   I\0<map id>                 IdPointer     R8 pg_map_id, or the hex of pg_map_hash -> mapping
+//   L\0<load>\0M                MapInfo       header facts of one mapping (app, build, ids, …)
+//   L\0<load>\0C\0<obf class>   ClassRecord   everything needed to retrace frames of that class
+//   L\0<load>\0S\0<orig class>  source file   only for classes with a `sourceFile` entry: frames
+//                                             inlined from them into other classes need it
+//
+// Re-uploading a build writes a new <load> and switches the BuildPointer last, in one batch, so
+// readers see either the old or the new mapping, never a mix; the old load is then deleted.
+//
+// Every value starts with a format version byte (kProguardRecordVersion). Integers are LEB128
+// varints, strings are varint length + bytes.
+//
+// ClassRecord v1:
+//   u8 version=1 | str original_name | str source_file | u8 class_flags (1 = synthesized)
+//   varint string_count | str × string_count           (types, names, holders: each once)
+//   varint method_count | method × method_count        (sorted by obfuscated name)
+//   method: str obfuscated_name | varint range_count | range × range_count (file order)
+//   range:  u8 flags (1 minified, 2 original, 4 synthesized, 8 outline, 16 callsite, 32 rules)
+//           [varint min_from, varint min_to] [varint orig_from, varint orig_to]
+//           varint return_type, varint holder, varint name, varint params   (string indices)
+//           [varint n, (varint outline_pos, varint callsite_pos) × n, str outline]
+//           [varint rule_count, (varint n, str descriptor × n, varint remove_inner) × rule_count]
+//
+// Worked example: the block
+//   com.example.Foo -> a.b:
+//       1:1:void com.example.Util.log():7:7 -> c
+//       1:1:void bar(int):14 -> c
+// is stored under "L\0<load>\0C\0a.b" as
+//   01 | 0F "com.example.Foo" | 00 | 00
+//   05 | 04 "void" 00 "" 13 "com.example.Util" 03 "log" 00 "" …   (string table; "" = index 1)
+//   01 | 01 "c" | 02
+//      | 03 01 01 07 07 00 02 03 01        (1:1 -> 7:7, void com.example.Util.log())
+//      | 03 01 01 0E 0E 00 01 04 05        (1:1 -> 14, void bar(int); holder "" = own class)
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/proguard/mapping_model.h"
+
+namespace restack::proguard {
+
+inline constexpr uint8_t kProguardRecordVersion = 1;
+
+// ---- keys ------------------------------------------------------------------------------------
+std::string buildPointerKey(std::string_view app, std::string_view build_id);
+std::string idPointerKey(std::string_view map_id);
+std::string loadPrefix(std::string_view load_id);  // "L\0<load>\0"
+std::string mapInfoKey(std::string_view load_id);
+std::string classKey(std::string_view load_id, std::string_view obfuscated_class);
+std::string sourceFileKey(std::string_view load_id, std::string_view original_class);
+
+// ---- small records ---------------------------------------------------------------------------
+struct BuildPointer {
+  std::string load_id;
+  std::string pg_map_id;
+  std::string pg_map_hash;
+};
+std::string encodeBuildPointer(const BuildPointer& pointer);
+Expected<BuildPointer> decodeBuildPointer(std::string_view bytes);
+
+struct IdPointer {
+  std::string load_id;
+  std::string app;
+  std::string build_id;
+};
+std::string encodeIdPointer(const IdPointer& pointer);
+Expected<IdPointer> decodeIdPointer(std::string_view bytes);
+
+struct MapInfo {
+  std::string app;
+  std::string build_id;
+  std::string pg_map_id;
+  std::string pg_map_hash;
+  std::string map_version;
+  std::string compiler;
+  uint64_t classes = 0;
+};
+std::string encodeMapInfo(const MapInfo& info);
+Expected<MapInfo> decodeMapInfo(std::string_view bytes);
+
+std::string encodeSourceFile(std::string_view file);
+Expected<std::string> decodeSourceFile(std::string_view bytes);
+
+// ---- class records ---------------------------------------------------------------------------
+struct RangeRecord {
+  std::optional<LineRange> minified;
+  std::optional<LineRange> original;
+  uint32_t return_type = 0;  // indices into ClassRecord::strings
+  uint32_t holder = 0;       // strings[holder] empty = the class itself
+  uint32_t name = 0;
+  uint32_t params = 0;
+  bool synthesized = false;
+  bool outline = false;
+  std::optional<OutlineCallsite> callsite;
+  std::vector<RewriteRule> rules;
+};
+
+struct MethodRecord {
+  std::string obfuscated_name;
+  std::vector<RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
+};
+
+struct ClassRecord {
+  std::string original_name;
+  std::string source_file;
+  bool synthesized = false;
+  std::vector<std::string> strings;
+  std::vector<MethodRecord> methods;  // sorted by obfuscated_name
+
+  const MethodRecord* findMethod(std::string_view obfuscated) const;
+  // The holder class of a range: its qualifier, or this class.
+  std::string_view holderOf(const RangeRecord& range) const {
+    return strings[range.holder].empty() ? std::string_view(original_name) : strings[range.holder];
+  }
+  // Approximate heap footprint, for cache accounting.
+  size_t memoryBytes() const;
+};
+
+std::string encodeClassRecord(const ClassMapping& mapping);
+Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
+
+// ---- change notification ---------------------------------------------------------------------
+// Incremented by every completed ProGuard ingest in this process; resolvers drop their cached
+// build -> mapping pointers when it moves (class records themselves are immutable per load).
+std::atomic<uint64_t>& proguardStoreEpoch();
+
+}  // namespace restack::proguard

@@ -1,0 +1,283 @@
+#include "symbolstore/proguard/proguard_retrace.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace restack::proguard {
+namespace {
+
+// An ambiguous original range is split into at most this many answers (one per line).
+constexpr uint32_t kMaxSplitLines = 256;
+
+// One inline chain: ranges [first, first + count) of a method, innermost first.
+struct Chain {
+  size_t first = 0;
+  size_t count = 0;
+};
+
+// A chain chosen for the frame, with the position it was chosen for.
+struct Candidate {
+  size_t method = 0;  // index into the overload list
+  Chain chain;
+  std::optional<uint32_t> position;
+};
+
+struct Overload {
+  std::vector<Chain> chains;
+  const RangeRecord* outermost = nullptr;  // signature of the method
+};
+
+bool sameSignature(const RangeRecord& a, const RangeRecord& b) {
+  return a.return_type == b.return_type && a.holder == b.holder && a.name == b.name && a.params == b.params;
+}
+
+// An original range that a single position cannot narrow to one line.
+bool isRangeAmbiguous(const RangeRecord& range) {
+  if (!range.original || range.original->span() == 1) return false;
+  return !range.minified || range.minified->span() != range.original->span();
+}
+
+std::vector<Overload> overloadsOf(const MethodRecord& method) {
+  std::vector<Chain> chains;
+  const auto& ranges = method.ranges;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    bool continues = !chains.empty() && ranges[i].minified && ranges[i - 1].minified &&
+                     *ranges[i].minified == *ranges[i - 1].minified;
+    if (continues) {
+      ++chains.back().count;
+    } else {
+      chains.push_back(Chain{i, 1});
+    }
+  }
+  std::vector<Overload> overloads;
+  for (const Chain& chain : chains) {
+    const RangeRecord& outermost = ranges[chain.first + chain.count - 1];
+    auto it = std::find_if(overloads.begin(), overloads.end(),
+                           [&](const Overload& o) { return sameSignature(*o.outermost, outermost); });
+    if (it == overloads.end()) {
+      overloads.push_back(Overload{{}, &outermost});
+      it = overloads.end() - 1;
+    }
+    it->chains.push_back(chain);
+  }
+  return overloads;
+}
+
+const Chain* chainAt(const MethodRecord& method, const Overload& overload, uint32_t position) {
+  for (const Chain& chain : overload.chains) {
+    const RangeRecord& first = method.ranges[chain.first];
+    if (first.minified && first.minified->contains(position)) return &chain;
+  }
+  return nullptr;
+}
+
+std::vector<Candidate> selectCandidates(const MethodRecord& method, const std::vector<Overload>& overloads,
+                                        std::optional<uint32_t> position) {
+  std::vector<Candidate> candidates;
+  for (size_t m = 0; m < overloads.size(); ++m) {
+    const Overload& overload = overloads[m];
+    if (position) {
+      if (const Chain* chain = chainAt(method, overload, *position)) {
+        candidates.push_back({m, *chain, position});
+      }
+      continue;
+    }
+    if (const Chain* chain = chainAt(method, overload, 0)) {
+      candidates.push_back({m, *chain, position});
+      continue;
+    }
+    for (const Chain& chain : overload.chains) {
+      if (!method.ranges[chain.first].minified) {
+        candidates.push_back({m, chain, position});
+        break;
+      }
+    }
+  }
+  if (!candidates.empty() || !position) return candidates;
+  // A position outside every minified range: the ranges without one still name the method.
+  for (size_t m = 0; m < overloads.size(); ++m) {
+    for (const Chain& chain : overloads[m].chains) {
+      if (!method.ranges[chain.first].minified) candidates.push_back({m, chain, position});
+    }
+  }
+  return candidates;
+}
+
+std::optional<uint32_t> lookupCallsite(const OutlineCallsite& callsite, uint32_t outline_position) {
+  for (auto [from, to] : callsite.positions) {
+    if (from == outline_position) return to;
+  }
+  return std::nullopt;
+}
+
+// The line of one frame of an answer (rule 4 of the header); nullopt = "the mapping cannot tell".
+std::optional<uint32_t> frameLine(const RangeRecord& range, std::optional<uint32_t> forced,
+                                  std::optional<uint32_t> position, bool ambiguous) {
+  if (forced) return forced;
+  if (range.original && range.original->span() == 1) return range.original->from;
+  if (!ambiguous && (!range.minified || !position)) {
+    uint32_t line = range.original ? range.original->from : range.minified ? range.minified->from : 0;
+    if (line > 0) return line;
+    return std::nullopt;
+  }
+  if (!position || !range.minified || !range.minified->contains(*position)) return std::nullopt;
+  if (!range.original) return position;
+  return range.original->from + (*position - range.minified->from);
+}
+
+bool throwsMatches(const RewriteRule& rule, const RetraceContext& context) {
+  for (const std::string& descriptor : rule.throws_descriptors) {
+    std::string name = descriptorToClassName(descriptor);
+    if (name != context.thrown_obfuscated && name != context.thrown_original) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string descriptorToClassName(std::string_view descriptor) {
+  if (descriptor.size() >= 2 && descriptor.front() == 'L' && descriptor.back() == ';') {
+    descriptor = descriptor.substr(1, descriptor.size() - 2);
+  }
+  std::string name(descriptor);
+  std::replace(name.begin(), name.end(), '/', '.');
+  return name;
+}
+
+std::string inferSourceFile(std::string_view original_class, std::string_view printed_file) {
+  if (printed_file == "Native Method") return std::string(printed_file);
+  std::string_view extension;
+  if (size_t dot = printed_file.rfind('.'); dot != std::string_view::npos) {
+    extension = printed_file.substr(dot + 1);
+  }
+  size_t package_end = original_class.rfind('.');
+  std::string_view simple =
+      package_end == std::string_view::npos ? original_class : original_class.substr(package_end + 1);
+  if (size_t inner = simple.find('$'); inner != std::string_view::npos && inner > 0) {
+    simple = simple.substr(0, inner);
+  }
+  if (simple.ends_with("Kt") && (extension.empty() || extension == "kt")) {
+    return std::string(simple.substr(0, simple.size() - 2)) + ".kt";
+  }
+  return std::string(simple) + (extension == "kt" ? ".kt" : ".java");
+}
+
+MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
+                            std::optional<uint32_t> input_line, const RetraceContext& context) {
+  MethodRetrace result;
+  const MethodRecord* method = record.findMethod(obfuscated_method);
+  if (method == nullptr || method->ranges.empty()) return result;
+  const std::vector<Overload> overloads = overloadsOf(*method);
+  std::optional<uint32_t> position;
+  if (input_line && *input_line > 0) position = input_line;
+
+  std::vector<Candidate> candidates = selectCandidates(*method, overloads, position);
+  // Rule 6: the frame above was an outline; map its position through this call site.
+  if (context.outline_position) {
+    std::vector<Candidate> rewritten;
+    for (const Candidate& candidate : candidates) {
+      const RangeRecord& outermost = method->ranges[candidate.chain.first + candidate.chain.count - 1];
+      if (!outermost.callsite) {
+        rewritten.push_back(candidate);
+        continue;
+      }
+      uint32_t mapped = lookupCallsite(*outermost.callsite, *context.outline_position)
+                            .value_or(*context.outline_position);
+      if (const Chain* chain = chainAt(*method, overloads[candidate.method], mapped)) {
+        rewritten.push_back({candidate.method, *chain, mapped});
+      }
+    }
+    candidates = std::move(rewritten);
+  }
+
+  result.method_found = true;
+  if (candidates.empty()) {
+    if (position) {  // a position no range covers: restore the class, keep the method name
+      result.method_found = false;
+      return result;
+    }
+    // No position and no range for "no position": every overload by its signature alone.
+    result.ambiguous = overloads.size() > 1;
+    for (const Overload& overload : overloads) {
+      if (overload.outermost->synthesized || overload.outermost->outline) continue;
+      RetracedFrame frame;
+      frame.holder = std::string(record.holderOf(*overload.outermost));
+      frame.method = record.strings[overload.outermost->name];
+      frame.params = record.strings[overload.outermost->params];
+      frame.return_type = record.strings[overload.outermost->return_type];
+      if (!result.ambiguous && input_line && *input_line > 0) frame.line = input_line;
+      result.alternatives.push_back({std::move(frame)});
+    }
+  } else {
+    result.ambiguous = candidates.size() > 1;
+    for (const Candidate& candidate : candidates) {
+      for (size_t i = 0; i < candidate.chain.count; ++i) {
+        if (isRangeAmbiguous(method->ranges[candidate.chain.first + i])) result.ambiguous = true;
+      }
+    }
+    for (const Candidate& candidate : candidates) {
+      const RangeRecord* ranges = &method->ranges[candidate.chain.first];
+      const size_t count = candidate.chain.count;
+      // Rule 3: an ambiguous top range is split into one answer per original line.
+      std::vector<std::optional<uint32_t>> top_lines{std::nullopt};
+      if (result.ambiguous && isRangeAmbiguous(ranges[0])) {
+        top_lines.clear();
+        uint32_t last = std::min(ranges[0].original->to, ranges[0].original->from + kMaxSplitLines - 1);
+        for (uint32_t line = ranges[0].original->from; line <= last; ++line) top_lines.push_back(line);
+      }
+      // Rule 5: rewriteFrame rules of any frame of the chain, under an exception line.
+      uint32_t remove_inner = 0;
+      if (!context.thrown_obfuscated.empty() || !context.thrown_original.empty()) {
+        for (size_t i = 0; i < count; ++i) {
+          for (const RewriteRule& rule : ranges[i].rules) {
+            if (throwsMatches(rule, context)) remove_inner += rule.remove_inner_frames;
+          }
+        }
+      }
+      if (remove_inner > count) {
+        result.note = "rewriteFrame asks to remove " + std::to_string(remove_inner) + " of " +
+                      std::to_string(count) + " frames; ignored";
+        remove_inner = 0;
+      }
+      const RangeRecord& outermost = ranges[count - 1];
+      for (std::optional<uint32_t> top_line : top_lines) {
+        std::vector<RetracedFrame> frames;
+        for (size_t i = remove_inner; i < count; ++i) {
+          if (i + 1 == count && (outermost.synthesized || outermost.outline)) break;
+          const RangeRecord& range = ranges[i];
+          RetracedFrame frame;
+          frame.holder = std::string(record.holderOf(range));
+          frame.method = record.strings[range.name];
+          frame.params = record.strings[range.params];
+          frame.return_type = record.strings[range.return_type];
+          frame.line = frameLine(range, i == 0 ? top_line : std::nullopt, candidate.position, result.ambiguous);
+          if (!frame.line) frame.line = input_line;
+          if (result.ambiguous && !input_line) frame.line.reset();
+          if (frame.line && *frame.line == 0) frame.line.reset();
+          frames.push_back(std::move(frame));
+        }
+        if (!frames.empty()) result.alternatives.push_back(std::move(frames));
+      }
+      if (outermost.outline && candidate.position) result.next_outline_position = candidate.position;
+    }
+  }
+  // Identical answers (e.g. split lines of a frame printed without a line) are shown once.
+  std::vector<std::vector<RetracedFrame>> unique;
+  for (auto& answer : result.alternatives) {
+    if (std::find(unique.begin(), unique.end(), answer) == unique.end()) unique.push_back(std::move(answer));
+  }
+  result.alternatives = std::move(unique);
+  // Sorted by class and method as R8 prints them; equal keys keep their mapping order (an
+  // insertion sort: answers are few, and it is stable).
+  auto before = [](const std::vector<RetracedFrame>& a, const std::vector<RetracedFrame>& b) {
+    return std::tie(a[0].holder, a[0].method) < std::tie(b[0].holder, b[0].method);
+  };
+  auto& answers = result.alternatives;
+  for (size_t i = 1; i < answers.size(); ++i) {
+    for (size_t j = i; j > 0 && before(answers[j], answers[j - 1]); --j) std::swap(answers[j], answers[j - 1]);
+  }
+  result.removed = result.alternatives.empty();
+  return result;
+}
+
+}  // namespace restack::proguard
