@@ -1,0 +1,48 @@
+// The grouping fingerprint (DESIGN.md §6, issue 6 step 3).
+//
+// Algorithm "v1":
+//   1. Annotate every frame of every stack: normalized name (normalize.h), in-app decision
+//      (in_app.h), and whether it is ignored (no restored name, compiler-generated frame,
+//      app `ignore` rule, throw/abort/crash-handler/thread-entry noise, direct recursion).
+//   2. A matching app `fingerprint` rule forces the group: components ["v1", "forced", name].
+//   3. Pick the stack: crash/error -> the crashed thread (else main, else first); for a Java
+//      chain, the innermost "Caused by" with in-app frames (its type and message win);
+//      anr -> the main thread; lag -> the samples (below).
+//   4. Components: ["v1", family, exception type (crash/error only), source, names…] with
+//      family exception|anr|lag and source, in fallback order:
+//        in_app  the top `in_app_frames` in-app names (innermost first),
+//        all     no in-app frame: the top `fallback_frames` names,
+//        message no usable frame: the first message line with numbers/ids masked,
+//        type    nothing else.
+//   5. hash = first 16 bytes of SHA-256 over the components, each written as "<len>:<bytes>",
+//      as 32 lowercase hex digits.
+// Lag: each sample's in-app path is read root first; starting at the root, the path descends
+// into the child seen in the most samples while that child is in at least `lag_min_share` of
+// all samples. The innermost `in_app_frames` names of that hot path are hashed and its share
+// is reported (lag_share). With no majority even at the root, the most common innermost key wins.
+// Quality: "complete" unless a frame that misses symbols could still change the result
+// ("partial" for frame-based fingerprints, "provisional" for message/type fallbacks).
+//
+// Worked example: an NPE thrown in com.a.Cart.load called from com.a.CartActivity.onResume
+// (android.* frames between them) hashes ["v1","exception","java.lang.NullPointerException",
+// "in_app","com.a.Cart.load","com.a.CartActivity.onResume"].
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "grouping/model.h"
+#include "grouping/rules.h"
+
+namespace restack::grouping {
+
+// Pure and deterministic: the same input and config always give the same record.
+Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig& config);
+
+// 32 hex digits: SHA-256 over "<len>:<component>" for every component, first 16 bytes.
+std::string hashComponents(const std::vector<std::string>& components);
+
+// Kafka key for restack.fingerprints and restack.events.symbolicated: "<app>:<hash>".
+std::string fingerprintKey(const GroupingInput& input, const Fingerprint& fingerprint);
+
+}  // namespace restack::grouping

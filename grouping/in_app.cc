@@ -1,0 +1,148 @@
+// In-app detection (in_app.h).
+#include "grouping/in_app.h"
+
+#include <array>
+
+#include "grouping/normalize.h"
+
+namespace restack::grouping {
+namespace {
+
+constexpr std::string_view kJavaLibraryPrefixes[] = {
+    "java.", "javax.", "jdk.", "sun.", "com.sun.", "android.", "androidx.", "kotlin.", "kotlinx.",
+    "dalvik.", "libcore.", "com.android.", "com.google.android.", "com.google.firebase.",
+    "com.google.gson.", "com.google.protobuf.", "com.google.common.", "org.apache.", "org.json.",
+    "org.xmlpull.", "org.w3c.", "org.xml.", "org.jetbrains.", "org.chromium.", "okhttp3.",
+    "okio.", "retrofit2.", "com.squareup.", "io.reactivex.", "rx.", "dagger.", "com.bumptech.glide.",
+    "com.facebook.react.", "com.facebook.hermes.", "com.facebook.jni.", "com.facebook.soloader.",
+    "io.flutter."};
+
+constexpr std::string_view kSystemPathMarkers[] = {
+    "/System/Library/", "/usr/lib/", "/Developer/", "/system/", "/apex/", "/vendor/",
+    "/Library/Developer/CoreSimulator/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"};
+
+constexpr std::string_view kAppPathMarkers[] = {
+    ".app/", "/Bundle/Application/", "/data/app/", "/data/data/", "/data/user/"};
+
+// System images named without a path (SDK frames print only the image name).
+constexpr std::string_view kSystemImages[] = {
+    // iOS / macOS
+    "UIKitCore", "UIKit", "Foundation", "CoreFoundation", "GraphicsServices", "QuartzCore",
+    "CoreGraphics", "CFNetwork", "WebKit", "JavaScriptCore", "libdispatch.dylib",
+    "libobjc.A.dylib", "libdyld.dylib", "dyld", "libsystem_kernel.dylib",
+    "libsystem_pthread.dylib", "libsystem_c.dylib", "libsystem_platform.dylib",
+    "libsystem_malloc.dylib", "libc++abi.dylib", "libc++.1.dylib", "libswiftCore.dylib",
+    "libswift_Concurrency.dylib", "SwiftUI", "AVFoundation", "CoreData", "Security",
+    "CoreText", "ImageIO", "Metal", "AudioToolbox", "CoreMedia", "MapKit", "StoreKit",
+    "FrontBoardServices", "BaseBoard", "RunningBoardServices", "libxpc.dylib",
+    // Android
+    "libc.so", "libm.so", "libdl.so", "libart.so", "libartbase.so", "libandroid_runtime.so",
+    "libutils.so", "libbinder.so", "libhwui.so", "libgui.so", "libbase.so", "liblog.so",
+    "libcutils.so", "libandroid.so", "libEGL.so", "libc++.so", "linker", "linker64",
+    "libjavacore.so", "libopenjdk.so"};
+
+std::string_view basename(std::string_view path) {
+  size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool containsAny(std::string_view text, const auto& markers) {
+  for (std::string_view marker : markers) {
+    if (text.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+InAppDecision decideJava(std::string_view name) {
+  for (std::string_view prefix : kJavaLibraryPrefixes) {
+    if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
+  }
+  return {true, "java package not a known library"};
+}
+
+InAppDecision decideNative(const GroupingFrame& frame) {
+  std::string_view module = frame.module;
+  if (module.empty()) return {false, "native frame without a module"};
+  if (containsAny(module, kAppPathMarkers)) return {true, "image inside the app's bundle"};
+  if (containsAny(module, kSystemPathMarkers)) return {false, "system image path"};
+  std::string_view base = basename(module);
+  for (std::string_view image : kSystemImages) {
+    if (base == image) return {false, "system image " + std::string(image)};
+  }
+  if (base.starts_with("libsystem_") || base.starts_with("libswift") ||
+      (base.starts_with("lib") && base.ends_with(".dylib"))) {
+    return {false, "system image " + std::string(base)};
+  }
+  if (base.ends_with(".oat") || base.ends_with(".vdex") || base == "[vdso]") {
+    return {false, "runtime image " + std::string(base)};
+  }
+  return {true, "image not a known system image"};
+}
+
+bool isVendorChunk(std::string_view base) {
+  return base.starts_with("vendor") || base.starts_with("chunk-vendors") ||
+         base.starts_with("npm.") || base.starts_with("framework-") || base.starts_with("framework.") ||
+         base.starts_with("polyfills") || base.starts_with("runtime~") ||
+         base.starts_with("runtime-main") || base.starts_with("runtime.");
+}
+
+InAppDecision decideJs(const GroupingFrame& frame) {
+  std::string_view file = frame.file;
+  if (file.find("node_modules/") != std::string_view::npos) return {false, "node_modules"};
+  if (file.starts_with("chrome-extension://") || file.starts_with("moz-extension://") ||
+      file.starts_with("safari-extension://") || file.starts_with("safari-web-extension://")) {
+    return {false, "browser extension"};
+  }
+  if (file.find("webpack/bootstrap") != std::string_view::npos ||
+      file.find("webpack/runtime") != std::string_view::npos) {
+    return {false, "bundler runtime"};
+  }
+  if (file.empty() || file == "[native code]" || file == "<anonymous>" || file == "native") {
+    return {false, "native code"};
+  }
+  const std::string normalized = normalizeJsFile(file);
+  if (isVendorChunk(basename(normalized))) return {false, "vendor chunk"};
+  return {true, "script not a library or vendor chunk"};
+}
+
+}  // namespace
+
+InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized,
+                          std::string_view platform, const AppRules* rules) {
+  if (rules != nullptr) {
+    for (const InAppRule& rule : rules->in_app) {
+      if (rule.match.matches(frame, normalized, platform)) {
+        return {rule.in_app, "rule " + rule.origin, true};
+      }
+    }
+    if (frame.kind == FrameKind::kJava && !rules->app_packages.empty()) {
+      for (const std::string& prefix : rules->app_packages) {
+        if (normalized.starts_with(prefix)) return {true, "app_packages " + prefix, true};
+      }
+      return {false, "not in app_packages", true};
+    }
+    if (frame.kind == FrameKind::kNative && !frame.module.empty()) {
+      for (const std::string& pattern : rules->app_modules) {
+        if (globMatch(pattern, frame.module) || globMatch(pattern, basename(frame.module))) {
+          return {true, "app_modules " + pattern, true};
+        }
+      }
+    }
+  }
+  if (frame.in_app.has_value()) {
+    return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};
+  }
+  switch (frame.kind) {
+    case FrameKind::kJava:
+      return decideJava(normalized);
+    case FrameKind::kJs:
+      return decideJs(frame);
+    case FrameKind::kNative:
+      return decideNative(frame);
+    case FrameKind::kUnknown:
+      break;
+  }
+  return {false, "unknown frame kind"};
+}
+
+}  // namespace restack::grouping

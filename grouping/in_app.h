@@ -1,0 +1,40 @@
+// In-app detection (issue 6, step 1): is a frame the app's own code or system / library code?
+//
+// First answer wins:
+//   1. the app's rule file: `in_app` rules in order, then `app_packages` / `app_modules`
+//      (with app_packages set, a Java frame outside them is not in-app);
+//   2. the restorer's own decision (native module from the app's upload vs the shared store,
+//      a JS source on the source map's ignore list);
+//   3. per-platform defaults:
+//      - Java: java., javax., android., androidx., kotlin., kotlinx., dalvik., com.android.,
+//        com.google.android., and well-known libraries (okhttp3., com.squareup., io.reactivex.,
+//        com.facebook.react., …) are not in-app; anything else is;
+//      - native: system paths (/System/Library/, /usr/lib/, /system/, /apex/, /vendor/) and
+//        known system images (UIKitCore, CoreFoundation, libsystem_*.dylib, libc.so, libart.so,
+//        …) are not in-app; app paths (.app/, /data/app/) and other images are;
+//      - JavaScript: node_modules, browser extensions (chrome-extension://, moz-extension://,
+//        safari-(web-)extension://), bundler runtimes (webpack/bootstrap) and vendor chunks
+//        (vendor*.js, chunk-vendors*, framework-*, polyfills*, runtime~*) are not in-app.
+// Worked example: "android.view.View.performClick" -> {false, "java package android."};
+// "com.shopee.cart.Cart.load" with app_packages [com.shopee.] -> {true, "shopee.yaml app_packages com.shopee."}.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "grouping/model.h"
+#include "grouping/rules.h"
+
+namespace restack::grouping {
+
+struct InAppDecision {
+  bool in_app = false;
+  std::string reason;
+  bool from_app_rule = false;  // decided by the app's rule file (listed in rules_applied)
+};
+
+// `normalized` is the frame's normalized function (normalizeFrame), `platform` the event's.
+InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized,
+                          std::string_view platform, const AppRules* rules);
+
+}  // namespace restack::grouping

@@ -1,0 +1,225 @@
+// Frame dispatch, message masking and the noise-frame lists (normalize.h).
+#include <algorithm>
+#include <array>
+
+#include "grouping/normalize.h"
+#include "grouping/text_util.h"
+
+namespace restack::grouping {
+namespace {
+
+// Frames every crash of a kind shares: the throw/abort machinery on top of the stack and the
+// thread entry points at the bottom. Exact normalized names.
+constexpr std::string_view kNativeNoise[] = {
+    // abort / signal delivery
+    "abort", "raise", "__pthread_kill", "pthread_kill", "tgkill", "__abort_message",
+    "abort_message", "__assert_rtn", "__assert_fail", "__assert2", "__libc_fatal",
+    "__fortify_fatal", "__stack_chk_fail", "__kernel_rt_sigreturn", "__restore_rt", "_sigtramp",
+    "__sigtramp", "art::Runtime::Abort", "android::base::LogMessage::~LogMessage",
+    "android_set_abort_message",
+    // C++ / Objective-C / Swift throw and terminate
+    "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid", "std::terminate",
+    "std::__terminate", "__cxxabiv1::__terminate", "objc_exception_throw",
+    "objc_exception_rethrow", "_objc_terminate", "objc_terminate", "-[NSException raise]",
+    "+[NSException raise:format:]", "+[NSException raise:format:arguments:]",
+    "__exceptionPreprocess", "___forwarding___", "_CF_forwarding_prep_0",
+    "-[NSObject(NSObject) doesNotRecognizeSelector:]", "Swift._assertionFailure",
+    "Swift._fatalErrorMessage", "swift_unexpectedError", "core::panicking::panic",
+    "core::panicking::panic_fmt", "std::panicking::begin_panic", "rust_panic",
+    // thread entry
+    "_pthread_start", "_pthread_body", "thread_start", "start_wqthread", "_pthread_wqthread",
+    "__pthread_start", "__start_thread", "start", "main", "_start", "__start",
+    "__libc_start_main", "__libc_start_call_main", "clone", "__clone", "art_quick_invoke_stub",
+    "art_quick_invoke_static_stub"};
+
+constexpr std::string_view kJavaNoise[] = {
+    "java.lang.Thread.run",
+    "java.util.concurrent.ThreadPoolExecutor.runWorker",
+    "java.util.concurrent.ThreadPoolExecutor$Worker.run",
+    "java.util.concurrent.FutureTask.run",
+    "android.os.Looper.loop",
+    "android.os.Looper.loopOnce",
+    "android.os.Handler.dispatchMessage",
+    "android.os.Handler.handleCallback",
+    "android.app.ActivityThread.main",
+    "com.android.internal.os.ZygoteInit.main",
+    "com.android.internal.os.RuntimeInit$MethodAndArgsCaller.run",
+    "com.android.internal.os.ExecInit.main",
+    "java.lang.reflect.Method.invoke",
+    "jdk.internal.reflect.DirectMethodHandleAccessor.invoke",
+    "java.lang.Daemons$Daemon.run",
+    "kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith"};
+
+constexpr std::string_view kJsNoise[] = {
+    "MessageQueue.__callFunction",
+    "MessageQueue.__guard",
+    "MessageQueue.callFunctionReturnFlushedQueue",
+    "MessageQueue.__invokeCallback",
+    "MessageQueue.invokeCallbackAndReturnFlushedQueue",
+    "__callFunction",
+    "__guard",
+    "callFunctionReturnFlushedQueue",
+    "__webpack_require__"};
+
+// Crash reporters' own signal / exception handlers, matched case-insensitively by substring.
+constexpr std::string_view kCrashHandlerMarkers[] = {
+    "crashhandler", "kscrash", "plcrash", "sentrycrash", "google_breakpad", "crashpad::",
+    "sentrywrapped", "uncaughtexceptionhandler"};
+
+template <size_t N>
+bool contains(const std::string_view (&list)[N], std::string_view name) {
+  return std::find(std::begin(list), std::end(list), name) != std::end(list);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool isUuidAt(std::string_view s, size_t i) {
+  static constexpr std::array<size_t, 5> kGroups = {8, 4, 4, 4, 12};
+  for (size_t g = 0; g < kGroups.size(); ++g) {
+    for (size_t k = 0; k < kGroups[g]; ++k, ++i) {
+      if (i >= s.size() || !text::isHexDigit(s[i])) return false;
+    }
+    if (g + 1 < kGroups.size()) {
+      if (i >= s.size() || s[i] != '-') return false;
+      ++i;
+    }
+  }
+  return i == s.size() || !text::isIdentChar(s[i]);
+}
+
+bool isHexHash(std::string_view word) {
+  if (word.size() < 8) return false;
+  bool digit = false;
+  for (char c : word) {
+    if (!text::isHexDigit(c)) return false;
+    digit = digit || text::isDigit(c);
+  }
+  return digit;
+}
+
+}  // namespace
+
+NormalizedName normalizeFrame(const GroupingFrame& frame) {
+  auto one = [&frame](std::string_view function) {
+    switch (frame.kind) {
+      case FrameKind::kJava:
+        return normalizeJavaName(function);
+      case FrameKind::kJs:
+        return normalizeJsName(function, frame.file);
+      case FrameKind::kNative:
+      case FrameKind::kUnknown:
+        break;
+    }
+    return normalizeNativeName(function);
+  };
+  NormalizedName best = one(frame.function);
+  for (const auto& alternative : frame.alternatives) {
+    NormalizedName candidate = one(alternative);
+    if (!candidate.name.empty() && (best.name.empty() || candidate.name < best.name)) {
+      best = std::move(candidate);
+      best.steps.push_back("ambiguous:smallest-candidate");
+    }
+  }
+  return best;
+}
+
+std::string maskMessage(std::string_view message, size_t max_chars) {
+  size_t newline = message.find_first_of("\r\n");
+  std::string_view line = text::trim(message.substr(0, newline));
+  std::string out;
+  out.reserve(std::min(line.size(), max_chars) + 8);
+  size_t i = 0;
+  while (i < line.size() && out.size() < max_chars) {
+    char c = line[i];
+    if (text::isHexDigit(c) && (i == 0 || !text::isIdentChar(line[i - 1])) && isUuidAt(line, i)) {
+      out += "<uuid>";
+      i += 36;
+      continue;
+    }
+    if (c == '0' && i + 2 < line.size() && (line[i + 1] == 'x' || line[i + 1] == 'X') &&
+        text::isHexDigit(line[i + 2])) {
+      i += 2;
+      while (i < line.size() && text::isHexDigit(line[i])) ++i;
+      out += "<hex>";
+      continue;
+    }
+    if (text::isIdentChar(c) && c != '$') {
+      size_t end = i;
+      while (end < line.size() && text::isIdentChar(line[end]) && line[end] != '$') ++end;
+      std::string_view word = line.substr(i, end - i);
+      if (isHexHash(word)) {
+        out += "<hex>";
+      } else {
+        for (size_t k = 0; k < word.size();) {  // "user42" -> "user<n>"
+          if (text::isDigit(word[k])) {
+            while (k < word.size() && text::isDigit(word[k])) ++k;
+            out += "<n>";
+          } else {
+            out += word[k++];
+          }
+        }
+      }
+      i = end;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  if (out.size() > max_chars) out.resize(max_chars);
+  // Never end inside a UTF-8 sequence: drop trailing continuation bytes and their lead byte.
+  size_t end = out.size();
+  size_t lead = end;
+  while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
+  if (lead > 0 && static_cast<unsigned char>(out[lead - 1]) >= 0xC0) {
+    unsigned char first = static_cast<unsigned char>(out[lead - 1]);
+    size_t need = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : 2;
+    if (end - (lead - 1) < need) out.resize(lead - 1);
+  }
+  return out;
+}
+
+std::string normalizeExceptionType(std::string_view type) {
+  std::string_view trimmed = text::trim(type);
+  if (trimmed.size() > 512) trimmed = trimmed.substr(0, 512);
+  std::string out;
+  for (size_t i = 0; i < trimmed.size(); ++i) {
+    if (trimmed[i] == '0' && i + 2 < trimmed.size() && (trimmed[i + 1] == 'x' || trimmed[i + 1] == 'X') &&
+        text::isHexDigit(trimmed[i + 2])) {
+      i += 2;
+      while (i + 1 < trimmed.size() && text::isHexDigit(trimmed[i + 1])) ++i;
+      out += "<hex>";
+    } else {
+      out += trimmed[i];
+    }
+  }
+  return out;
+}
+
+const char* noiseReason(std::string_view normalized, FrameKind kind) {
+  if (normalized.empty()) return nullptr;
+  switch (kind) {
+    case FrameKind::kJava:
+      if (contains(kJavaNoise, normalized)) return "noise: thread entry";
+      break;
+    case FrameKind::kJs:
+      if (contains(kJsNoise, normalized)) return "noise: bridge entry";
+      break;
+    case FrameKind::kNative:
+    case FrameKind::kUnknown:
+      if (contains(kNativeNoise, normalized)) return "noise: throw, abort or thread entry";
+      break;
+  }
+  const std::string lowered = lower(normalized.substr(0, 512));
+  for (auto marker : kCrashHandlerMarkers) {
+    if (lowered.find(marker) != std::string::npos) return "noise: crash handler";
+  }
+  return nullptr;
+}
+
+}  // namespace restack::grouping
