@@ -1,0 +1,294 @@
+// Ingest + lookup on maps built by the test (so every expected answer follows from how the map
+// was made): chunking, sections, scoping by app/build, Hermes offsets, context lines, caching
+// under a tiny bound, threads, corrupt records.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "formats/stack/stack_line.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/sourcemap/sourcemap_records.h"
+#include "symbolstore/sourcemap/sourcemap_resolver.h"
+#include "tests/sourcemap/vlq_encoder.h"
+
+namespace restack {
+namespace {
+
+namespace fs = std::filesystem;
+using sourcemap::test::TestSegment;
+
+UploadMeta uploadMeta(const std::string& app, const std::string& build, const std::string& name) {
+  UploadMeta meta;
+  meta.kind = SymbolKind::kSourcemap;
+  meta.app = app;
+  meta.build_id = build;
+  meta.name = name;
+  return meta;
+}
+
+EventScope eventScope(const std::string& app, const std::string& build, const std::string& platform) {
+  EventScope scope;
+  scope.app = app;
+  scope.build_id = build;
+  scope.platform = platform;
+  return scope;
+}
+
+class SourcemapStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("restack-sm-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    StoreOptions options;
+    options.path = dir_.string();
+    options.block_cache_bytes = 8u << 20;
+    auto store = SymbolStore::open(options);
+    ASSERT_TRUE(store) << store.error().message();
+    store_ = std::move(*store);
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  IngestReport ingest(const std::string& json, UploadMeta meta, const std::string& display = "") {
+    meta.kind = SymbolKind::kSourcemap;
+    UploadContent content;
+    content.bytes = json;
+    content.display_name = display;
+    auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
+    EXPECT_TRUE(report) << report.error().message();
+    return report ? *report : IngestReport();
+  }
+  static stack::JsFrameLine frame(const std::string& url, uint32_t line, uint32_t column,
+                                  const std::string& function = "") {
+    stack::JsFrameLine out;
+    out.url = url;
+    out.line = line;
+    out.column = column;
+    out.function = function;
+    return out;
+  }
+  fs::path dir_;
+  std::unique_ptr<SymbolStore> store_;
+};
+
+// A map whose segment k on generated line l sits at column 7k and maps to source k % 3, original
+// line 2l + k, column k, name k % 5 (every 4th segment has no name).
+std::string syntheticMap(int lines, int segments_per_line) {
+  std::vector<std::vector<TestSegment>> encoded(lines);
+  for (int l = 0; l < lines; ++l) {
+    for (int k = 0; k < segments_per_line; ++k) {
+      encoded[l].push_back({7 * k, k % 3, 2 * l + k, k, k % 4 == 0 ? -1 : k % 5});
+    }
+  }
+  std::string content;
+  for (int i = 0; i < 200; ++i) content += "line " + std::to_string(i + 1) + "\\n";
+  return R"({"version":3,"file":"bundle.min.js","sources":["s0.js","s1.js","s2.js"],)"
+         R"("sourcesContent":[")" + content + R"(",null,null],"ignoreList":[2],)"
+         R"("names":["n0","n1","n2","n3","n4"],"mappings":")" + sourcemap::test::encodeMappings(encoded) + "\"}";
+}
+
+TEST_F(SourcemapStoreTest, EveryPositionOfAMultiChunkMapResolves) {
+  const int kLines = 3, kSegments = 700;  // 700 segments per line: three chunks per line
+  auto report = ingest(syntheticMap(kLines, kSegments), uploadMeta("shop", "1.0", ""));
+  EXPECT_GT(report.records, 9u);
+  EXPECT_EQ(report.ids.at(0), "bundle.min.js");
+  SourcemapResolver resolver(*store_, {});
+  EventScope scope = eventScope("shop", "1.0", "web");
+  std::mt19937 random(7);
+  for (int i = 0; i < 3000; ++i) {
+    const uint32_t line = random() % kLines;
+    const uint32_t column = random() % (7 * kSegments + 20);
+    auto result = resolver.lookup(scope, frame("https://cdn.example/js/bundle.min.js?x=1", line + 1, column + 1));
+    ASSERT_TRUE(result) << result.error().message();
+    const uint32_t k = std::min<uint32_t>(column / 7, kSegments - 1);
+    ASSERT_EQ(result->status, FrameStatus::kSymbolicated);
+    const SymbolizedFrame& out = result->frames.at(0);
+    ASSERT_EQ(out.file, "s" + std::to_string(k % 3) + ".js") << line << ":" << column;
+    ASSERT_EQ(out.line, 2 * line + k + 1);
+    ASSERT_EQ(out.column, k + 1);
+    ASSERT_EQ(out.module, "bundle.min.js");
+    if (k % 3 == 2) {
+      ASSERT_EQ(out.in_app, std::optional<bool>(false));
+    } else {
+      ASSERT_FALSE(out.in_app.has_value());
+    }
+    if (k % 3 == 0 && out.line <= 200) {
+      // sourcesContent lines read "line N": two above and below the frame's line.
+      ASSERT_FALSE(out.context_lines.empty());
+      const uint32_t offset = out.line - out.context_first_line;
+      ASSERT_EQ(out.context_lines.at(offset), "line " + std::to_string(out.line));
+      ASSERT_LE(out.context_lines.size(), 5u);
+    }
+  }
+}
+
+TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
+  ingest(syntheticMap(1, 10), uploadMeta("shop", "1.0", "index.android.bundle"));
+  SourcemapResolver resolver(*store_, {});
+  // Another app, and an unknown file, are missing symbols named by the file.
+  auto other = resolver.lookup(eventScope("other", "", "web"), frame("https://h/bundle.min.js", 1, 1));
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
+  EXPECT_EQ(other->missing_id, "bundle.min.js");
+  // React Native scopes by build: build 2.0 has no map although 1.0 does.
+  auto rn_old = resolver.lookup(eventScope("shop", "1.0", "react_native"),
+                                frame("index.android.bundle", 1, 8));
+  ASSERT_TRUE(rn_old);
+  EXPECT_EQ(rn_old->status, FrameStatus::kSymbolicated);
+  auto rn_new = resolver.lookup(eventScope("shop", "2.0", "react_native"),
+                                frame("index.android.bundle", 1, 8));
+  ASSERT_TRUE(rn_new);
+  EXPECT_EQ(rn_new->status, FrameStatus::kMissingSymbols);
+  // Line 2 has no mappings: not found.
+  auto unmapped = resolver.lookup(eventScope("shop", "", "web"), frame("index.android.bundle", 2, 1));
+  ASSERT_TRUE(unmapped);
+  EXPECT_EQ(unmapped->status, FrameStatus::kNotFound);
+}
+
+TEST_F(SourcemapStoreTest, IndexMapSectionsInlineAndByUrl) {
+  // Section 0 inline at (0,0); section 1 at line 1 column 10 points at an upload "part.js".
+  const std::string inner = sourcemap::test::encodeMappings({{{0, 0, 4, 0, -1}}, {{0, 0, 5, 2, -1}}});
+  const std::string part = sourcemap::test::encodeMappings({{{0, 0, 40, 3, -1}, {6, 0, 41, 0, -1}}});
+  ingest(R"({"version":3,"file":"part.js","sources":["p.js"],"names":[],"mappings":")" + part + "\"}",
+         uploadMeta("shop", "", ""));
+  ingest(R"({"version":3,"file":"all.js","sections":[
+      {"offset":{"line":0,"column":0},"map":{"version":3,"sources":["i.js"],"names":[],"mappings":")" +
+             inner + R"("}},
+      {"offset":{"line":1,"column":10},"url":"part.js.map"}]})",
+         uploadMeta("shop", "", ""));
+  SourcemapResolver resolver(*store_, {});
+  const EventScope scope = eventScope("shop", "", "web");
+  auto first = resolver.lookup(scope, frame("all.js", 2, 5));  // line 1 col 4: inline section
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(first->frames[0].file, "i.js");
+  EXPECT_EQ(first->frames[0].line, 6u);
+  auto second = resolver.lookup(scope, frame("all.js", 2, 17));  // col 16 -> part col 6
+  ASSERT_TRUE(second);
+  ASSERT_EQ(second->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(second->frames[0].file, "p.js");
+  EXPECT_EQ(second->frames[0].line, 42u);
+  EXPECT_EQ(second->frames[0].module, "all.js");
+}
+
+TEST_F(SourcemapStoreTest, HermesBytecodeColumnsAndFunctionOffsets) {
+  // Generated columns are virtual bytecode offsets; function 1 starts at 90.
+  const std::string mappings = sourcemap::test::encodeMappings({{{0, 0, 0, 0, -1}, {95, 0, 7, 2, -1}}});
+  ingest(R"({"version":3,"sources":["app.js"],"names":[],"mappings":")" + mappings +
+             R"(","x_hermes_function_offsets":{"0":[0,90]},
+             "x_facebook_sources":[[{"names":["<global>","handler"],"mappings":"AAA,ECO"}]]})",
+         uploadMeta("shop", "7", "index.android.bundle"));
+  SourcemapResolver resolver(*store_, {});
+  const EventScope scope = eventScope("shop", "7", "react_native");
+  stack::JsFrameLine hermes = frame("index.android.bundle", 1, 95);
+  hermes.hermes_bytecode = true;
+  auto printed = resolver.lookup(scope, hermes);
+  ASSERT_TRUE(printed);
+  ASSERT_EQ(printed->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(printed->frames[0].line, 8u);
+  EXPECT_EQ(printed->frames[0].column, 3u);
+  EXPECT_EQ(printed->frames[0].function, "handler");  // function map: line 8 col 2 starts "handler"
+  EXPECT_EQ(printed->tier, "function_map");
+  auto triple = resolver.lookupBytecode(scope, "index.android.bundle", 0, 1, 5);  // 90 + 5
+  ASSERT_TRUE(triple);
+  ASSERT_EQ(triple->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(triple->frames[0].line, 8u);
+  auto unknown_function = resolver.lookupBytecode(scope, "index.android.bundle", 0, 9, 0);
+  ASSERT_TRUE(unknown_function);
+  EXPECT_EQ(unknown_function->status, FrameStatus::kNotFound);
+}
+
+TEST_F(SourcemapStoreTest, TinyCacheAndThreadsStayCorrect) {
+  ingest(syntheticMap(2, 600), uploadMeta("shop", "", ""));
+  SourcemapResolverOptions options;
+  options.cache_bytes = 4096;  // forces constant eviction
+  SourcemapResolver resolver(*store_, options);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 random(t);
+      for (int i = 0; i < 2000; ++i) {
+        const uint32_t line = random() % 2, column = random() % 4200;
+        auto result = resolver.lookup(eventScope("shop", "", "web"), frame("bundle.min.js", line + 1, column + 1));
+        const uint32_t k = std::min<uint32_t>(column / 7, 599);
+        if (!result || result->status != FrameStatus::kSymbolicated || result->frames[0].line != 2 * line + k + 1) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(SourcemapStoreTest, MalformedUploadsAreRefusedWithoutPartialPointers) {
+  UploadMeta meta = uploadMeta("shop", "", "");
+  UploadContent content;
+  const std::string bad = R"({"version":3,"file":"x.js","sources":["a"],"names":[],"mappings":"AAAA;ACAA"})";
+  content.bytes = bad;
+  auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message().find("source index 1"), std::string::npos) << report.error().message();
+  SourcemapResolver resolver(*store_, {});
+  auto result = resolver.lookup(eventScope("shop", "", ""), frame("x.js", 1, 1));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, FrameStatus::kMissingSymbols);
+
+  const std::string unnamed = R"({"version":3,"sources":[],"names":[],"mappings":""})";
+  content.bytes = unnamed;
+  auto no_name = ingestSourcemap(*store_, meta, content, IngestOptions());
+  ASSERT_FALSE(no_name);
+  EXPECT_EQ(no_name.error().code(), ErrorCode::kInvalidArgument);
+
+  IngestOptions small;
+  small.max_input_bytes = 10;
+  content.bytes = bad;
+  auto too_large = ingestSourcemap(*store_, meta, content, small);
+  ASSERT_FALSE(too_large);
+  EXPECT_EQ(too_large.error().code(), ErrorCode::kTooLarge);
+}
+
+TEST_F(SourcemapStoreTest, CorruptRecordsAreErrorsNotCrashes) {
+  ingest(syntheticMap(1, 5), uploadMeta("shop", "", ""));
+  // Overwrite every chunk with a future version and with garbage.
+  rocksdb::WriteBatch batch;
+  const uint64_t id = sourcemap_records::hashBytes(syntheticMap(1, 5));
+  batch.Put(store_->family(SymbolFamily::kSourcemap), sourcemap_records::chunkKey(id, 0, 0), std::string("\x07zz", 3));
+  ASSERT_TRUE(store_->write(batch));
+  SourcemapResolver resolver(*store_, {});
+  auto result = resolver.lookup(eventScope("shop", "", ""), frame("bundle.min.js", 1, 1));
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("format version 7"), std::string::npos) << result.error().message();
+  for (int i = 0; i < 200; ++i) {
+    std::string garbage(1 + i % 40, '\x01');
+    for (size_t j = 1; j < garbage.size(); ++j) garbage[j] = static_cast<char>((i * 31 + j * 17) & 0xff);
+    EXPECT_FALSE(sourcemap_records::decodeChunk(garbage, 0, 0) && i % 40 == 0 && false);
+    (void)sourcemap_records::decodeHeader(garbage);
+    (void)sourcemap_records::decodeSource(garbage);
+    (void)sourcemap_records::decodeText(garbage);
+  }
+}
+
+TEST(SourcemapRecords, WorkedExampleBytes) {
+  // The example at the top of sourcemap_records.h.
+  sourcemap_records::MappingChunk chunk;
+  chunk.names = {"boom"};
+  chunk.segments = {{0, 0, 0, 0, 0, -1}, {0, 4, 0, 0, 4, 0}};
+  const std::string bytes = sourcemap_records::encodeChunk(chunk);
+  const std::string expected("\x01\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
+                             "boom\x02\x00\x00\x01\x00\x00\x00\x00\x04\x01\x00\x08\x01",
+                             30);
+  EXPECT_EQ(bytes, expected);
+  auto decoded = sourcemap_records::decodeChunk(bytes, 0, 0);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->find(0, 9)->original_column, 4u);
+  EXPECT_EQ(decoded->names[decoded->find(0, 9)->name], "boom");
+}
+
+}  // namespace
+}  // namespace restack

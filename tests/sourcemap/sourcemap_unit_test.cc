@@ -1,0 +1,255 @@
+// Parsers of formats/sourcemap: VLQ, mappings, documents, function maps, URL names, fuzzing.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/sourcemap/function_map.h"
+#include "formats/sourcemap/function_scanner.h"
+#include "formats/sourcemap/fuzz_entry.h"
+#include "formats/sourcemap/mappings.h"
+#include "formats/sourcemap/source_map.h"
+#include "formats/sourcemap/url.h"
+#include "formats/sourcemap/vlq.h"
+#include "tests/sourcemap/vlq_encoder.h"
+
+namespace restack::sourcemap {
+namespace {
+
+std::vector<Mapping> decodeAll(std::string_view mappings, uint32_t sources, uint32_t names,
+                               Status* status = nullptr) {
+  std::vector<Mapping> out;
+  MappingLimits limits;
+  limits.source_count = sources;
+  limits.name_count = names;
+  Status result = decodeMappings(mappings, limits, [&](const Mapping& m) { out.push_back(m); });
+  if (status) *status = result;
+  return out;
+}
+
+TEST(Vlq, RoundTripsEncoderValues) {
+  // The encoder in the test follows the spec's bit layout; every value must decode back.
+  for (int64_t value : {0LL, 1LL, -1LL, 15LL, 16LL, -16LL, 1000LL, -123456LL, 2147483647LL, -2147483647LL}) {
+    const std::string text = test::encodeVlq(value);
+    size_t pos = 0;
+    int64_t decoded = 0;
+    ASSERT_EQ(decodeVlq(text, &pos, &decoded), VlqResult::kOk) << text;
+    EXPECT_EQ(decoded, value) << text;
+    EXPECT_EQ(pos, text.size());
+  }
+}
+
+TEST(Vlq, RejectsBadDigitsTruncationAndOverflow) {
+  size_t pos = 0;
+  int64_t value = 0;
+  EXPECT_EQ(decodeVlq("!", &pos, &value), VlqResult::kInvalidDigit);
+  pos = 0;
+  EXPECT_EQ(decodeVlq("g", &pos, &value), VlqResult::kTruncated);  // continuation bit, then end
+  pos = 0;
+  EXPECT_EQ(decodeVlq("gggggggggB", &pos, &value), VlqResult::kOverflow);
+}
+
+TEST(Mappings, DecodesRelativeFieldsAcrossLines) {
+  // Built with the encoder: line 0: (0 -> s0 0:0), (4 -> s0 0:4 name 0); line 1: (2 -> s1 3:1).
+  const std::string mappings = test::encodeMappings({{{0, 0, 0, 0, -1}, {4, 0, 0, 4, 0}}, {{2, 1, 3, 1, -1}}});
+  Status status;
+  auto all = decodeAll(mappings, 2, 1, &status);
+  ASSERT_TRUE(status.isOk()) << status.error().message();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[1].generated_column, 4u);
+  EXPECT_EQ(all[1].name, 0);
+  EXPECT_EQ(all[2].generated_line, 1u);
+  EXPECT_EQ(all[2].generated_column, 2u);
+  EXPECT_EQ(all[2].source, 1);
+  EXPECT_EQ(all[2].original_line, 3u);
+  EXPECT_EQ(all[2].original_column, 1u);
+}
+
+TEST(Mappings, SortsUnorderedSegmentsOfALine) {
+  const std::string mappings = test::encodeMappings({{{10, 0, 1, 0, -1}, {2, 0, 0, 0, -1}}});
+  auto all = decodeAll(mappings, 1, 0);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].generated_column, 2u);
+  EXPECT_EQ(all[1].generated_column, 10u);
+}
+
+TEST(Mappings, MalformedInputsGiveClearErrors) {
+  struct Case {
+    std::string mappings;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"AAAA,C!AA", "invalid base64 digit"},
+      {"AAAA,AAg", "cut off"},
+      {"ACAA", "source index 1 outside the 1 entries"},
+      {"AAAAC", "name index 1 outside the 0 entries"},
+      {"AA", "2 fields"},
+      {"D", "generated column out of range"},
+      {"AADA", "original line out of range"},
+      {"AAAAAAA", "more than 5 fields"},
+  };
+  for (const Case& c : cases) {
+    Status status;
+    decodeAll(c.mappings, 1, 0, &status);
+    ASSERT_FALSE(status.isOk()) << c.mappings;
+    EXPECT_NE(status.error().message().find(c.expected), std::string::npos)
+        << c.mappings << ": " << status.error().message();
+    EXPECT_NE(status.error().message().find("generated line 1"), std::string::npos) << c.mappings;
+  }
+}
+
+TEST(SourceMapDocument, ParsesFieldsAndExtensions) {
+  const std::string json = R"({"version":3,"file":"out/app.min.js","sourceRoot":"webpack://app/",
+    "sources":["a.js","lib/b.js","https://cdn/x.js"],"sourcesContent":["let a;",null],
+    "names":["a"],"mappings":"AAAA","ignoreList":[1],"x_google_ignoreList":[2],
+    "debugId":"85314830-023F-4CF1-A267-535F4E37BB17",
+    "x_facebook_sources":[[{"names":["<global>","a"],"mappings":"AAA,EC"}],null],
+    "x_hermes_function_offsets":{"0":[0,90,140]}})";
+  auto doc = parseSourceMap(json);
+  ASSERT_TRUE(doc) << doc.error().message();
+  EXPECT_EQ(doc->file, "out/app.min.js");
+  EXPECT_EQ(doc->resolvedSource(0), "webpack://app/a.js");
+  EXPECT_EQ(doc->resolvedSource(2), "https://cdn/x.js");
+  EXPECT_EQ(doc->ignored, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(doc->debug_id, "85314830023f4cf1a267535f4e37bb17");
+  ASSERT_TRUE(doc->sources_content[0]);
+  EXPECT_FALSE(doc->sources_content[1]);
+  EXPECT_FALSE(doc->sources_content[2]);
+  ASSERT_TRUE(doc->function_maps[0]);
+  EXPECT_EQ(doc->function_maps[0]->names[1], "a");
+  EXPECT_EQ(doc->hermes_function_offsets.at(0), (std::vector<uint32_t>{0, 90, 140}));
+}
+
+TEST(SourceMapDocument, IndexMapsAndSegments) {
+  const std::string json = R"({"version":3,"sections":[
+     {"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"}},
+     {"offset":{"line":5,"column":2},"url":"b.js.map"}]})";
+  auto doc = parseSourceMap(json);
+  ASSERT_TRUE(doc) << doc.error().message();
+  ASSERT_EQ(doc->sections.size(), 2u);
+  ASSERT_TRUE(doc->sections[0].map);
+  EXPECT_EQ(doc->sections[0].map->sources[0], "a.js");
+  EXPECT_EQ(doc->sections[1].offset_line, 5u);
+  EXPECT_EQ(doc->sections[1].url, "b.js.map");
+
+  auto segmented = parseSourceMap(R"({"version":3,"sources":[],"names":[],"mappings":"",
+    "x_facebook_segments":{"1":{"version":3,"sources":["s.js"],"names":[],"mappings":"AAAA"}}})");
+  ASSERT_TRUE(segmented) << segmented.error().message();
+  EXPECT_EQ(segmented->segments.at(1)->sources[0], "s.js");
+}
+
+TEST(SourceMapDocument, MalformedDocumentsGiveClearErrors) {
+  struct Case {
+    std::string json;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"{", "not valid JSON"},
+      {"[]", "top level is not a JSON object"},
+      {R"({"version":2,"sources":[],"mappings":""})", "\"version\" is not 3"},
+      {R"({"version":3,"mappings":""})", "\"sources\" is missing"},
+      {R"({"version":3,"sources":[]})", "\"mappings\" is missing"},
+      {R"({"version":3,"sources":[1],"mappings":""})", "\"sources[0]\" is not a string"},
+      {R"({"version":3,"sources":["a"],"mappings":"","ignoreList":[4]})", "names source 4"},
+      {R"({"version":3,"sections":[{"offset":{"line":0},"map":{}}]})", "needs \"line\" and \"column\""},
+      {R"({"version":3,"sections":[{"offset":{"line":3,"column":0},"url":"a"},{"offset":{"line":1,"column":0},"url":"b"}]})",
+       "before the previous section"},
+      {R"({"version":3,"sources":[],"mappings":"","x_hermes_function_offsets":{"x":[1]}})", "non-numeric key"},
+  };
+  for (const Case& c : cases) {
+    auto doc = parseSourceMap(c.json);
+    ASSERT_FALSE(doc) << c.json;
+    EXPECT_EQ(doc.error().code(), ErrorCode::kMalformedInput);
+    EXPECT_NE(doc.error().message().find(c.expected), std::string::npos) << c.json << " -> " << doc.error().message();
+  }
+}
+
+TEST(SourceMapDocument, DeepNestingIsRefused) {
+  std::string json = R"({"version":3,"sources":[],"mappings":""})";
+  for (int i = 0; i < 12; ++i) json = R"({"sections":[{"offset":{"line":0,"column":0},"map":)" + json + "}]}";
+  auto doc = parseSourceMap(json);
+  ASSERT_FALSE(doc);
+  EXPECT_NE(doc.error().message().find("nested too deeply"), std::string::npos);
+}
+
+TEST(FunctionMap, DecodesMetroEncoding) {
+  // (1,0) <global>; (2,4) foo; (2,9) <global> — built with the encoder below.
+  const std::string mappings = test::encodeVlq(0) + test::encodeVlq(0) + test::encodeVlq(0) + "," +
+                               test::encodeVlq(4) + test::encodeVlq(1) + test::encodeVlq(1) + "," +
+                               test::encodeVlq(5) + test::encodeVlq(-1);
+  auto map = decodeFunctionMap({"<global>", "foo"}, mappings);
+  ASSERT_TRUE(map) << map.error().message();
+  ASSERT_EQ(map->entries.size(), 3u);
+  EXPECT_EQ(*map->enclosing(1, 3), "<global>");
+  EXPECT_EQ(*map->enclosing(2, 6), "foo");
+  EXPECT_EQ(*map->enclosing(2, 9), "<global>");
+  EXPECT_FALSE(decodeFunctionMap({"a"}, "AC"));   // name index 1 of 1
+  EXPECT_FALSE(decodeFunctionMap({"a"}, "A"));    // one field
+}
+
+TEST(FunctionScanner, NamesEnclosingFunctions) {
+  const std::string source =
+      "function outer(a) {\n"             // 1
+      "  const inner = (b) => {\n"        // 2
+      "    return b.map(x => x.y);\n"     // 3
+      "  };\n"                            // 4
+      "  return inner(a);\n"              // 5
+      "}\n"                               // 6
+      "class Shape {\n"                   // 7
+      "  constructor(r) { this.r = r; }\n"  // 8
+      "  area() { return `${this.r * 2}` + '}'; }\n"  // 9
+      "}\n"                               // 10
+      "exports.run = function (cb) { /* { */ return cb(); };\n"  // 11
+      "const re = /[}]/g; if (re) { top(); }\n";  // 12
+  FunctionMap map = inferFunctionMap(source);
+  auto nameAt = [&](uint32_t line, uint32_t column) {
+    const std::string* name = map.enclosing(line, column);
+    return name ? *name : std::string("(none)");
+  };
+  EXPECT_EQ(nameAt(1, 20), "outer");
+  EXPECT_EQ(nameAt(2, 25), "inner");
+  EXPECT_EQ(nameAt(3, 22), "<anonymous>");  // inside x => x.y
+  EXPECT_EQ(nameAt(3, 27), "inner");        // after the arrow's ')'
+  EXPECT_EQ(nameAt(5, 5), "outer");
+  EXPECT_EQ(nameAt(8, 20), "Shape");
+  EXPECT_EQ(nameAt(9, 20), "Shape.area");
+  EXPECT_EQ(nameAt(11, 40), "exports.run");
+  EXPECT_EQ(nameAt(12, 30), "<global>");
+}
+
+TEST(Url, FileNamesDropHostPathQueryAndFragment) {
+  EXPECT_EQ(minifiedFileName("https://h.example/static/js/207.e017fea1.chunk.js?v=3#x"), "207.e017fea1.chunk.js");
+  EXPECT_EQ(minifiedFileName("index.android.bundle"), "index.android.bundle");
+  EXPECT_EQ(minifiedFileName("/data/user/0/app/files/index.android.bundle"), "index.android.bundle");
+  EXPECT_EQ(servedFileName("", "dist/main.3f9a.js.map"), "main.3f9a.js");
+  EXPECT_EQ(servedFileName("static/js/main.js", "x.map"), "main.js");
+}
+
+TEST(Fuzz, DeterministicRunOverMutatedMaps) {
+  // Seeds: valid maps of each shape; mutations: byte flips, truncations, splices.
+  const std::vector<std::string> seeds = {
+      R"({"version":3,"sources":["a.js"],"sourcesContent":["function f(){ return () => { x(); } }"],"names":["f"],"mappings":"AAAA,SAASA;AACA"})",
+      R"({"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a"],"names":[],"mappings":"AAAA"}}]})",
+      R"({"version":3,"sources":["a"],"names":[],"mappings":"AAAA","x_facebook_sources":[[{"names":["<global>"],"mappings":"AAA"}]],"x_hermes_function_offsets":{"0":[0,4]}})",
+      "class A { m() { `${`${1}`}` } } /re/ ( { [ ",
+  };
+  std::mt19937 random(12345);
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    std::string input = seeds[iteration % seeds.size()];
+    const int mutations = 1 + static_cast<int>(random() % 8);
+    for (int m = 0; m < mutations && !input.empty(); ++m) {
+      const size_t at = random() % input.size();
+      switch (random() % 4) {
+        case 0: input[at] = static_cast<char>(random() % 256); break;
+        case 1: input.resize(at); break;
+        case 2: input.insert(at, input.substr(random() % input.size(), random() % 16)); break;
+        default: input.insert(at, 1, "{}[]\",:;/`$\\A+g"[random() % 16]); break;
+      }
+    }
+    fuzzSourcemapOnce(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  }
+}
+
+}  // namespace
+}  // namespace restack::sourcemap
