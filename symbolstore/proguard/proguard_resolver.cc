@@ -15,6 +15,7 @@
 //    and other lines: kSymbolicated with nothing to restore.
 #include "symbolstore/proguard/proguard_resolver.h"
 
+#include <algorithm>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -336,9 +337,17 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       out.inlined = i + 1 < answer.size();
       frames.push_back(std::move(out));
     }
+    // Answers that differ only in what the output does not show (parameter types of
+    // overloads printed without a line) are shown once.
+    auto same = [&](const std::vector<SymbolizedFrame>& other) {
+      return std::equal(frames.begin(), frames.end(), other.begin(), other.end(),
+                        [](const SymbolizedFrame& x, const SymbolizedFrame& y) {
+                          return x.function == y.function && x.file == y.file && x.line == y.line;
+                        });
+    };
     if (a == 0) {
       lookup.frames = std::move(frames);
-    } else {
+    } else if (!same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
       lookup.alternatives.push_back(std::move(frames));
     }
   }
