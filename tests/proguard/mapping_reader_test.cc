@@ -1,0 +1,169 @@
+// The streaming mapping reader: header, metadata scoping by map version, warnings, and clear
+// errors on malformed input.
+#include <gtest/gtest.h>
+
+#include "formats/proguard/lenient_json.h"
+#include "formats/proguard/mapping_reader.h"
+
+namespace restack::proguard {
+namespace {
+
+std::vector<ClassMapping> readAll(std::string_view text, MappingReader& reader) {
+  std::vector<ClassMapping> classes;
+  ClassMapping mapping;
+  while (true) {
+    auto more = reader.next(mapping);
+    EXPECT_TRUE(more) << more.error().describe();
+    if (!more || !*more) break;
+    classes.push_back(mapping);
+  }
+  return classes;
+}
+
+TEST(MappingReader, ReadsHeaderClassesFieldsAndMethods) {
+  const std::string text =
+      "# compiler: R8\n# compiler_version: 8.2.42\n# min_api: 24\n# pg_map_id: 5b4f2a1\n"
+      "# pg_map_hash: SHA-256 5b4f2a1e0d\n"
+      "# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n"
+      "com.example.Foo -> a.b:\r\n"
+      "# {\"id\":\"sourceFile\",\"fileName\":\"Foo.kt\"}\n"
+      "    int count -> a\n"
+      "    1:4:void bar(int, java.lang.String):10:13 -> c\n"
+      "    5:5:void com.example.Util.log():7 -> c\n"
+      "    void baz() -> d\n"
+      "\n"
+      "com.example.Bar -> a.c:\n";
+  MappingReader reader(text);
+  auto classes = readAll(text, reader);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(reader.header().compiler, "R8");
+  EXPECT_EQ(reader.header().pg_map_id, "5b4f2a1");
+  EXPECT_EQ(reader.header().pg_map_hash, "SHA-256 5b4f2a1e0d");
+  EXPECT_EQ(reader.header().map_version, "2.2");
+  const ClassMapping& foo = classes[0];
+  EXPECT_EQ(foo.original_name, "com.example.Foo");
+  EXPECT_EQ(foo.obfuscated_name, "a.b");
+  EXPECT_EQ(foo.source_file, "Foo.kt");
+  ASSERT_EQ(foo.fields.size(), 1u);
+  EXPECT_EQ(foo.fields[0].name, "count");
+  ASSERT_EQ(foo.methods.size(), 3u);
+  EXPECT_EQ(foo.methods[0].minified, (LineRange{1, 4}));
+  EXPECT_EQ(foo.methods[0].original, (LineRange{10, 13}));
+  EXPECT_EQ(foo.methods[0].signature.params, "int,java.lang.String");
+  EXPECT_EQ(foo.methods[1].signature.holder, "com.example.Util");
+  EXPECT_EQ(foo.methods[1].original, (LineRange{7, 7}));
+  EXPECT_FALSE(foo.methods[2].minified.has_value());
+  EXPECT_FALSE(foo.methods[2].original.has_value());
+  EXPECT_EQ(classes[1].line_number, 14u);
+  EXPECT_TRUE(reader.warnings().empty());
+}
+
+TEST(MappingReader, MetadataIsScopedByMapVersion) {
+  const std::string text =
+      "a.A -> a:\n"
+      "    void f() -> a\n"
+      "# {'id':'com.android.tools.r8.synthesized'}\n"  // version 0: ignored
+      "# { id: 'com.android.tools.r8.mapping', version: '1.0' }\n"
+      "b.B -> b:\n"
+      "    void g() -> a\n"
+      "# {'id':'com.android.tools.r8.synthesized'}\n"
+      "    void h() -> b\n"
+      "# {'id':'com.android.tools.r8.outline'}\n"  // needs 2.0: ignored
+      "# {'id':'com.android.tools.r8.mapping','version':'2.0'}\n"
+      "c.C -> c:\n"
+      "    void i() -> a\n"
+      "# {'id':'com.android.tools.r8.outline'}\n"
+      "    1:1:int j():3:3 -> b\n"
+      "# {'id':'com.android.tools.r8.outlineCallsite','positions':{'1':4,'2':'5'},'outline':'La;a()I'}\n";
+  MappingReader reader(text);
+  auto classes = readAll(text, reader);
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_FALSE(classes[0].methods[0].synthesized);
+  EXPECT_TRUE(classes[1].methods[0].synthesized);
+  EXPECT_FALSE(classes[1].methods[1].outline);
+  EXPECT_TRUE(classes[2].methods[0].outline);
+  ASSERT_TRUE(classes[2].methods[1].outline_callsite.has_value());
+  EXPECT_EQ(classes[2].methods[1].outline_callsite->positions.size(), 2u);
+  EXPECT_EQ(classes[2].methods[1].outline_callsite->outline, "");  // the key is 2.2
+  EXPECT_EQ(reader.warnings().size(), 2u);  // synthesized before 1.0, outline before 2.0
+}
+
+TEST(MappingReader, WarnsOnUnknownIdsAndNewerVersionsButKeepsReading) {
+  const std::string text =
+      "# {'id':'com.android.tools.r8.mapping','version':'9.1'}\n"
+      "a.A -> a:\n"
+      "# {'id':'com.example.future'}\n"
+      "# {'id':'com.example.future'}\n"
+      "    1:1:void f():3:3 -> a\n"
+      "# {not json at all\n";
+  MappingReader reader(text);
+  auto classes = readAll(text, reader);
+  ASSERT_EQ(classes.size(), 1u);
+  ASSERT_EQ(reader.warnings().size(), 2u);
+  EXPECT_NE(reader.warnings()[0].find("9.1"), std::string::npos);
+  EXPECT_NE(reader.warnings()[1].find("com.example.future"), std::string::npos);
+}
+
+TEST(MappingReader, RewriteFrameRules) {
+  const std::string text =
+      "# {'id':'com.android.tools.r8.mapping','version':'2.0'}\n"
+      "a.A -> a:\n"
+      "    1:1:void f():3:3 -> a\n"
+      "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['throws(Ljava/lang/NullPointerException;)'],"
+      "'actions':['removeInnerFrames(2)']}\n"
+      "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['catches(X)'],'actions':['removeInnerFrames(1)']}\n";
+  MappingReader reader(text);
+  auto classes = readAll(text, reader);
+  ASSERT_EQ(classes.size(), 1u);
+  ASSERT_EQ(classes[0].methods[0].rewrite_rules.size(), 1u);
+  EXPECT_EQ(classes[0].methods[0].rewrite_rules[0].throws_descriptors[0], "Ljava/lang/NullPointerException;");
+  EXPECT_EQ(classes[0].methods[0].rewrite_rules[0].remove_inner_frames, 2u);
+  EXPECT_EQ(reader.warnings().size(), 1u);
+}
+
+struct MalformedCase {
+  const char* text;
+  const char* message;
+};
+
+TEST(MappingReader, MalformedInputGivesLineNumberedErrors) {
+  const MalformedCase cases[] = {
+      {"    void f() -> a\n", "line 1: member line before any class line"},
+      {"a.A -> a\n", "line 1: expected a class line"},
+      {"a.A -> a:\n    1:x:void f() -> a\n", "line 2: bad minified line range"},
+      {"a.A -> a:\n    9:1:void f() -> a\n", "line 2: bad minified line range"},
+      {"a.A -> a:\n    void f(int -> a\n", "line 2: malformed method signature"},
+      {"a.A -> a:\n    void f():7:3 -> a\n", "line 2: bad original line range"},
+      {"a.A -> a:\n    1:1:void f():99999999999 -> a\n", "line 2: bad original line range"},
+      {"a.A -> a:\n    void f() -> \n", "line 2: expected 'member -> obfuscatedName'"},
+      {"a.A -> a:\n    int -> a\n", "line 2: expected 'type name'"},
+  };
+  for (const MalformedCase& c : cases) {
+    MappingReader reader(c.text);
+    ClassMapping mapping;
+    Expected<bool> result = true;
+    while (result && *result) result = reader.next(mapping);
+    ASSERT_FALSE(result) << c.text;
+    EXPECT_EQ(result.error().code(), ErrorCode::kMalformedInput);
+    EXPECT_NE(result.error().message().find(c.message), std::string::npos)
+        << result.error().message() << " (wanted " << c.message << ")";
+  }
+}
+
+TEST(LenientJson, AcceptsR8sStrictAndRelaxedForms) {
+  auto strict = parseLenientJson(R"({"id":"sourceFile","fileName":"A\"b\u00e9.kt"})");
+  ASSERT_TRUE(strict);
+  EXPECT_EQ(strict->stringMember("fileName"), "A\"b\xC3\xA9.kt");
+  auto relaxed = parseLenientJson("{ id: 'x', positions: { '1': 4, 2: 5, }, list: [1, 'a', true, null] }");
+  ASSERT_TRUE(relaxed);
+  EXPECT_EQ(relaxed->stringMember("id"), "x");
+  ASSERT_NE(relaxed->find("positions"), nullptr);
+  EXPECT_EQ(relaxed->find("positions")->member_names.size(), 2u);
+  EXPECT_EQ(relaxed->find("list")->items.size(), 4u);
+  EXPECT_FALSE(parseLenientJson("{ id: 'x' "));
+  EXPECT_FALSE(parseLenientJson("{ id: 'x' } trailing"));
+  EXPECT_FALSE(parseLenientJson(std::string(200, '[')));  // nesting bound
+}
+
+}  // namespace
+}  // namespace restack::proguard
