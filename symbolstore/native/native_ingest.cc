@@ -1,10 +1,318 @@
+// Writer of the native column family (layout in native_records.h): one upload -> its images.
+//
+// Streaming: DWARF is read one compile unit at a time (formats/native/dwarf_walker.h) and every
+// unit's function records are appended to a RocksDB write batch that is written whenever it
+// passes `kBatchBytes`. What stays in memory for the whole image is the symbol table and the
+// per-image string dictionary (unique demangled names and paths), not the DWARF.
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "formats/native/demangle.h"
+#include "formats/native/dwarf_walker.h"
+#include "formats/native/native_object.h"
+#include "formats/native/objc_metadata.h"
+#include "formats/native/symbol_table.h"
 #include "symbolstore/ingest.h"
+#include "symbolstore/native/native_records.h"
 
 namespace restack {
+namespace {
 
-Expected<IngestReport> ingestNative(SymbolStore&, const UploadMeta&, const UploadContent&,
-                                    const IngestOptions&) {
-  return unsupported("native symbol files (dSYM, Mach-O, ELF) are not supported yet");
+using native::ImageSlice;
+using namespace native_store;
+
+constexpr size_t kBatchBytes = 8u << 20;
+
+// Collects Puts and writes them in bounded batches; counts what was stored.
+class BatchWriter {
+ public:
+  BatchWriter(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
+
+  Status put(std::string_view key, std::string_view value) {
+    batch_.Put(store_.family(SymbolFamily::kNative), rocksdb::Slice(key.data(), key.size()),
+               rocksdb::Slice(value.data(), value.size()));
+    report_.records += 1;
+    report_.stored_bytes += key.size() + value.size();
+    if (batch_.GetDataSize() >= kBatchBytes) return flush();
+    return Status::ok();
+  }
+
+  Status deleteRange(const std::string& begin, const std::string& end) {
+    batch_.DeleteRange(store_.family(SymbolFamily::kNative), begin, end);
+    return Status::ok();
+  }
+
+  Status flush() {
+    if (batch_.Count() == 0) return Status::ok();
+    Status status = store_.write(batch_);
+    batch_.Clear();
+    return status;
+  }
+
+ private:
+  SymbolStore& store_;
+  IngestReport& report_;
+  rocksdb::WriteBatch batch_;
+};
+
+// Per-image string table: each distinct string gets the next id; strings are written in blocks
+// of kStringsPerBlock as they fill.
+class StringTable {
+ public:
+  StringTable(BatchWriter& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
+
+  Expected<uint32_t> intern(std::string_view text) {
+    auto found = ids_.find(std::string(text));
+    if (found != ids_.end()) return found->second;
+    uint32_t id = next_++;
+    ids_.emplace(std::string(text), id);
+    pending_.emplace_back(text);
+    if (pending_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
+    return id;
+  }
+
+  // Raw DWARF names: demangled once per distinct raw name.
+  Expected<uint32_t> internName(std::string_view raw) {
+    auto found = raw_ids_.find(raw);
+    if (found != raw_ids_.end()) return found->second;
+    auto id = intern(native::demangleName(raw));
+    if (!id) return id;
+    raw_ids_.emplace(raw, *id);
+    return id;
+  }
+
+  Status flush() {
+    if (pending_.empty()) return Status::ok();
+    uint32_t block = (next_ - 1) / kStringsPerBlock;
+    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(pending_));
+    pending_.clear();
+    return status;
+  }
+
+  uint32_t count() const { return next_; }
+
+ private:
+  BatchWriter& writer_;
+  std::string id_;
+  std::unordered_map<std::string, uint32_t> ids_;
+  // Keys point into the DWARF sections (the mapped file / the DWARF context), alive while the
+  // image's units are walked; the table does not outlive that walk.
+  std::unordered_map<std::string_view, uint32_t> raw_ids_;
+  std::vector<std::string> pending_;
+  uint32_t next_ = 0;
+};
+
+class SliceIngest {
+ public:
+  SliceIngest(SymbolStore& store, const UploadMeta& meta, const IngestOptions& options,
+              IngestReport& report, const ImageSlice& slice)
+      : store_(store), meta_(meta), options_(options), report_(report), slice_(slice),
+        writer_(store, report), id_(hexToBytes(slice.debug_id)) {}
+
+  Status run() {
+    if (id_.empty()) return malformed(slice_.source + ": debug id is not hex");
+    auto existing_value = store_.get(SymbolFamily::kNative, imageKey(id_));
+    if (!existing_value) return existing_value.error();
+    std::optional<ImageRecord> existing;
+    if (existing_value->has_value()) {
+      auto decoded = decodeImage(**existing_value);
+      if (decoded) existing = std::move(*decoded);  // a corrupt record is simply replaced
+    }
+    image_.format = slice_.format;
+    image_.arch = slice_.arch;
+    image_.module = slice_.module;
+    image_.image_base = slice_.image_base;
+    image_.shared = meta_.shared;
+    image_.app = meta_.app;
+    image_.build_id = meta_.build_id;
+    if (existing) {
+      // Merge with what earlier uploads of this debug id stored (see native_records.h).
+      image_.has_dwarf = existing->has_dwarf;
+      image_.functions = existing->functions;
+      image_.strings = existing->strings;
+      image_.has_symbols = existing->has_symbols;
+      image_.symbols = existing->symbols;
+      image_.has_objc = existing->has_objc;
+    }
+
+    RESTACK_RETURN_IF_ERROR(ingestSymbols(existing));
+    if (slice_.has_dwarf) RESTACK_RETURN_IF_ERROR(ingestDwarf());
+    if (!image_.has_dwarf && !image_.has_symbols) {
+      report_.warnings.push_back(slice_.source + ": has neither DWARF nor a symbol table; frames "
+                                                 "of " + slice_.module + " cannot be restored");
+    }
+    RESTACK_RETURN_IF_ERROR(writeIndexes());
+    RESTACK_RETURN_IF_ERROR(writer_.put(imageKey(id_), encodeImage(image_)));
+    RESTACK_RETURN_IF_ERROR(writer_.flush());
+    report_.ids.push_back(slice_.debug_id);
+    return Status::ok();
+  }
+
+ private:
+  void progress(uint64_t done, uint64_t total, const std::string& stage) {
+    if (options_.progress) options_.progress(done, total, stage);
+  }
+
+  Status ingestSymbols(const std::optional<ImageRecord>& existing) {
+    auto symbols = native::readSymbolTable(slice_);
+    if (!symbols) return symbols.error();
+    symbols_ = std::move(*symbols);
+    std::vector<native::SymbolEntry> methods = native::readObjcMethods(slice_);
+    bool has_objc = !methods.empty();
+    std::vector<native::SymbolEntry> merged = native::mergeObjcMethods(symbols_, std::move(methods));
+    if (merged.empty()) return Status::ok();
+    if (existing && existing->has_symbols && existing->symbols > merged.size()) {
+      report_.warnings.push_back(slice_.source + ": kept the larger symbol table stored earlier "
+                                                 "for " + slice_.debug_id);
+      return Status::ok();
+    }
+    RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('S', id_), recordsEnd('S', id_)));
+    for (size_t first = 0; first < merged.size(); first += kSymbolsPerChunk) {
+      size_t last = std::min(merged.size(), first + kSymbolsPerChunk);
+      SymbolChunk chunk;
+      chunk.begin = merged[first].address;
+      chunk.next_chunk = last < merged.size() ? merged[last].address : 0;
+      for (size_t i = first; i < last; ++i) {
+        chunk.symbols.push_back({merged[i].address, merged[i].size,
+                                 static_cast<uint8_t>(merged[i].source),
+                                 native::demangleName(merged[i].name)});
+      }
+      RESTACK_RETURN_IF_ERROR(writer_.put(symbolKey(id_, chunk.begin), encodeSymbolChunk(chunk)));
+    }
+    image_.has_symbols = true;
+    image_.symbols = merged.size();
+    image_.has_objc = has_objc;
+    return Status::ok();
+  }
+
+  Status ingestDwarf() {
+    RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('F', id_), recordsEnd('F', id_)));
+    RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('T', id_), recordsEnd('T', id_)));
+    StringTable strings(writer_, id_);
+    uint64_t functions = 0;
+    native::DwarfWalkOptions walk;
+    walk.warnings = &report_.warnings;
+    std::string stage = "dwarf " + slice_.module + " (" + slice_.arch + ")";
+    walk.progress = [this, &stage](uint64_t done, uint64_t total) { progress(done, total, stage); };
+    std::vector<uint32_t> file_ids;
+    Status status = native::walkDwarf(slice_, walk, [&](const native::CompileUnitFunctions& unit) -> Status {
+      // Files are interned lazily: a unit's table lists many headers no function uses.
+      file_ids.assign(unit.files.size(), kNoString);
+      auto fileId = [&](uint32_t index) -> Expected<uint32_t> {
+        if (index == native::kNoFile || index >= unit.files.size()) return kNoString;
+        if (file_ids[index] == kNoString) {
+          auto id = strings.intern(unit.files[index]);
+          if (!id) return id;
+          file_ids[index] = *id;
+        }
+        return file_ids[index];
+      };
+      for (const native::FunctionRanges& function : unit.functions) {
+        FunctionRecord record;
+        record.begin = function.begin;
+        record.end = function.end;
+        record.nodes.reserve(function.nodes.size());
+        for (const native::InlineNode& node : function.nodes) {
+          StoredNode stored;
+          stored.parent = node.parent;
+          if (!node.name.empty()) {
+            auto name = strings.internName(node.name);
+            if (!name) return name.status();
+            stored.name = *name;
+          }
+          auto call_file = fileId(node.call_file);
+          if (!call_file) return call_file.status();
+          stored.call_file = *call_file;
+          stored.call_line = node.call_line;
+          stored.call_column = node.call_column;
+          record.nodes.push_back(stored);
+        }
+        // llvm-symbolizer names the outermost frame from the symbol table when one covers it.
+        if (const native::SymbolEntry* symbol = native::findSymbol(symbols_, function.begin)) {
+          auto outer = strings.internName(symbol->name);
+          if (!outer) return outer.status();
+          if (*outer != record.nodes[0].name) record.outer_name = *outer;
+        }
+        for (const native::InlineTile& tile : function.tiles) {
+          record.tiles.push_back({tile.begin, tile.node});
+        }
+        for (const native::LineSpan& span : function.lines) {
+          auto file = fileId(span.file);
+          if (!file) return file.status();
+          record.lines.push_back({span.begin, *file, span.line, span.column});
+        }
+        RESTACK_RETURN_IF_ERROR(
+            writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
+        ++functions;
+      }
+      return Status::ok();
+    });
+    if (!status) return status.error().withContext(slice_.source);
+    RESTACK_RETURN_IF_ERROR(strings.flush());
+    image_.has_dwarf = functions > 0;
+    image_.functions = functions;
+    image_.strings = strings.count();
+    if (functions == 0) {
+      report_.warnings.push_back(slice_.source + ": DWARF describes no function with an address");
+    }
+    return Status::ok();
+  }
+
+  Status writeIndexes() {
+    if (slice_.format == native::ObjectFormat::kElf || slice_.format == native::ObjectFormat::kMachO) {
+      for (const std::string& alias : native::debugIdAliases(slice_.format, slice_.debug_id)) {
+        RESTACK_RETURN_IF_ERROR(writer_.put(aliasKey(alias), encodeAlias(id_)));
+      }
+    }
+    // (app, build, module) -> ids, for frames that print no debug id.
+    std::string key = meta_.shared ? moduleKey("", "", slice_.module)
+                                   : moduleKey(meta_.app, meta_.build_id, slice_.module);
+    auto existing = store_.get(SymbolFamily::kNative, key);
+    if (!existing) return existing.error();
+    std::vector<std::string> ids;
+    if (existing->has_value()) {
+      auto decoded = decodeIdList(**existing);
+      if (decoded) ids = std::move(*decoded);
+    }
+    if (std::find(ids.begin(), ids.end(), id_) == ids.end()) ids.push_back(id_);
+    return writer_.put(key, encodeIdList(ids));
+  }
+
+  SymbolStore& store_;
+  const UploadMeta& meta_;
+  const IngestOptions& options_;
+  IngestReport& report_;
+  const ImageSlice& slice_;
+  BatchWriter writer_;
+  std::string id_;
+  ImageRecord image_;
+  std::vector<native::SymbolEntry> symbols_;
+};
+
+}  // namespace
+
+Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta,
+                                    const UploadContent& content, const IngestOptions& options) {
+  native::NativeOpenOptions open_options;
+  open_options.display_name = content.display_name;
+  auto file = content.path.empty() ? native::NativeFile::fromBytes(content.bytes, open_options)
+                                   : native::NativeFile::open(content.path, open_options);
+  if (!file) return file.error();
+  IngestReport report;
+  report.kind = meta.kind.value_or(SymbolKind::kElf);
+  report.input_bytes = (*file)->inputBytes();
+  if (report.input_bytes > options.max_input_bytes) {
+    return tooLarge(content.display_name + ": " + std::to_string(report.input_bytes) +
+                    " bytes exceeds the ingest limit of " +
+                    std::to_string(options.max_input_bytes) + " bytes");
+  }
+  for (const ImageSlice& slice : (*file)->slices()) {
+    SliceIngest ingest(store, meta, options, report, slice);
+    RESTACK_RETURN_IF_ERROR(ingest.run());
+  }
+  return report;
 }
 
 }  // namespace restack

@@ -1,18 +1,533 @@
 #include "symbolstore/native/native_resolver.h"
 
+#include <rocksdb/iterator.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "formats/native/demangle.h"
+#include "symbolstore/native/native_records.h"
+
 namespace restack {
+namespace {
+
+using namespace native_store;
+using Clock = std::chrono::steady_clock;
+using StringBlock = std::shared_ptr<const std::vector<std::string>>;
+
+// A function record with its string ids resolved to the cached strings.
+struct DecodedNode {
+  uint32_t parent;
+  const std::string* name;
+  const std::string* call_file;
+  uint32_t call_line;
+  uint32_t call_column;
+};
+struct DecodedLine {
+  uint64_t begin;
+  const std::string* file;
+  uint32_t line;
+  uint32_t column;
+};
+struct DecodedFunction {
+  const std::string* outer_name = nullptr;
+  std::vector<DecodedNode> nodes;
+  std::vector<StoredTile> tiles;
+  std::vector<DecodedLine> lines;
+  std::vector<StringBlock> blocks;  // keeps the strings above alive
+};
+
+// A cached address interval [begin, end): a record, or (null) a known gap between records.
+struct FunctionSlot {
+  uint64_t end;
+  std::shared_ptr<const DecodedFunction> function;
+};
+struct SymbolSlot {
+  uint64_t end;
+  std::shared_ptr<const SymbolChunk> chunk;
+};
+
+struct Image {
+  std::string id;  // raw bytes
+  std::string id_hex;
+  ImageRecord info;
+  std::atomic<uint64_t> last_used{0};
+  std::atomic<size_t> bytes{0};
+  std::shared_mutex mutex;  // guards the three maps
+  std::map<uint64_t, FunctionSlot> functions;
+  std::map<uint64_t, SymbolSlot> symbols;
+  std::unordered_map<uint32_t, StringBlock> blocks;
+};
+
+template <typename Slot>
+const Slot* findSlot(const std::map<uint64_t, Slot>& slots, uint64_t address) {
+  auto it = slots.upper_bound(address);
+  if (it == slots.begin()) return nullptr;
+  --it;
+  return address < it->second.end ? &it->second : nullptr;
+}
+
+std::string hexAddress(uint64_t value) {
+  char buffer[24];
+  snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+size_t stringBytes(const std::vector<std::string>& strings) {
+  size_t total = sizeof(strings) + strings.size() * sizeof(std::string);
+  for (const std::string& text : strings) total += text.capacity() > 15 ? text.capacity() : 0;
+  return total;
+}
+
+}  // namespace
 
 struct NativeResolver::Impl {
   SymbolStore& store;
+  NativeResolverOptions options;
+  std::shared_mutex mutex;  // guards the maps below (not the images' contents)
+  std::unordered_map<std::string, std::shared_ptr<Image>> images;  // hex id or alias -> image
+  std::unordered_map<std::string, Clock::time_point> missing;      // hex id -> retry after
+  struct ModuleEntry {
+    std::vector<std::string> ids;  // hex
+    Clock::time_point expires;     // when `ids` is empty
+  };
+  std::unordered_map<std::string, ModuleEntry> modules;  // moduleKey -> ids
+  std::atomic<uint64_t> clock{0};
+  std::atomic<size_t> total_bytes{0};
+
+  Impl(SymbolStore& s, const NativeResolverOptions& o) : store(s), options(o) {}
+
+  // ---- images
+
+  Expected<std::shared_ptr<Image>> imageById(const std::string& hex) {
+    {
+      std::shared_lock lock(mutex);
+      auto found = images.find(hex);
+      if (found != images.end()) return found->second;
+      auto absent = missing.find(hex);
+      if (absent != missing.end() && Clock::now() < absent->second) {
+        return std::shared_ptr<Image>();
+      }
+    }
+    std::string id = hexToBytes(hex);
+    std::optional<std::string> value;
+    if (!id.empty()) {
+      auto record = store.get(SymbolFamily::kNative, imageKey(id));
+      if (!record) return record.error();
+      value = std::move(*record);
+    }
+    if (!value) {
+      auto alias = store.get(SymbolFamily::kNative, aliasKey(hex));
+      if (!alias) return alias.error();
+      if (alias->has_value()) {
+        auto canonical = decodeAlias(**alias);
+        if (canonical) {
+          id = std::move(*canonical);
+          auto record = store.get(SymbolFamily::kNative, imageKey(id));
+          if (!record) return record.error();
+          value = std::move(*record);
+        }
+      }
+    }
+    std::unique_lock lock(mutex);
+    if (!value) {
+      missing[hex] = Clock::now() + std::chrono::milliseconds(options.missing_ttl_ms);
+      return std::shared_ptr<Image>();
+    }
+    auto info = decodeImage(*value);
+    if (!info) return info.error().withContext("image " + hex);
+    std::string canonical_hex = bytesToHex(id);
+    auto existing = images.find(canonical_hex);
+    std::shared_ptr<Image> image;
+    if (existing != images.end()) {
+      image = existing->second;
+    } else {
+      image = std::make_shared<Image>();
+      image->id = id;
+      image->id_hex = canonical_hex;
+      image->info = std::move(*info);
+      images[canonical_hex] = image;
+    }
+    images[hex] = image;
+    missing.erase(hex);
+    return image;
+  }
+
+  Expected<std::vector<std::string>> idsForModule(const EventScope& scope,
+                                                  const std::string& module) {
+    std::string key = moduleKey(scope.app, scope.build_id, module);
+    {
+      std::shared_lock lock(mutex);
+      auto found = modules.find(key);
+      if (found != modules.end() &&
+          (!found->second.ids.empty() || Clock::now() < found->second.expires)) {
+        return found->second.ids;
+      }
+    }
+    std::vector<std::string> ids;
+    for (const std::string& candidate : {key, moduleKey("", "", module)}) {
+      auto value = store.get(SymbolFamily::kNative, candidate);
+      if (!value) return value.error();
+      if (!value->has_value()) continue;
+      auto decoded = decodeIdList(**value);
+      if (!decoded) continue;
+      for (const std::string& id : *decoded) ids.push_back(bytesToHex(id));
+      if (!ids.empty()) break;  // the app's own upload wins over a shared image of that name
+    }
+    std::unique_lock lock(mutex);
+    modules[key] = {ids, Clock::now() + std::chrono::milliseconds(options.missing_ttl_ms)};
+    return ids;
+  }
+
+  // ---- strings
+
+  Expected<StringBlock> block(Image& image, uint32_t index) {
+    {
+      std::shared_lock lock(image.mutex);
+      auto found = image.blocks.find(index);
+      if (found != image.blocks.end()) return found->second;
+    }
+    auto value = store.get(SymbolFamily::kNative, stringBlockKey(image.id, index));
+    if (!value) return value.error();
+    std::vector<std::string> strings;
+    if (value->has_value()) {
+      auto decoded = decodeStringBlock(**value);
+      if (!decoded) return decoded.error().withContext("image " + image.id_hex);
+      strings = std::move(*decoded);
+    }
+    auto shared = std::make_shared<const std::vector<std::string>>(std::move(strings));
+    std::unique_lock lock(image.mutex);
+    auto [it, inserted] = image.blocks.emplace(index, shared);
+    if (inserted) account(image, stringBytes(*shared));
+    return it->second;
+  }
+
+  Expected<const std::string*> string(Image& image, uint32_t id,
+                                      std::vector<StringBlock>& keep) {
+    if (id == kNoString) return static_cast<const std::string*>(nullptr);
+    auto strings = block(image, id / kStringsPerBlock);
+    if (!strings) return strings.error();
+    uint32_t offset = id % kStringsPerBlock;
+    if (offset >= (*strings)->size()) return static_cast<const std::string*>(nullptr);
+    if (std::find(keep.begin(), keep.end(), *strings) == keep.end()) keep.push_back(*strings);
+    return &(**strings)[offset];
+  }
+
+  Expected<std::shared_ptr<const DecodedFunction>> decode(Image& image,
+                                                          const FunctionRecord& record) {
+    auto decoded = std::make_shared<DecodedFunction>();
+    auto outer = string(image, record.outer_name, decoded->blocks);
+    if (!outer) return outer.error();
+    decoded->outer_name = *outer;
+    decoded->nodes.reserve(record.nodes.size());
+    for (const StoredNode& node : record.nodes) {
+      auto name = string(image, node.name, decoded->blocks);
+      if (!name) return name.error();
+      auto file = string(image, node.call_file, decoded->blocks);
+      if (!file) return file.error();
+      decoded->nodes.push_back({node.parent, *name, *file, node.call_line, node.call_column});
+    }
+    decoded->tiles = record.tiles;
+    decoded->lines.reserve(record.lines.size());
+    for (const StoredLine& line : record.lines) {
+      auto file = string(image, line.file, decoded->blocks);
+      if (!file) return file.error();
+      decoded->lines.push_back({line.begin, *file, line.line, line.column});
+    }
+    return std::shared_ptr<const DecodedFunction>(std::move(decoded));
+  }
+
+  // ---- records
+
+  Status storeError(const rocksdb::Status& status) {
+    return ioError("symbol store " + store.options().path + ": read failed: " + status.ToString());
+  }
+
+  // Loads the function record covering `address`, or the gap around it, into the image's cache.
+  Status loadFunction(Image& image, uint64_t address) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kNative)));
+    it->SeekForPrev(functionKey(image.id, address));
+    if (!it->Valid() && !it->status().ok()) return storeError(it->status());
+    uint64_t gap_begin = 0;
+    if (it->Valid()) {
+      auto begin = addressOfKey('F', image.id, it->key().ToStringView());
+      if (begin) {
+        auto record = decodeFunction(*begin, it->value().ToStringView());
+        if (!record) return record.error().withContext("image " + image.id_hex);
+        if (address < record->end) {
+          auto decoded = decode(image, *record);
+          if (!decoded) return decoded.error();
+          size_t bytes = sizeof(DecodedFunction) + 64 +
+                         (*decoded)->nodes.size() * sizeof(DecodedNode) +
+                         (*decoded)->tiles.size() * sizeof(StoredTile) +
+                         (*decoded)->lines.size() * sizeof(DecodedLine);
+          std::unique_lock lock(image.mutex);
+          if (image.functions.emplace(*begin, FunctionSlot{record->end, *decoded}).second) {
+            account(image, bytes);
+          }
+          return Status::ok();
+        }
+        gap_begin = record->end;
+      }
+    }
+    it->Seek(functionKey(image.id, address));
+    if (!it->Valid() && !it->status().ok()) return storeError(it->status());
+    uint64_t gap_end = UINT64_MAX;
+    if (it->Valid()) {
+      if (auto next = addressOfKey('F', image.id, it->key().ToStringView())) gap_end = *next;
+    }
+    if (gap_end <= address) gap_end = address + 1;  // a corrupt empty record: remember this spot
+    std::unique_lock lock(image.mutex);
+    if (image.functions.emplace(gap_begin, FunctionSlot{gap_end, nullptr}).second) {
+      account(image, 64);
+    }
+    return Status::ok();
+  }
+
+  Status loadSymbols(Image& image, uint64_t address) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kNative)));
+    it->SeekForPrev(symbolKey(image.id, address));
+    if (!it->Valid() && !it->status().ok()) return storeError(it->status());
+    if (it->Valid()) {
+      if (auto begin = addressOfKey('S', image.id, it->key().ToStringView())) {
+        auto chunk = decodeSymbolChunk(*begin, it->value().ToStringView());
+        if (!chunk) return chunk.error().withContext("image " + image.id_hex);
+        uint64_t end = chunk->next_chunk == 0 ? UINT64_MAX : chunk->next_chunk;
+        size_t bytes = sizeof(SymbolChunk) + 64;
+        for (const StoredSymbol& symbol : chunk->symbols) {
+          bytes += sizeof(StoredSymbol) + symbol.name.capacity();
+        }
+        auto shared = std::make_shared<const SymbolChunk>(std::move(*chunk));
+        std::unique_lock lock(image.mutex);
+        if (image.symbols.emplace(*begin, SymbolSlot{end, shared}).second) account(image, bytes);
+        return Status::ok();
+      }
+    }
+    // Below the first chunk.
+    it->Seek(symbolKey(image.id, 0));
+    if (!it->Valid() && !it->status().ok()) return storeError(it->status());
+    uint64_t gap_end = UINT64_MAX;
+    if (it->Valid()) {
+      if (auto first = addressOfKey('S', image.id, it->key().ToStringView())) gap_end = *first;
+    }
+    if (gap_end <= address) gap_end = address + 1;
+    std::unique_lock lock(image.mutex);
+    if (image.symbols.emplace(0, SymbolSlot{gap_end, nullptr}).second) account(image, 64);
+    return Status::ok();
+  }
+
+  // ---- lookups in one image
+
+  Expected<FrameLookup> lookupInImage(Image& image, const stack::NativeFrameLine& frame,
+                                      uint64_t address) {
+    image.last_used.store(clock.fetch_add(1, std::memory_order_relaxed),
+                          std::memory_order_relaxed);
+    if (image.info.has_dwarf) {
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        std::shared_ptr<const DecodedFunction> function;
+        bool known = false;
+        {
+          std::shared_lock lock(image.mutex);
+          if (const FunctionSlot* slot = findSlot(image.functions, address)) {
+            known = true;
+            function = slot->function;
+          }
+        }
+        if (known) {
+          if (function) return restoreDwarf(image, frame, *function, address);
+          break;
+        }
+        RESTACK_RETURN_IF_ERROR(loadFunction(image, address));
+      }
+    }
+    if (image.info.has_symbols) {
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        std::shared_ptr<const SymbolChunk> chunk;
+        bool known = false;
+        {
+          std::shared_lock lock(image.mutex);
+          if (const SymbolSlot* slot = findSlot(image.symbols, address)) {
+            known = true;
+            chunk = slot->chunk;
+          }
+        }
+        if (known) {
+          if (chunk) {
+            if (auto restored = restoreSymbol(image, frame, *chunk, address)) return *restored;
+          }
+          break;
+        }
+        RESTACK_RETURN_IF_ERROR(loadSymbols(image, address));
+      }
+    }
+    return FrameLookup::notFound(hexAddress(address) + " is outside every function and symbol of " +
+                                 image.info.module + " (" + image.id_hex + ")");
+  }
+
+  void describe(const Image& image, const stack::NativeFrameLine& frame, SymbolizedFrame& out) {
+    out.module = image.info.module.empty() ? frame.module : image.info.module;
+    out.in_app = !image.info.shared;
+  }
+
+  FrameLookup restoreDwarf(const Image& image, const stack::NativeFrameLine& frame,
+                           const DecodedFunction& function, uint64_t address) {
+    FrameLookup result;
+    result.status = FrameStatus::kSymbolicated;
+    result.tier = "dwarf";
+    auto tile = std::upper_bound(function.tiles.begin(), function.tiles.end(), address,
+                                 [](uint64_t a, const StoredTile& t) { return a < t.begin; });
+    uint32_t node = tile == function.tiles.begin() ? 0 : std::prev(tile)->node;
+    auto line = std::upper_bound(function.lines.begin(), function.lines.end(), address,
+                                 [](uint64_t a, const DecodedLine& l) { return a < l.begin; });
+    SymbolizedFrame innermost;
+    describe(image, frame, innermost);
+    if (line != function.lines.begin()) {
+      const DecodedLine& span = *std::prev(line);
+      if (span.file) innermost.file = *span.file;
+      innermost.line = span.line;
+      innermost.column = span.column;
+    }
+    const DecodedNode* current = &function.nodes[node];
+    if (current->name) innermost.function = *current->name;
+    result.frames.push_back(std::move(innermost));
+    while (current->parent != UINT32_MAX) {
+      const DecodedNode* caller = &function.nodes[current->parent];
+      SymbolizedFrame outer;
+      describe(image, frame, outer);
+      if (caller->name) outer.function = *caller->name;
+      if (current->call_file) outer.file = *current->call_file;
+      outer.line = current->call_line;
+      outer.column = current->call_column;
+      result.frames.back().inlined = true;
+      result.frames.push_back(std::move(outer));
+      current = caller;
+    }
+    if (function.outer_name) result.frames.back().function = *function.outer_name;
+    for (const SymbolizedFrame& restored : result.frames) {
+      if (native::isSwiftMangled(restored.function)) {
+        result.note = "swift name left mangled (no Swift demangler; use `swift demangle`)";
+        break;
+      }
+    }
+    return result;
+  }
+
+  std::optional<FrameLookup> restoreSymbol(const Image& image, const stack::NativeFrameLine& frame,
+                                           const SymbolChunk& chunk, uint64_t address) {
+    auto it = std::upper_bound(chunk.symbols.begin(), chunk.symbols.end(), address,
+                               [](uint64_t a, const StoredSymbol& s) { return a < s.begin; });
+    if (it == chunk.symbols.begin()) return std::nullopt;
+    const StoredSymbol& symbol = *std::prev(it);
+    if (symbol.size != 0 && address - symbol.begin >= symbol.size) return std::nullopt;
+    FrameLookup result;
+    result.status = FrameStatus::kSymbolicated;
+    result.tier = symbol.source == 1 ? "objc" : "symtab";
+    SymbolizedFrame restored;
+    describe(image, frame, restored);
+    restored.function = symbol.name;
+    restored.symbol_offset = address - symbol.begin;
+    if (native::isSwiftMangled(restored.function)) {
+      result.note = "swift name left mangled (no Swift demangler; use `swift demangle`)";
+    }
+    result.frames.push_back(std::move(restored));
+    return result;
+  }
+
+  // ---- cache bound
+
+  void account(Image& image, size_t bytes) {
+    image.bytes.fetch_add(bytes, std::memory_order_relaxed);
+    size_t total = total_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    if (total > options.cache_bytes) evict(&image);
+  }
+
+  // Drops least recently used images until the cache is at 3/4 of its bound. `keep` (the image
+  // being filled) goes last; callers hold it through a shared_ptr, so dropping it is safe.
+  void evict(const Image* keep) {
+    std::unique_lock lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return;  // another thread is evicting (or loading); next time
+    std::vector<std::shared_ptr<Image>> distinct;
+    for (const auto& [key, image] : images) {
+      if (image->id_hex == key) distinct.push_back(image);
+    }
+    std::sort(distinct.begin(), distinct.end(), [keep](const auto& a, const auto& b) {
+      if ((a.get() == keep) != (b.get() == keep)) return b.get() == keep;
+      return a->last_used.load() < b->last_used.load();
+    });
+    size_t target = options.cache_bytes / 4 * 3;
+    for (const auto& image : distinct) {
+      if (total_bytes.load() <= target) break;
+      dropLocked(*image);
+    }
+  }
+
+  void dropLocked(Image& image) {
+    for (auto it = images.begin(); it != images.end();) {
+      it = it->second.get() == &image ? images.erase(it) : std::next(it);
+    }
+    total_bytes.fetch_sub(image.bytes.exchange(0), std::memory_order_relaxed);
+  }
 };
 
-NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions&)
-    : impl_(new Impl{store}) {}
+NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions& options)
+    : impl_(new Impl(store, options)) {}
 NativeResolver::~NativeResolver() = default;
 
-Expected<FrameLookup> NativeResolver::lookup(const EventScope&, const stack::NativeFrameLine& frame,
-                                             uint64_t) {
-  return FrameLookup::missing(frame.debug_id.empty() ? frame.module : frame.debug_id);
+Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope,
+                                             const stack::NativeFrameLine& frame,
+                                             uint64_t lookup_address) {
+  if (!frame.debug_id.empty()) {
+    auto image = impl_->imageById(frame.debug_id);
+    if (!image) return image.error();
+    if (!*image) return FrameLookup::missing(frame.debug_id);
+    return impl_->lookupInImage(**image, frame, lookup_address);
+  }
+  if (frame.module.empty()) return FrameLookup::missing("");
+  auto ids = impl_->idsForModule(scope, frame.module);
+  if (!ids) return ids.error();
+  std::optional<FrameLookup> first;
+  for (const std::string& id : *ids) {
+    auto image = impl_->imageById(id);
+    if (!image) return image.error();
+    if (!*image) continue;
+    auto result = impl_->lookupInImage(**image, frame, lookup_address);
+    if (!result) return result.error();
+    if (result->status == FrameStatus::kSymbolicated) return result;
+    if (!first) first = std::move(*result);
+  }
+  if (first) return std::move(*first);
+  return FrameLookup::missing(frame.module);
 }
+
+void NativeResolver::forget(std::string_view debug_id) {
+  std::unique_lock lock(impl_->mutex);
+  std::string hex(debug_id);
+  impl_->missing.erase(hex);
+  impl_->modules.clear();
+  auto found = impl_->images.find(hex);
+  if (found != impl_->images.end()) {
+    std::shared_ptr<Image> image = found->second;
+    impl_->dropLocked(*image);
+  }
+  // Aliases of ids never seen may be cached as missing under another spelling.
+  impl_->missing.clear();
+}
+
+void NativeResolver::clear() {
+  std::unique_lock lock(impl_->mutex);
+  impl_->images.clear();
+  impl_->missing.clear();
+  impl_->modules.clear();
+  impl_->total_bytes.store(0);
+}
+
+size_t NativeResolver::cachedBytes() const { return impl_->total_bytes.load(); }
 
 }  // namespace restack

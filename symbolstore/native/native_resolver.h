@@ -1,7 +1,22 @@
 // Native lookups (iOS images, Android .so): debug id + address -> function, file, line, inlines.
+//
+// Reads the records of symbolstore/native/native_records.h. Decoded records are kept in memory
+// per image (function records, symbol chunks and the strings they use, plus the gaps between
+// records, so a miss is answered from memory too); RocksDB is only read the first time an
+// address range of an image is needed. The cache is bounded by `cache_bytes` and evicts whole
+// images, least recently used first. Safe to call from several threads at once.
+//
+// Which image a frame means:
+//   - frames with a debug id: the image with that id, or with that id as an alias (the 16-byte
+//     prefix or the Breakpad form of an ELF build id, see native_object.h);
+//   - frames without one (Apple crash report lines, tombstones without BuildId): the images the
+//     event's app and build uploaded under that module name, then shared images of that name;
+//     when several match (the slices of a fat file) the first that covers the address answers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "formats/common/status.h"
 #include "formats/stack/stack_line.h"
@@ -13,6 +28,10 @@ namespace restack {
 struct NativeResolverOptions {
   // Decoded records kept in memory in front of RocksDB. Default 512 MiB.
   size_t cache_bytes = 512u << 20;
+  // How long "no symbols uploaded for this debug id / module" is remembered before the store is
+  // asked again (a later upload becomes visible after at most this long; `forget` makes it
+  // immediate). Default 10 s.
+  uint32_t missing_ttl_ms = 10'000;
 };
 
 class NativeResolver {
@@ -24,6 +43,13 @@ class NativeResolver {
   // and "not covered" are statuses of the lookup.
   Expected<FrameLookup> lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
                                uint64_t lookup_address);
+
+  // Drops everything cached about these debug ids (call after ingesting them) …
+  void forget(std::string_view debug_id);
+  // … or about every image.
+  void clear();
+  // Bytes of decoded records currently cached (approximate).
+  size_t cachedBytes() const;
 
  private:
   struct Impl;

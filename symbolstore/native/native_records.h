@@ -1,0 +1,155 @@
+// Records of the `native` column family: native images (iOS Mach-O/dSYM, Android ELF) turned
+// into lookup records at ingest. Format version 1 (first byte of every value).
+//
+// Keys (id = the debug id as raw bytes: 16 for a Mach-O UUID, usually 20 for a GNU build id;
+// addresses relative to the image base, big endian so that keys sort by address):
+//
+//   'I' id                                 ImageRecord: what the image is, which tiers it has
+//   'A' <alias hex>                        canonical debug id (raw bytes) of an alias form
+//   'N' app 00 build 00 module             debug ids of the images named `module` in that build
+//                                          (app and build empty for shared images)
+//   'F' u8 len id u64 begin                FunctionRecord: one function's address range, inline
+//                                          tree and line spans (DWARF tier)
+//   'S' u8 len id u64 begin                SymbolChunk: up to 128 symbol-table / Objective-C
+//                                          entries starting at `begin` (symtab and objc tiers)
+//   'T' u8 len id u32 block                StringBlock: strings block*64 … block*64+63 used by
+//                                          the image's FunctionRecords (names and file paths,
+//                                          deduplicated per image, demangled)
+//
+// Values (varint = LEB128 unsigned; zigzag for signed; str = varint length + bytes; ids in
+// FunctionRecords are "string id + 1", 0 meaning none):
+//
+//   ImageRecord   u8 version, u8 format (1 macho, 2 elf), u8 flags (1 shared, 2 dwarf,
+//                 4 symbols, 8 objc), varint image_base, varint functions, varint symbols,
+//                 varint strings, str arch, str module, str app, str build_id
+//   FunctionRecord u8 version, varint size, varint outer_name+1,
+//                 varint nodes  { varint parent+1, varint name+1, varint call_file+1,
+//                                 varint call_line, varint call_column }  (parent < own index)
+//                 varint tiles  { varint begin delta, varint node }       (first delta from begin)
+//                 varint lines  { varint begin delta, varint file+1, zigzag line delta,
+//                                 varint column }
+//   SymbolChunk   u8 version, varint next_chunk_delta (0: last chunk), varint count,
+//                 { varint begin delta, varint size, u8 source (0 symtab, 1 objc), str name }
+//   StringBlock   u8 version, varint count, { str }
+//   alias / module values: u8 version, then the raw id / { str id }…
+//
+// Worked example: ELF build id ba78e30f…1b190011aabb; function main at 0x10d00..0x10d80 that
+// inlined helper() (a.c:3) at 0x10d10..0x10d20 called from a.c:9:5; strings 0 "main",
+// 1 "/src/a.c", 2 "helper":
+//   key   'F' 14 ba78…aabb 00 00 00 00 00 01 0d 00
+//   value 01 | 80 01 (size 0x80) | 00 (no symtab override)
+//         | 02 nodes: {00 01 00 00 00} {01 03 02 09 05}
+//         | 03 tiles: {00 00} {10 01} {10 00}
+//         | 03 lines: {00 02 10 03} (a.c:8:3) {10 02 09 0a}(a.c:3:10) {10 02 0e 01}(a.c:10:1)
+//   lookup 0x10d14 -> tile {0x10d10 node 1}, line a.c:3:10:
+//         helper a.c:3:10 (inlined), then main a.c:9:5.
+//
+// Uploads sharing a debug id merge (a stripped .so and its separate debug file): the DWARF tier
+// of the latest upload with DWARF replaces any earlier one ('F' and 'T' of the id are rewritten);
+// the symbol tier is replaced only by a symbol table at least as large as the stored one, so a
+// .dynsym-only stripped library never hides the full .symtab of its debug file. Lookups try
+// DWARF first, then the symbol tier.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/native/native_object.h"
+
+namespace restack::native_store {
+
+inline constexpr uint8_t kRecordVersion = 1;
+inline constexpr uint32_t kNoString = UINT32_MAX;
+inline constexpr uint32_t kStringsPerBlock = 64;
+inline constexpr size_t kSymbolsPerChunk = 128;
+
+// ---- keys
+std::string hexToBytes(std::string_view hex);  // "" when not even-length hex
+std::string bytesToHex(std::string_view bytes);
+std::string imageKey(std::string_view id);
+std::string aliasKey(std::string_view alias_hex);
+std::string moduleKey(std::string_view app, std::string_view build, std::string_view module);
+std::string functionKey(std::string_view id, uint64_t address);
+std::string symbolKey(std::string_view id, uint64_t address);
+std::string stringBlockKey(std::string_view id, uint32_t block);
+// [first, last) key bounds of one id's records of type 'F', 'S' or 'T'.
+std::string recordsBegin(char type, std::string_view id);
+std::string recordsEnd(char type, std::string_view id);
+// Address of an 'F' or 'S' key of `id`; std::nullopt for keys of another id or type.
+std::optional<uint64_t> addressOfKey(char type, std::string_view id, std::string_view key);
+
+// ---- values
+struct ImageRecord {
+  native::ObjectFormat format = native::ObjectFormat::kElf;
+  bool shared = false;
+  bool has_dwarf = false;
+  bool has_symbols = false;
+  bool has_objc = false;
+  uint64_t image_base = 0;
+  uint64_t functions = 0;
+  uint64_t symbols = 0;
+  uint64_t strings = 0;
+  std::string arch;
+  std::string module;
+  std::string app;
+  std::string build_id;
+};
+std::string encodeImage(const ImageRecord& image);
+Expected<ImageRecord> decodeImage(std::string_view value);
+
+struct StoredNode {
+  uint32_t parent = UINT32_MAX;  // UINT32_MAX for the subprogram
+  uint32_t name = kNoString;
+  uint32_t call_file = kNoString;
+  uint32_t call_line = 0;
+  uint32_t call_column = 0;
+};
+struct StoredTile {
+  uint64_t begin = 0;
+  uint32_t node = 0;
+};
+struct StoredLine {
+  uint64_t begin = 0;
+  uint32_t file = kNoString;
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+struct FunctionRecord {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint32_t outer_name = kNoString;  // symbol-table name of the outermost frame, when it differs
+  std::vector<StoredNode> nodes;
+  std::vector<StoredTile> tiles;
+  std::vector<StoredLine> lines;
+};
+std::string encodeFunction(const FunctionRecord& function);
+// `begin` comes from the key. Rejects records whose indices or ranges do not hold together.
+Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value);
+
+struct StoredSymbol {
+  uint64_t begin = 0;
+  uint64_t size = 0;  // 0: up to the next entry / chunk end
+  uint8_t source = 0;  // 0 symtab, 1 objc
+  std::string name;    // demangled
+};
+struct SymbolChunk {
+  uint64_t begin = 0;
+  uint64_t next_chunk = 0;  // begin of the next chunk; 0 when this is the last chunk
+  std::vector<StoredSymbol> symbols;
+};
+std::string encodeSymbolChunk(const SymbolChunk& chunk);
+Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value);
+
+std::string encodeStringBlock(const std::vector<std::string>& strings);
+Expected<std::vector<std::string>> decodeStringBlock(std::string_view value);
+
+std::string encodeIdList(const std::vector<std::string>& ids);
+Expected<std::vector<std::string>> decodeIdList(std::string_view value);
+std::string encodeAlias(std::string_view id);
+Expected<std::string> decodeAlias(std::string_view value);
+
+}  // namespace restack::native_store

@@ -1,0 +1,554 @@
+// Native symbolication on binaries built at test time (aarch64 ELF for Android, arm64/x86_64
+// Mach-O + dSYM for iOS), every restored frame compared with llvm-symbolizer-19 --inlines on the
+// same file and address. Needs clang-19, lld-19 and llvm-19 (scripts/setup.sh).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "formats/stack/stack_line.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/native/native_resolver.h"
+#include "tests/native/native_test_support.h"
+#include "tests/native/test_sources.h"
+
+namespace restack::native_test {
+namespace {
+
+const char* kAndroid = "clang-19 --target=aarch64-linux-android24 -fPIC -ffreestanding -nostdlibinc";
+
+bool haveTools() {
+  for (const char* tool : {"clang-19", "ld.lld-19", "ld64.lld-19", "dsymutil-19", "llvm-lipo-19",
+                           "llvm-symbolizer-19", "llvm-objcopy-19", "llvm-strip-19"}) {
+    if (!requireTool(tool)) return false;
+  }
+  return true;
+}
+
+std::string debugIdOf(const IngestReport& report, size_t index = 0) {
+  return index < report.ids.size() ? report.ids[index] : "";
+}
+
+Expected<IngestReport> ingestPath(SymbolStore& store, const std::string& path, SymbolKind kind,
+                                  const std::string& app = "demo", const std::string& build = "1.0",
+                                  bool shared = false) {
+  UploadMeta meta;
+  meta.kind = kind;
+  meta.app = app;
+  meta.build_id = build;
+  meta.shared = shared;
+  UploadContent content;
+  content.path = path;
+  content.display_name = std::filesystem::path(path).filename().string();
+  return ingestNative(store, meta, content, IngestOptions{});
+}
+
+std::string describe(const std::vector<OracleFrame>& frames) {
+  std::ostringstream out;
+  for (const auto& f : frames) out << "[" << f.function << " " << f.file << ":" << f.line << ":" << f.column << "] ";
+  return out.str();
+}
+
+std::string describe(const FrameLookup& lookup) {
+  std::ostringstream out;
+  out << frameStatusName(lookup.status) << " " << lookup.tier << " ";
+  for (const auto& f : lookup.frames) {
+    out << "[" << f.function << " " << f.file << ":" << f.line << ":" << f.column
+        << (f.inlined ? " inlined" : "") << "] ";
+  }
+  return out.str();
+}
+
+struct Comparison {
+  size_t addresses = 0;
+  size_t restored = 0;
+  size_t with_inlines = 0;
+  size_t max_depth = 0;
+  size_t mismatches = 0;
+  std::map<std::string, size_t> tiers;
+};
+
+enum class Expect { kFullFrames, kFunctionOnly };
+
+// Looks up every `step`-th address of `range` in Restack and in llvm-symbolizer (on `oracle`) and
+// compares every frame. `image_base` is subtracted for Restack (iOS frames carry offsets).
+Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id,
+                           const std::string& module, const std::string& oracle, CodeRange range,
+                           uint64_t image_base, uint64_t step, Expect expect,
+                           const std::string& oracle_arguments = "") {
+  Comparison result;
+  std::vector<uint64_t> addresses;
+  for (uint64_t a = range.begin; a < range.end; a += step) addresses.push_back(a);
+  auto answers = symbolizeWithLlvm(oracle, addresses, oracle_arguments);
+  if (answers.size() != addresses.size()) return result;
+  stack::NativeFrameLine frame;
+  frame.debug_id = debug_id;
+  frame.module = module;
+  EventScope scope{"demo", "1.0", "android", ""};
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const auto& expected = answers[i];
+    auto lookup = resolver.lookup(scope, frame, addresses[i] - image_base);
+    ++result.addresses;
+    if (!lookup) {
+      ADD_FAILURE() << lookup.error().describe();
+      return result;
+    }
+    bool oracle_knows = !expected.empty() && !expected[0].function.empty();
+    bool same = true;
+    if (!oracle_knows) {
+      same = lookup->status != FrameStatus::kSymbolicated;
+    } else if (lookup->status != FrameStatus::kSymbolicated) {
+      same = false;
+    } else if (expect == Expect::kFunctionOnly) {
+      same = lookup->frames.back().function == expected.back().function;
+    } else {
+      same = lookup->frames.size() == expected.size();
+      for (size_t f = 0; same && f < expected.size(); ++f) {
+        const SymbolizedFrame& got = lookup->frames[f];
+        same = got.function == expected[f].function && got.file == expected[f].file &&
+               got.line == expected[f].line && got.column == expected[f].column &&
+               got.inlined == (f + 1 < expected.size()) && got.module == module;
+      }
+    }
+    if (lookup->status == FrameStatus::kSymbolicated) {
+      ++result.restored;
+      ++result.tiers[lookup->tier];
+      if (lookup->frames.size() > 1) ++result.with_inlines;
+      result.max_depth = std::max(result.max_depth, lookup->frames.size());
+    }
+    if (!same) {
+      if (++result.mismatches <= 8) {
+        char address[32];
+        snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(addresses[i]));
+        ADD_FAILURE() << module << " " << address << "\n  llvm-symbolizer: " << describe(expected)
+                      << "\n  restack:         " << describe(*lookup);
+      }
+    }
+  }
+  EXPECT_EQ(result.mismatches, 0u) << "of " << result.addresses << " addresses";
+  printf("  %s: %zu addresses, %zu restored (dwarf %zu, symtab %zu, objc %zu), %zu with inlines, "
+         "deepest %zu frames, %zu mismatches\n",
+         module.c_str(), result.addresses, result.restored, result.tiers["dwarf"],
+         result.tiers["symtab"], result.tiers["objc"], result.with_inlines, result.max_depth,
+         result.mismatches);
+  return result;
+}
+
+class NativeToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!haveTools()) GTEST_SKIP() << "tools missing (reported as failure above)";
+  }
+  TempDir work;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Android: aarch64 ELF shared objects
+
+std::string buildAndroidLibrary(const TempDir& dir, const std::string& name,
+                                const std::string& flags) {
+  writeFile(dir.file("shapes.cc"), kCxxSource);
+  writeFile(dir.file("blend.c"), kCSource);
+  std::string so = dir.file(name);
+  if (!runOrFail(std::string(kAndroid) + " " + flags + " -O2 -c " + dir.file("shapes.cc") +
+                 " -o " + dir.file("shapes.o")) ||
+      !runOrFail(std::string(kAndroid) + " " + flags + " -O3 -c " + dir.file("blend.c") + " -o " +
+                 dir.file("blend.o")) ||
+      !runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                 dir.file("shapes.o") + " " + dir.file("blend.o") + " -o " + so)) {
+    return "";
+  }
+  return so;
+}
+
+TEST_F(NativeToolsTest, ElfDwarf5EveryAddressMatchesLlvmSymbolizer) {
+  std::string so = buildAndroidLibrary(work, "libshapes.so", "-g");
+  ASSERT_FALSE(so.empty());
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 1u);
+  NativeResolver resolver(*store.store, {});
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "libshapes.so", so, codeRange(so), 0,
+                                4, Expect::kFullFrames);
+  EXPECT_GT(result.addresses, 100u);
+  EXPECT_GT(result.with_inlines, 10u) << "the sources should inline at -O2/-O3";
+  EXPECT_GE(result.max_depth, 3u);
+  EXPECT_EQ(result.tiers["dwarf"], result.restored - result.tiers["symtab"]);
+}
+
+TEST_F(NativeToolsTest, ElfDwarf4WithCompressedSectionsMatchesLlvmSymbolizer) {
+  std::string so = buildAndroidLibrary(work, "libshapes4.so", "-gdwarf-4 -gz=zlib");
+  ASSERT_FALSE(so.empty());
+  ASSERT_NE(runCommand("llvm-readelf-19 -S " + so).output.find("C "), std::string::npos)
+      << "expected SHF_COMPRESSED debug sections";
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "libshapes4.so", so, codeRange(so),
+                                0, 4, Expect::kFullFrames);
+  EXPECT_GT(result.with_inlines, 10u);
+}
+
+TEST_F(NativeToolsTest, StrippedLibraryAndSeparateDebugFileMerge) {
+  std::string so = buildAndroidLibrary(work, "libsplit.so", "-g");
+  ASSERT_FALSE(so.empty());
+  std::string debug = work.file("libsplit.so.debug");
+  std::string stripped = work.file("stripped/libsplit.so");
+  std::filesystem::create_directories(work.file("stripped"));
+  ASSERT_TRUE(runOrFail("llvm-objcopy-19 --only-keep-debug " + so + " " + debug));
+  ASSERT_TRUE(runOrFail("llvm-strip-19 --strip-all " + so + " -o " + stripped));
+
+  TestStore store;
+  // 1. The stripped library alone: its .dynsym answers (symbol-table tier), like llvm-symbolizer.
+  auto first = ingestPath(*store.store, stripped, SymbolKind::kElf);
+  ASSERT_TRUE(first) << first.error().describe();
+  {
+    NativeResolver resolver(*store.store, {});
+    auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", stripped,
+                                  codeRange(stripped), 0, 4, Expect::kFunctionOnly);
+    EXPECT_GT(result.tiers["symtab"], 0u);
+    EXPECT_EQ(result.tiers["dwarf"], 0u);
+  }
+  // 2. Then its debug file, same build id: DWARF answers every frame as for the unstripped file.
+  auto second = ingestPath(*store.store, debug, SymbolKind::kElf);
+  ASSERT_TRUE(second) << second.error().describe();
+  EXPECT_EQ(debugIdOf(*first), debugIdOf(*second));
+  {
+    NativeResolver resolver(*store.store, {});
+    auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0,
+                                  4, Expect::kFullFrames);
+    EXPECT_GT(result.tiers["dwarf"], 0u);
+  }
+  // 3. Uploading the stripped file again must not replace the debug file's richer symbols.
+  auto third = ingestPath(*store.store, stripped, SymbolKind::kElf);
+  ASSERT_TRUE(third) << third.error().describe();
+  NativeResolver resolver(*store.store, {});
+  auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0,
+                                4, Expect::kFullFrames);
+  EXPECT_GT(result.tiers["dwarf"], 0u);
+}
+
+TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
+  std::string so = buildAndroidLibrary(work, "libapm.so", "-g");
+  ASSERT_FALSE(so.empty());
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf, "apm", "7.8.0");
+  ASSERT_TRUE(report) << report.error().describe();
+  std::string build_id = debugIdOf(*report);
+  ASSERT_EQ(build_id.size(), 40u);
+  std::string prefix = build_id.substr(0, 32);
+  // Breakpad: the first three GUID fields byte-swapped.
+  std::string breakpad = build_id.substr(6, 2) + build_id.substr(4, 2) + build_id.substr(2, 2) +
+                         build_id.substr(0, 2) + build_id.substr(10, 2) + build_id.substr(8, 2) +
+                         build_id.substr(14, 2) + build_id.substr(12, 2) + build_id.substr(16, 16);
+  CodeRange range = codeRange(so);
+  uint64_t pc = range.begin + 8;
+  auto oracle = symbolizeWithLlvm(so, {pc});
+  ASSERT_EQ(oracle.size(), 1u);
+  ASSERT_FALSE(oracle[0].empty());
+
+  char hex[32];
+  snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(pc));
+  std::vector<std::string> lines = {
+      "pc " + std::string(hex) + " /data/app/lib/arm64/libapm.so [arm64-v8a::" + prefix + "]",
+      "pc " + std::string(hex) + " libapm.so [arm64-v8a::" + breakpad + "]",
+      "#00 pc " + std::string(hex) + "  /data/app/lib/arm64/libapm.so (BuildId: " + build_id + ")",
+      "#00 pc " + std::string(hex) + "  /data/app/lib/arm64/libapm.so",
+  };
+  NativeResolver resolver(*store.store, {});
+  EventScope scope{"apm", "7.8.0", "android", ""};
+  for (const std::string& text : lines) {
+    stack::StackLine line = stack::parseStackLine(text);
+    ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
+    auto lookup = resolver.lookup(scope, *line.native(), line.native()->address);
+    ASSERT_TRUE(lookup) << lookup.error().describe();
+    ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << text << " -> " << describe(*lookup);
+    EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function) << text;
+    EXPECT_EQ(lookup->frames[0].line, oracle[0][0].line) << text;
+    EXPECT_EQ(lookup->frames[0].in_app, true);
+  }
+  // Another build's app never uploaded it: no debug id and unknown module -> missing symbols.
+  stack::StackLine unknown = stack::parseStackLine("#01 pc 0000000000001000  /system/lib64/libnope.so");
+  auto missing = resolver.lookup(scope, *unknown.native(), 0x1000);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
+  EXPECT_EQ(missing->missing_id, "libnope.so");
+  stack::NativeFrameLine never;
+  never.debug_id = "0123456789abcdef0123456789abcdef";
+  missing = resolver.lookup(scope, never, 0x10);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
+  EXPECT_EQ(missing->missing_id, never.debug_id);
+  // Known image, address below every function and symbol (the ELF header).
+  stack::NativeFrameLine outside;
+  outside.debug_id = build_id;
+  auto not_found = resolver.lookup(scope, outside, 0x10);
+  ASSERT_TRUE(not_found);
+  EXPECT_EQ(not_found->status, FrameStatus::kNotFound);
+}
+
+TEST_F(NativeToolsTest, SharedLibraryServesEveryApp) {
+  std::string so = buildAndroidLibrary(work, "libc_like.so", "-g");
+  ASSERT_FALSE(so.empty());
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf, "", "", /*shared=*/true);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  CodeRange range = codeRange(so);
+  for (const char* app : {"shopee", "other"}) {
+    EventScope scope{app, "9.9", "android", ""};
+    stack::NativeFrameLine with_id;
+    with_id.debug_id = debugIdOf(*report);
+    with_id.module = "libc_like.so";
+    auto lookup = resolver.lookup(scope, with_id, range.begin + 4);
+    ASSERT_TRUE(lookup);
+    ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << app;
+    EXPECT_EQ(lookup->frames[0].in_app, false);
+    stack::NativeFrameLine by_name;
+    by_name.module = "libc_like.so";
+    lookup = resolver.lookup(scope, by_name, range.begin + 4);
+    ASSERT_TRUE(lookup);
+    EXPECT_EQ(lookup->status, FrameStatus::kSymbolicated) << app << " by module name";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// iOS: arm64 Mach-O, dSYM bundles, fat files, Objective-C metadata
+
+struct IosBuild {
+  std::string binary;
+  std::string dsym;  // the .dSYM directory
+  std::string dwarf;  // the DWARF file inside it
+};
+
+IosBuild buildIosExecutable(const TempDir& dir, const std::string& name, const std::string& arch) {
+  IosBuild build;
+  writeFile(dir.file("shapes.cc"), kCxxSource);
+  writeFile(dir.file("blend.c"), kCSource);
+  writeFile(dir.file("widget.m"), kObjcSource);
+  std::string target = "clang-19 --target=" + arch + "-apple-ios14";
+  std::string objects;
+  for (auto [source, flags] : std::vector<std::pair<std::string, std::string>>{
+           {"shapes.cc", "-O2"}, {"blend.c", "-O3"}, {"widget.m", "-O2 -fobjc-runtime=ios-14"}}) {
+    std::string object = dir.file(name + "-" + arch + "-" + source + ".o");
+    if (!runOrFail(target + " -g " + flags + " -c " + dir.file(source) + " -o " + object)) {
+      return build;
+    }
+    objects += " " + object;
+  }
+  build.binary = dir.file(name);
+  if (!runOrFail(target + " -fuse-ld=lld -nostdlib -Wl,-e,_entry -Wl,-undefined,dynamic_lookup" +
+                 objects + " -o " + build.binary)) {
+    build.binary.clear();
+  }
+  return build;
+}
+
+bool makeDsym(const TempDir& dir, IosBuild& build, const std::string& name) {
+  build.dsym = dir.file(name + ".dSYM");
+  // dsymutil needs `lipo` for fat files; llvm-lipo-19 under that name, on PATH for this command.
+  std::filesystem::create_directories(dir.file("bin"));
+  std::error_code ignored;
+  std::filesystem::create_symlink("/usr/bin/llvm-lipo-19", dir.file("bin/lipo"), ignored);
+  if (!runOrFail("PATH=" + dir.file("bin") + ":$PATH dsymutil-19 " + build.binary + " -o " +
+                 build.dsym)) {
+    return false;
+  }
+  build.dwarf = build.dsym + "/Contents/Resources/DWARF/" +
+                std::filesystem::path(build.binary).filename().string();
+  return true;
+}
+
+TEST_F(NativeToolsTest, DsymOfExecutableMatchesLlvmSymbolizerWithTextVmaddr) {
+  IosBuild build = buildIosExecutable(work, "Shapes", "arm64");
+  ASSERT_FALSE(build.binary.empty());
+  ASSERT_TRUE(makeDsym(work, build, "Shapes"));
+  TestStore store;
+  auto report = ingestPath(*store.store, build.dsym, SymbolKind::kDsym);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 1u);
+  NativeResolver resolver(*store.store, {});
+  CodeRange range = codeRange(build.dwarf);
+  ASSERT_GT(range.begin, 0x100000000u) << "an executable's __TEXT starts at 4 GiB";
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "Shapes", build.dwarf, range,
+                                0x100000000, 4, Expect::kFullFrames);
+  EXPECT_GT(result.with_inlines, 10u);
+  EXPECT_GT(result.tiers["dwarf"], 100u);
+}
+
+TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {
+  IosBuild build = buildIosExecutable(work, "Bare", "arm64");
+  ASSERT_FALSE(build.binary.empty());
+  // llvm-symbolizer picks up a Bare.dSYM next to the binary; there is none in this folder.
+  TestStore store;
+  auto report = ingestPath(*store.store, build.binary, SymbolKind::kMachO);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "Bare", build.binary,
+                                codeRange(build.binary), 0x100000000, 4, Expect::kFunctionOnly);
+  EXPECT_GT(result.tiers["symtab"], 50u);
+}
+
+TEST_F(NativeToolsTest, FatDsymStoresOneImagePerArchitecture) {
+  IosBuild arm = buildIosExecutable(work, "Fat-arm64", "arm64");
+  IosBuild intel = buildIosExecutable(work, "Fat-x86_64", "x86_64");
+  ASSERT_FALSE(arm.binary.empty());
+  ASSERT_FALSE(intel.binary.empty());
+  IosBuild fat;
+  fat.binary = work.file("Fat");
+  ASSERT_TRUE(runOrFail("llvm-lipo-19 -create " + arm.binary + " " + intel.binary + " -output " +
+                        fat.binary));
+  ASSERT_TRUE(makeDsym(work, fat, "Fat"));
+  TestStore store;
+  auto report = ingestPath(*store.store, fat.dsym, SymbolKind::kDsym);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 2u);
+  EXPECT_NE(report->ids[0], report->ids[1]);
+  NativeResolver resolver(*store.store, {});
+  std::map<std::string, std::string> id_of_arch;
+  for (const std::string& arch : {"arm64", "x86_64"}) {
+    std::string uuid = runCommand("llvm-dwarfdump-19 --uuid --arch=" + arch + " " + fat.dwarf).output;
+    std::string id;
+    for (char c : uuid.substr(6, 36)) {
+      if (c != '-') id.push_back(static_cast<char>(tolower(c)));
+    }
+    id_of_arch[arch] = id;
+  }
+  auto arm_result = compareWithLlvm(resolver, id_of_arch["arm64"], "Fat", fat.dwarf,
+                                    codeRange(fat.dwarf, "arm64"), 0x100000000, 4,
+                                    Expect::kFullFrames, "--default-arch=arm64");
+  EXPECT_GT(arm_result.tiers["dwarf"], 100u);
+  auto intel_result = compareWithLlvm(resolver, id_of_arch["x86_64"], "Fat", fat.dwarf,
+                                      codeRange(fat.dwarf, "x86_64"), 0x100000000, 1,
+                                      Expect::kFullFrames, "--default-arch=x86_64");
+  EXPECT_GT(intel_result.tiers["dwarf"], 100u);
+}
+
+TEST_F(NativeToolsTest, ObjectiveCMethodsOfAStrippedAppWithoutDsym) {
+  IosBuild build = buildIosExecutable(work, "Widgets", "arm64");
+  ASSERT_FALSE(build.binary.empty());
+  std::filesystem::create_directories(work.file("stripped"));
+  std::string stripped = work.file("stripped/Widgets");
+  ASSERT_TRUE(runOrFail("llvm-strip-19 -x " + build.binary + " -o " + stripped));
+  ASSERT_EQ(runCommand("llvm-nm-19 " + stripped).output.find("[Widget"), std::string::npos)
+      << "the stripped binary must not name methods in its symbol table";
+  TestStore store;
+  auto report = ingestPath(*store.store, stripped, SymbolKind::kMachO);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  // Every method's first instruction, as the unstripped binary's symbol table names it.
+  std::string nm = runCommand("llvm-nm-19 -n " + build.binary).output;
+  std::istringstream lines(nm);
+  std::string line;
+  size_t methods = 0;
+  while (std::getline(lines, line)) {
+    size_t open = line.find("[Widget");
+    if (open == std::string::npos || line.size() < 20) continue;
+    uint64_t address = std::stoull(line.substr(0, 16), nullptr, 16);
+    std::string expected = line.substr(open - 1);
+    stack::NativeFrameLine frame;
+    frame.debug_id = debugIdOf(*report);
+    frame.module = "Widgets";
+    for (uint64_t offset : {0, 4}) {
+      auto lookup = resolver.lookup({"demo", "1.0", "ios", ""}, frame, address + offset - 0x100000000);
+      ASSERT_TRUE(lookup);
+      ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << expected;
+      EXPECT_EQ(lookup->tier, "objc") << expected;
+      EXPECT_EQ(lookup->frames[0].function, expected);
+      EXPECT_EQ(lookup->frames[0].symbol_offset, offset);
+    }
+    ++methods;
+  }
+  EXPECT_EQ(methods, 4u) << "render, resize:height:, +count, (Debug) dump";
+}
+
+TEST_F(NativeToolsTest, AppleCrashReportLinesResolveByModuleName) {
+  IosBuild build = buildIosExecutable(work, "Report", "arm64");
+  ASSERT_FALSE(build.binary.empty());
+  ASSERT_TRUE(makeDsym(work, build, "Report"));
+  TestStore store;
+  auto report = ingestPath(*store.store, build.dsym, SymbolKind::kDsym, "shop", "2.1(210)");
+  ASSERT_TRUE(report) << report.error().describe();
+  CodeRange range = codeRange(build.dwarf);
+  uint64_t runtime = 0x104a14000 + (range.begin - 0x100000000) + 8;
+  char text[160];
+  snprintf(text, sizeof(text), "3   Report   0x%016llx 0x104a14000 + %llu",
+           static_cast<unsigned long long>(runtime),
+           static_cast<unsigned long long>(runtime - 0x104a14000));
+  stack::StackLine line = stack::parseStackLine(text);
+  ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
+  NativeResolver resolver(*store.store, {});
+  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", ""}, *line.native(),
+                                line.native()->address);
+  ASSERT_TRUE(lookup);
+  ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << describe(*lookup);
+  auto oracle = symbolizeWithLlvm(build.dwarf, {range.begin + 8});
+  ASSERT_EQ(oracle.size(), 1u);
+  EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function);
+  // Another build of the same app did not upload this module.
+  auto other = resolver.lookup({"shop", "2.2(220)", "ios", ""}, *line.native(),
+                               line.native()->address);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed inputs built from real files
+
+TEST_F(NativeToolsTest, TruncatedAndCorruptedFilesAreRejectedOrSurvivedNeverCrash) {
+  std::string so = buildAndroidLibrary(work, "libbroken.so", "-g");
+  ASSERT_FALSE(so.empty());
+  std::string bytes = readBinary(so);
+  TestStore store;
+  UploadMeta meta;
+  meta.kind = SymbolKind::kElf;
+  meta.app = "demo";
+  meta.build_id = "1";
+  size_t errors = 0;
+  for (size_t length : {size_t{0}, size_t{3}, size_t{16}, size_t{64}, bytes.size() / 3,
+                        bytes.size() / 2, bytes.size() - 100}) {
+    UploadContent content;
+    std::string truncated = bytes.substr(0, length);
+    content.bytes = truncated;
+    content.display_name = "libbroken.so";
+    auto result = ingestNative(*store.store, meta, content, IngestOptions{});
+    if (!result) {
+      ++errors;
+      EXPECT_NE(result.error().message().find("libbroken.so"), std::string::npos)
+          << result.error().describe();
+    }
+  }
+  EXPECT_GE(errors, 4u) << "short files must be rejected with a message naming the file";
+  // Flip bytes inside the file (DWARF included), deterministically.
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int round = 0; round < 60; ++round) {
+    std::string corrupt = bytes;
+    for (int flips = 0; flips < 40; ++flips) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      corrupt[state % corrupt.size()] = static_cast<char>(state >> 32);
+    }
+    UploadContent content;
+    content.bytes = corrupt;
+    content.display_name = "libbroken.so";
+    auto result = ingestNative(*store.store, meta, content, IngestOptions{});
+    if (result) {
+      NativeResolver resolver(*store.store, {});
+      for (const std::string& id : result->ids) {
+        stack::NativeFrameLine frame;
+        frame.debug_id = id;
+        for (uint64_t a = 0; a < 0x10000; a += 0x40) {
+          auto lookup = resolver.lookup({"demo", "1", "android", ""}, frame, a);
+          ASSERT_TRUE(lookup);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace restack::native_test
