@@ -122,7 +122,9 @@ std::optional<uint32_t> frameLine(const RangeRecord& range, std::optional<uint32
   }
   if (!position || !range.minified || !range.minified->contains(*position)) return std::nullopt;
   if (!range.original) return position;
-  return range.original->from + (*position - range.minified->from);
+  uint64_t line = uint64_t{range.original->from} + (*position - range.minified->from);
+  if (line > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(line);
 }
 
 bool throwsMatches(const RewriteRule& rule, const RetraceContext& context) {
@@ -222,8 +224,9 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       std::vector<std::optional<uint32_t>> top_lines{std::nullopt};
       if (result.ambiguous && isRangeAmbiguous(ranges[0])) {
         top_lines.clear();
-        uint32_t last = std::min(ranges[0].original->to, ranges[0].original->from + kMaxSplitLines - 1);
-        for (uint32_t line = ranges[0].original->from; line <= last; ++line) top_lines.push_back(line);
+        const uint64_t first = ranges[0].original->from;
+        const uint64_t last = std::min<uint64_t>(ranges[0].original->to, first + kMaxSplitLines - 1);
+        for (uint64_t line = first; line <= last; ++line) top_lines.push_back(static_cast<uint32_t>(line));
       }
       // Rule 5: rewriteFrame rules of any frame of the chain, under an exception line.
       uint32_t remove_inner = 0;

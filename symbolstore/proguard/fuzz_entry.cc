@@ -1,0 +1,51 @@
+#include "symbolstore/proguard/fuzz_entry.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "formats/proguard/mapping_reader.h"
+#include "symbolstore/proguard/proguard_records.h"
+#include "symbolstore/proguard/proguard_retrace.h"
+
+namespace restack::proguard {
+
+int fuzzProguardOnce(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  (void)decodeClassRecord(bytes);
+  (void)decodeBuildPointer(bytes);
+  (void)decodeMapInfo(bytes);
+
+  MappingReaderOptions options;
+  options.max_line_bytes = 1u << 16;
+  MappingReader reader(bytes, options);
+  ClassMapping mapping;
+  for (int classes = 0; classes < 1000; ++classes) {
+    auto more = reader.next(mapping);
+    if (!more || !*more) break;
+    std::string encoded = encodeClassRecord(mapping);
+    auto record = decodeClassRecord(encoded);
+    if (!record) std::abort();  // what we encode we must be able to decode
+    RetraceContext context;
+    uint32_t salt = static_cast<uint32_t>(size);
+    for (const MethodRecord& method : record->methods) {
+      for (uint32_t probe = 0; probe < 4; ++probe) {
+        std::optional<uint32_t> line;
+        if (probe > 0) line = (salt * 2654435761u + probe * 97u) % 70000u;
+        if (probe == 3 && !method.ranges.empty() && method.ranges[0].minified) line = method.ranges[0].minified->from;
+        MethodRetrace result = retraceMethod(*record, method.obfuscated_name, line, context);
+        context = {};
+        context.outline_position = result.next_outline_position;
+        if (probe == 2) context.thrown_obfuscated = "java.lang.NullPointerException";
+        for (const auto& answer : result.alternatives) {
+          for (const RetracedFrame& frame : answer) {
+            if (frame.line && *frame.line == 0) std::abort();  // 0 means "no line" and is never kept
+            (void)inferSourceFile(frame.holder, "SourceFile");
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace restack::proguard
