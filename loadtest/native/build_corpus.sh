@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the benchmark corpus: RocksDB 9.9.3 (a large real C++ code base, vendored by the
+# librocksdb-sys crate on crates.io) compiled at -O2 -g into one x86_64 shared library with a build
+# id, whose DWARF is well over 100 MB. Benchmarks only: never part of CI (takes 15-30 min on 2 cores).
+# Output: .deps/native/bench/librocksdb_bench.so (idempotent: rebuilt only when missing).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=.deps/native/bench
+mkdir -p "$OUT/fetch/src" "$OUT/obj"
+if [[ -s "$OUT/librocksdb_bench.so" ]]; then echo "corpus ready: $OUT/librocksdb_bench.so"; exit 0; fi
+
+# Fetch the crate with cargo (its ordinary client) to get the vendored sources.
+cat > "$OUT/fetch/Cargo.toml" <<'TOML'
+[package]
+name = "restack-native-bench-corpus"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+librocksdb-sys = { version = "=0.17.1", default-features = false }
+TOML
+: > "$OUT/fetch/src/lib.rs"
+(cd "$OUT/fetch" && cargo fetch --quiet)
+CRATE=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/librocksdb-sys-0.17.1+9.9.3 | head -1)
+SRC="$CRATE/rocksdb"
+
+export SRC OUT
+compile() {
+  local source=$1
+  local object="$OUT/obj/$(echo "$source" | tr '/' '_').o"
+  [[ -s "$object" ]] && return 0
+  nice -n 10 clang++-19 -std=c++17 -O2 -g -fPIC -w \
+    -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DOS_LINUX -DROCKSDB_SUPPORT_THREAD_LOCAL \
+    -I"$SRC" -I"$SRC/include" -c "$SRC/$source" -o "$object.tmp" && mv "$object.tmp" "$object"
+}
+export -f compile
+grep -v '^\s*$' "$CRATE/rocksdb_lib_sources.txt" | xargs -P "${JOBS:-2}" -I{} bash -c 'compile "$@"' _ {}
+nice -n 10 clang++-19 -shared -fuse-ld=lld -Wl,--build-id -o "$OUT/librocksdb_bench.so.tmp" "$OUT"/obj/*.o
+mv "$OUT/librocksdb_bench.so.tmp" "$OUT/librocksdb_bench.so"
+ls -l "$OUT/librocksdb_bench.so"
+llvm-readelf-19 -S -W "$OUT/librocksdb_bench.so" | awk '/\.debug_/{print $2, strtonum("0x"$6)}'

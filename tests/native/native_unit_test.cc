@@ -1,0 +1,376 @@
+// Native records, debug id forms, the resolver on records written by hand, malformed inputs and a
+// deterministic run of the fuzz entry point. No compiler needed (see native_tools_test for the
+// comparison with llvm-symbolizer on real binaries).
+#include <gtest/gtest.h>
+
+#include <rocksdb/write_batch.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "formats/native/demangle.h"
+#include "formats/native/native_object.h"
+#include "formats/native/symbol_table.h"
+#include "symbolstore/native/native_records.h"
+#include "symbolstore/native/native_resolver.h"
+#include "tests/native/native_fuzz_entry.h"
+#include "tests/native/native_test_support.h"
+
+namespace restack::native_test {
+namespace {
+
+using namespace native_store;
+
+// The worked example of native_records.h.
+FunctionRecord workedExample() {
+  FunctionRecord function;
+  function.begin = 0x10d00;
+  function.end = 0x10d80;
+  function.nodes = {{UINT32_MAX, 0, kNoString, 0, 0}, {0, 2, 1, 9, 5}};
+  function.tiles = {{0x10d00, 0}, {0x10d10, 1}, {0x10d20, 0}};
+  function.lines = {{0x10d00, 1, 8, 3}, {0x10d10, 1, 3, 10}, {0x10d20, 1, 10, 1}};
+  return function;
+}
+
+TEST(NativeRecords, WorkedExampleEncodesAsDocumented) {
+  EXPECT_EQ(bytesToHex(encodeFunction(workedExample())),
+            "01" "8001" "00" "02" "0001000000" "0103020905" "03" "0000" "1001" "1000"
+            "03" "00021003" "1002090a" "10020e01");
+  std::string id = hexToBytes("ba78e30f9664d0150fba525ab5981b190011aabb");
+  EXPECT_EQ(bytesToHex(functionKey(id, 0x10d00)),
+            "4614" "ba78e30f9664d0150fba525ab5981b190011aabb" "0000000000010d00");
+}
+
+TEST(NativeRecords, FunctionRoundTrip) {
+  FunctionRecord original = workedExample();
+  original.outer_name = 7;
+  auto decoded = decodeFunction(original.begin, encodeFunction(original));
+  ASSERT_TRUE(decoded) << decoded.error().describe();
+  EXPECT_EQ(decoded->end, original.end);
+  EXPECT_EQ(decoded->outer_name, 7u);
+  ASSERT_EQ(decoded->nodes.size(), 2u);
+  EXPECT_EQ(decoded->nodes[1].parent, 0u);
+  EXPECT_EQ(decoded->nodes[1].call_line, 9u);
+  EXPECT_EQ(decoded->nodes[0].call_file, kNoString);
+  ASSERT_EQ(decoded->lines.size(), 3u);
+  EXPECT_EQ(decoded->lines[1].line, 3u);
+  EXPECT_EQ(decoded->lines[2].begin, 0x10d20u);
+  EXPECT_EQ(decoded->tiles[2].begin, 0x10d20u);
+}
+
+TEST(NativeRecords, EveryTruncationAndBadIndexIsRejected) {
+  std::string value = encodeFunction(workedExample());
+  for (size_t length = 0; length < value.size(); ++length) {
+    EXPECT_FALSE(decodeFunction(0x10d00, value.substr(0, length))) << length;
+  }
+  FunctionRecord cycle = workedExample();
+  cycle.nodes[0].parent = 1;  // a parent after its child would let a walk loop
+  EXPECT_FALSE(decodeFunction(0x10d00, encodeFunction(cycle)));
+  FunctionRecord bad_tile = workedExample();
+  bad_tile.tiles[1].node = 5;
+  EXPECT_FALSE(decodeFunction(0x10d00, encodeFunction(bad_tile)));
+  std::string wrong_version = value;
+  wrong_version[0] = 2;
+  auto refused = decodeFunction(0x10d00, wrong_version);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("re-ingest"), std::string::npos);
+  // A count far larger than the bytes that follow.
+  EXPECT_FALSE(decodeStringBlock(std::string("\x01\xff\xff\xff\xff\x0f", 6)));
+  EXPECT_FALSE(decodeIdList(std::string("\x01\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 10)));
+}
+
+TEST(NativeRecords, SymbolChunkImageStringsRoundTrip) {
+  SymbolChunk chunk;
+  chunk.begin = 0x4000;
+  chunk.next_chunk = 0x9000;
+  chunk.symbols = {{0x4000, 0x20, 0, "main"}, {0x4040, 0, 1, "-[Foo bar]"}};
+  auto decoded = decodeSymbolChunk(0x4000, encodeSymbolChunk(chunk));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->next_chunk, 0x9000u);
+  ASSERT_EQ(decoded->symbols.size(), 2u);
+  EXPECT_EQ(decoded->symbols[1].name, "-[Foo bar]");
+  EXPECT_EQ(decoded->symbols[1].source, 1);
+
+  ImageRecord image;
+  image.format = native::ObjectFormat::kMachO;
+  image.shared = true;
+  image.has_dwarf = true;
+  image.image_base = 0x100000000;
+  image.functions = 12;
+  image.arch = "arm64";
+  image.module = "UIKitCore";
+  auto decoded_image = decodeImage(encodeImage(image));
+  ASSERT_TRUE(decoded_image);
+  EXPECT_EQ(decoded_image->image_base, 0x100000000u);
+  EXPECT_TRUE(decoded_image->shared);
+  EXPECT_FALSE(decoded_image->has_symbols);
+  EXPECT_EQ(decoded_image->module, "UIKitCore");
+
+  auto strings = decodeStringBlock(encodeStringBlock({"a", "", "/src/x.cc"}));
+  ASSERT_TRUE(strings);
+  EXPECT_EQ((*strings)[2], "/src/x.cc");
+}
+
+TEST(NativeIds, AliasFormsOfBuildIdsAndUuids) {
+  auto aliases = native::debugIdAliases(native::ObjectFormat::kElf,
+                                        "ba78e30f9664d0150fba525ab5981b190011aabb");
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "ba78e30f9664d0150fba525ab5981b19"),
+            aliases.end());
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b19"),
+            aliases.end());
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b190"),
+            aliases.end());
+  // Short (8-byte) build ids are zero padded to 16 bytes first, as Breakpad does.
+  auto short_id = native::debugIdAliases(native::ObjectFormat::kElf, "0011223344556677");
+  EXPECT_NE(std::find(short_id.begin(), short_id.end(), "00112233445566770000000000000000"),
+            short_id.end());
+  auto uuid = native::debugIdAliases(native::ObjectFormat::kMachO,
+                                     "8c17697f2e8439e5b491fcf5169106ff");
+  ASSERT_EQ(uuid.size(), 1u);
+  EXPECT_EQ(uuid[0], "8c17697f2e8439e5b491fcf5169106ff0");
+}
+
+TEST(NativeDemangle, CxxRustObjcSwift) {
+  EXPECT_EQ(native::demangleName("_ZN3foo3barEi"), "foo::bar(int)");
+  EXPECT_EQ(native::demangleName("_RNvCs1234_7mycrate4main"), "mycrate::main");
+  EXPECT_EQ(native::demangleName("-[Foo bar:]"), "-[Foo bar:]");
+  EXPECT_EQ(native::demangleName("main"), "main");
+  EXPECT_TRUE(native::isSwiftMangled("$s4main3FooV3baryyF"));
+  EXPECT_TRUE(native::isSwiftMangled("_$s4main3FooV3baryyF"));
+  EXPECT_FALSE(native::isSwiftMangled("_ZN3foo3barEi"));
+}
+
+TEST(NativeObject, UnreadableUploadsGetActionableErrors) {
+  for (std::string bytes : {std::string(), std::string("PK\x03\x04 not really", 15),
+                            std::string("\x7f" "ELF", 4), std::string(200, '\0')}) {
+    native::NativeOpenOptions options;
+    options.display_name = "libx.so";
+    auto file = native::NativeFile::fromBytes(bytes, options);
+    ASSERT_FALSE(file);
+    EXPECT_NE(file.error().message().find("libx.so"), std::string::npos)
+        << file.error().describe();
+  }
+  auto directory = native::NativeFile::open(TempDir().path());
+  ASSERT_FALSE(directory);
+  EXPECT_NE(directory.error().message().find(".dSYM"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The resolver on records written by hand.
+
+class HandWrittenStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    id = hexToBytes("ba78e30f9664d0150fba525ab5981b190011aabb");
+    rocksdb::WriteBatch batch;
+    auto* family = store.store->family(SymbolFamily::kNative);
+    ImageRecord image;
+    image.format = native::ObjectFormat::kElf;
+    image.has_dwarf = true;
+    image.has_symbols = true;
+    image.module = "libapm.so";
+    image.functions = 1;
+    image.strings = 4;
+    image.symbols = 2;
+    batch.Put(family, imageKey(id), encodeImage(image));
+    batch.Put(family, aliasKey("ba78e30f9664d0150fba525ab5981b19"), encodeAlias(id));
+    FunctionRecord function = workedExample();
+    function.outer_name = 3;
+    batch.Put(family, functionKey(id, function.begin), encodeFunction(function));
+    batch.Put(family, stringBlockKey(id, 0),
+              encodeStringBlock({"main", "/src/a.c", "helper", "main_from_symtab"}));
+    SymbolChunk chunk;
+    chunk.begin = 0x10000;
+    chunk.symbols = {{0x10000, 0x80, 0, "init"}, {0x10d00, 0x80, 0, "main"}};
+    batch.Put(family, symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
+    ASSERT_TRUE(store.store->write(batch));
+  }
+
+  stack::NativeFrameLine frame(const std::string& debug_id) {
+    stack::NativeFrameLine line;
+    line.debug_id = debug_id;
+    line.module = "libapm.so";
+    return line;
+  }
+
+  TestStore store;
+  std::string id;
+  EventScope scope{"apm", "1", "android", ""};
+};
+
+TEST_F(HandWrittenStore, InlinedFramesInnermostFirstWithSymbolTableOuterName) {
+  NativeResolver resolver(*store.store, {});
+  auto lookup = resolver.lookup(scope, frame("ba78e30f9664d0150fba525ab5981b19"), 0x10d14);
+  ASSERT_TRUE(lookup);
+  ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(lookup->tier, "dwarf");
+  ASSERT_EQ(lookup->frames.size(), 2u);
+  EXPECT_EQ(lookup->frames[0].function, "helper");
+  EXPECT_EQ(lookup->frames[0].file, "/src/a.c");
+  EXPECT_EQ(lookup->frames[0].line, 3u);
+  EXPECT_EQ(lookup->frames[0].column, 10u);
+  EXPECT_TRUE(lookup->frames[0].inlined);
+  EXPECT_EQ(lookup->frames[1].function, "main_from_symtab");
+  EXPECT_EQ(lookup->frames[1].line, 9u);
+  EXPECT_EQ(lookup->frames[1].column, 5u);
+  EXPECT_FALSE(lookup->frames[1].inlined);
+  EXPECT_EQ(lookup->frames[1].in_app, true);
+  EXPECT_EQ(lookup->frames[1].module, "libapm.so");
+}
+
+TEST_F(HandWrittenStore, SymbolTierGapsAndMissingImages) {
+  NativeResolver resolver(*store.store, {});
+  std::string full = bytesToHex(id);
+  auto symtab = resolver.lookup(scope, frame(full), 0x10010);
+  ASSERT_TRUE(symtab);
+  ASSERT_EQ(symtab->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(symtab->tier, "symtab");
+  EXPECT_EQ(symtab->frames[0].function, "init");
+  EXPECT_EQ(symtab->frames[0].symbol_offset, 0x10u);
+  for (uint64_t gap : {0x100ull, 0x10090ull, 0x10d80ull, 0xffffffffffull}) {
+    auto outside = resolver.lookup(scope, frame(full), gap);
+    ASSERT_TRUE(outside);
+    EXPECT_EQ(outside->status, FrameStatus::kNotFound) << gap;
+  }
+  auto missing = resolver.lookup(scope, frame("00112233445566778899aabbccddeeff"), 0x10d14);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
+  EXPECT_EQ(missing->missing_id, "00112233445566778899aabbccddeeff");
+}
+
+TEST_F(HandWrittenStore, ConcurrentLookupsAndATinyCacheGiveTheSameAnswers) {
+  NativeResolverOptions options;
+  options.cache_bytes = 1;  // every insertion evicts: correctness must not depend on the cache
+  NativeResolver resolver(*store.store, options);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        uint64_t address = (i + t) % 2 ? 0x10d14 : 0x10d04;
+        auto lookup = resolver.lookup(scope, frame(bytesToHex(id)), address);
+        if (!lookup || lookup->status != FrameStatus::kSymbolicated) {
+          ++wrong;
+          continue;
+        }
+        const std::string& expected = address == 0x10d14 ? "helper" : "main_from_symtab";
+        if (lookup->frames[0].function != expected) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
+  NativeResolver resolver(*store.store, {});
+  std::string other = "00112233445566778899aabbccddeeff";
+  auto before = resolver.lookup(scope, frame(other), 0x10);
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, FrameStatus::kMissingSymbols);
+  rocksdb::WriteBatch batch;
+  ImageRecord image;
+  image.has_symbols = true;
+  image.module = "libother.so";
+  batch.Put(store.store->family(SymbolFamily::kNative), imageKey(hexToBytes(other)),
+            encodeImage(image));
+  SymbolChunk chunk;
+  chunk.begin = 0;
+  chunk.symbols = {{0, 0x100, 0, "start"}};
+  batch.Put(store.store->family(SymbolFamily::kNative), symbolKey(hexToBytes(other), 0),
+            encodeSymbolChunk(chunk));
+  ASSERT_TRUE(store.store->write(batch));
+  resolver.forget(other);
+  auto after = resolver.lookup(scope, frame(other), 0x10);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, FrameStatus::kSymbolicated);
+}
+
+TEST_F(HandWrittenStore, CorruptRecordsAreErrorsNotCrashes) {
+  rocksdb::WriteBatch batch;
+  batch.Put(store.store->family(SymbolFamily::kNative), functionKey(id, 0x20000),
+            std::string("\x01\x10\x00\x05\x00", 5));
+  ASSERT_TRUE(store.store->write(batch));
+  NativeResolver resolver(*store.store, {});
+  auto lookup = resolver.lookup(scope, frame(bytesToHex(id)), 0x20004);
+  ASSERT_FALSE(lookup);
+  EXPECT_NE(lookup.error().message().find("re-ingest"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic run of the fuzz entry point.
+
+std::string minimalElf() {
+  std::string elf(64, '\0');
+  memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  elf[16] = 3;     // ET_DYN
+  elf[18] = static_cast<char>(183);  // EM_AARCH64
+  elf[20] = 1;     // EV_CURRENT
+  elf[52] = 64;    // e_ehsize
+  elf[58] = 64;    // e_shentsize
+  return elf;
+}
+
+std::string minimalMachO(uint32_t commands) {
+  std::string macho(32 + 24, '\0');
+  uint32_t header[] = {0xfeedfacf, 0x0100000c, 0, 6 /*MH_DYLIB*/, commands, 24, 0, 0};
+  memcpy(macho.data(), header, sizeof(header));
+  uint32_t uuid[] = {0x1b /*LC_UUID*/, 24, 0x11223344, 0x55667788, 0x99aabbcc, 0xddeeff00};
+  memcpy(macho.data() + 32, uuid, sizeof(uuid));
+  return macho;
+}
+
+std::string fatHeader(uint32_t count) {
+  std::string fat(8 + 20, '\0');
+  uint32_t header[] = {__builtin_bswap32(0xcafebabe), __builtin_bswap32(count)};
+  memcpy(fat.data(), header, sizeof(header));
+  return fat;
+}
+
+TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
+  std::vector<std::string> seeds = {minimalElf(), minimalMachO(1), minimalMachO(0xffffffff),
+                                    fatHeader(1), fatHeader(0x7fffffff),
+                                    encodeFunction(workedExample()),
+                                    encodeImage(ImageRecord{}), encodeStringBlock({"x", "y"})};
+  uint64_t state = 0x2545F4914F6CDD1Dull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t runs = 0;
+  for (const std::string& seed : seeds) {
+    native_test::fuzzNativeInput(reinterpret_cast<const uint8_t*>(seed.data()), seed.size());
+    for (int round = 0; round < 400; ++round) {
+      std::string input = seed;
+      int edits = 1 + next() % 8;
+      for (int e = 0; e < edits; ++e) {
+        uint64_t r = next();
+        switch (r % 4) {
+          case 0:
+            if (!input.empty()) input[r % input.size()] = static_cast<char>(r >> 40);
+            break;
+          case 1:
+            input.resize(input.empty() ? 0 : (r >> 8) % (input.size() + 1));
+            break;
+          case 2:
+            input.append(std::string(1 + (r >> 8) % 64, static_cast<char>(r >> 48)));
+            break;
+          default:
+            if (input.size() >= 4) {
+              uint32_t huge = 0xffffff00u | static_cast<uint32_t>(r >> 56);
+              memcpy(input.data() + (r >> 16) % (input.size() - 3), &huge, 4);
+            }
+        }
+      }
+      native_test::fuzzNativeInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, seeds.size() * 400);
+}
+
+}  // namespace
+}  // namespace restack::native_test
