@@ -1,0 +1,177 @@
+// End to end against a real obfuscator: Java classes compiled at test time, shrunk, optimized
+// (inlining on) and obfuscated by ProGuard 7, run before and after; the obfuscated stack traces
+// restored through ingest + ProguardResolver must equal the original ones. A second test checks
+// the traces of a build with every optimization on against ProGuard's own ReTrace.
+// Needs javac/java 17 and the jars that scripts/setup.sh puts in .deps/proguard.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "formats/common/mapped_file.h"
+#include "tests/proguard/retrace_harness.h"
+
+namespace restack::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDeps = fs::path(RESTACK_DEPS_DIR) / "proguard";
+const fs::path kJavaSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/java";
+
+// Runs a shell command; returns its stdout, or an error with its output when it fails.
+Expected<std::string> run(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return ioError("cannot run: " + command);
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  if (status != 0) return ioError("command failed (" + std::to_string(status) + "): " + command + "\n" + output);
+  return output;
+}
+
+std::string quote(const fs::path& path) { return "'" + path.string() + "'"; }
+
+void requireTools() {
+  bool jars = fs::exists(kDeps / "lib") && fs::exists(kDeps / "retrace");
+  ASSERT_TRUE(jars) << "ProGuard jars missing in " << kDeps << ": run scripts/setup.sh (scripts/setup.d/proguard.sh)";
+  ASSERT_TRUE(run("javac -version") && run("java -version")) << "javac/java 17 missing: run scripts/setup.sh";
+}
+
+// Compiles the demo sources, obfuscates them with `optimizations`, and runs both builds.
+struct Build {
+  std::string original_trace;
+  std::string obfuscated_trace;
+  std::string mapping;
+};
+
+Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimizations) {
+  fs::create_directories(dir / "classes");
+  std::string sources;
+  for (const auto& entry : fs::recursive_directory_iterator(kJavaSources)) {
+    if (entry.path().extension() == ".java") sources += " " + quote(entry.path());
+  }
+  if (auto out = run("javac -g -d " + quote(dir / "classes") + sources); !out) return out.error();
+  if (auto out = run("cd " + quote(dir / "classes") + " && jar cf ../in.jar ."); !out) return out.error();
+  std::ofstream config(dir / "proguard.pro");
+  config << "-injars " << (dir / "in.jar").string() << "\n"
+         << "-outjars " << (dir / "out.jar").string() << "\n"
+         << "-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
+         << "-keep public class org.restack.demo.Main { public static void main(java.lang.String[]); }\n"
+         << "-keepattributes SourceFile,LineNumberTable\n"
+         << "-renamesourcefileattribute SourceFile\n"
+         << "-optimizationpasses 5\n"
+         << "-allowaccessmodification\n"
+         << optimizations << "\n"
+         << "-printmapping " << (dir / "mapping.txt").string() << "\n"
+         << "-dontwarn\n";
+  config.close();
+  auto proguard = run("java -cp " + quote(kDeps / "lib") + "'/*' proguard.ProGuard @" + quote(dir / "proguard.pro"));
+  if (!proguard) return proguard.error();
+  Build build;
+  auto original = run("java -cp " + quote(dir / "classes") + " org.restack.demo.Main");
+  if (!original) return original.error();
+  auto obfuscated = run("java -cp " + quote(dir / "out.jar") + " org.restack.demo.Main");
+  if (!obfuscated) return obfuscated.error();
+  auto mapping = readFile((dir / "mapping.txt").string());
+  if (!mapping) return mapping.error();
+  build.original_trace = std::move(*original);
+  build.obfuscated_trace = std::move(*obfuscated);
+  build.mapping = std::move(*mapping);
+  return build;
+}
+
+// Replaces every "... N more" with the N last frames of the enclosing trace, as Java elided
+// them. The count itself depends on how many physical frames there were, which inlining changes
+// (a frame the original run elided may be printed by the obfuscated one, restored from an
+// inlined caller); the expanded traces must be equal.
+std::string expandMoreLines(const std::string& trace) {
+  struct Block {
+    size_t indent = 0;
+    std::vector<std::string> frames;  // "at ..." without indentation
+  };
+  std::vector<Block> blocks;
+  std::string out;
+  std::istringstream in(trace);
+  std::string line;
+  const std::regex more(R"(^(\s*)\.\.\. (\d+) more$)");
+  while (std::getline(in, line)) {
+    size_t indent = line.find_first_not_of(" \t");
+    if (indent == std::string::npos) indent = line.size();
+    std::string text = line.substr(indent);
+    std::smatch match;
+    if (text.starts_with("at ") && !blocks.empty()) {
+      blocks.back().frames.push_back(text);
+    } else if (std::regex_match(line, match, more) && blocks.size() >= 1) {
+      const Block& current = blocks.back();
+      // The enclosing trace: the previous block at the same indent ("Caused by:") or the
+      // nearest one indented less ("Suppressed:").
+      const Block* enclosing = nullptr;
+      for (size_t i = blocks.size() - 1; i-- > 0;) {
+        if (blocks[i].indent <= current.indent) {
+          enclosing = &blocks[i];
+          break;
+        }
+      }
+      size_t count = std::stoul(match[2].str());
+      if (enclosing != nullptr && count <= enclosing->frames.size()) {
+        std::string prefix = line.substr(0, indent);
+        std::vector<std::string> tail(enclosing->frames.end() - static_cast<long>(count), enclosing->frames.end());
+        for (const std::string& frame : tail) {
+          out += prefix + frame + "\n";
+          blocks.back().frames.push_back(frame);
+        }
+        continue;
+      }
+    } else if (!text.starts_with("===")) {
+      blocks.push_back(Block{indent, {}});
+    } else {
+      blocks.clear();
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(ProguardTools, RestoredTracesEqualTheOriginalRun) {
+  requireTools();
+  RetraceHarness harness;
+  // Inlining, class merging and renaming on; the optimizations that rename a method to
+  // "name$hash" in the mapping itself (parameter removal, specialization) are off, since no
+  // retrace can recover a name the mapping does not hold.
+  auto build = buildAndRun(harness.dir() / "java",
+                           "-optimizations !method/removal/parameter,!method/specialization/**,!method/propagation/**");
+  ASSERT_TRUE(build) << build.error().message();
+  ASSERT_NE(build->obfuscated_trace, build->original_trace);
+  ASSERT_NE(build->mapping.find("1:"), std::string::npos);
+  // ProGuard really inlined across methods: some minified range maps to several frames.
+  ASSERT_TRUE(std::regex_search(build->mapping, std::regex(R"(\n +(\d+:\d+):[^\n]+\n +\1:)")))
+      << build->mapping;
+  auto report = harness.ingest(build->mapping, "demo", "1.0");
+  ASSERT_TRUE(report) << report.error().describe();
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "1.0", "android", ""});
+  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace))
+      << "mapping:\n" << build->mapping << "\nobfuscated:\n" << build->obfuscated_trace;
+}
+
+TEST(ProguardTools, AgreesWithProguardRetraceOnFullyOptimizedBuild) {
+  requireTools();
+  RetraceHarness harness;
+  auto build = buildAndRun(harness.dir() / "java", "");
+  ASSERT_TRUE(build) << build.error().message();
+  {
+    std::ofstream(harness.dir() / "obfuscated.txt") << build->obfuscated_trace;
+  }
+  auto reference = run("java -cp " + quote(kDeps / "retrace") + "'/*' proguard.retrace.ReTrace " +
+                       quote(harness.dir() / "java" / "mapping.txt") + " " + quote(harness.dir() / "obfuscated.txt"));
+  ASSERT_TRUE(reference) << reference.error().message();
+  auto report = harness.ingest(build->mapping, "demo", "2.0");
+  ASSERT_TRUE(report) << report.error().describe();
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "2.0", "android", ""});
+  EXPECT_EQ(restored, *reference) << "mapping:\n" << build->mapping;
+}
+
+}  // namespace
+}  // namespace restack::testing
