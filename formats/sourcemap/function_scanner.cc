@@ -1,6 +1,8 @@
 #include "formats/sourcemap/function_scanner.h"
 
+#include <algorithm>
 #include <cctype>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -240,8 +242,29 @@ class FunctionMapBuilder {
         const size_t start = arrowStart(i);
         scopes_.push_back({ScopeKind::kArrowExpression, nameBefore(start), depth_});
         add(tokens_[start].line, tokens_[start].column, scopes_.back().name);
+        if (i + 1 < tokens_.size()) add(tokens_[i + 1].line, tokens_[i + 1].column, scopes_.back().name);
       }
     }
+    // An arrow's entry sits at its parameters, which may hold functions already added
+    // ("(a = function () {}) => …"): restore source order; on equal positions the later wins.
+    std::vector<size_t> order(map_.entries.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const auto& x = map_.entries[a];
+      const auto& y = map_.entries[b];
+      return std::tie(x.line, x.column, a) < std::tie(y.line, y.column, b);
+    });
+    std::vector<FunctionMapEntry> sorted;
+    sorted.reserve(order.size());
+    for (size_t index : order) {
+      const FunctionMapEntry& entry = map_.entries[index];
+      if (!sorted.empty() && sorted.back().line == entry.line && sorted.back().column == entry.column) {
+        sorted.back() = entry;
+      } else {
+        sorted.push_back(entry);
+      }
+    }
+    map_.entries = std::move(sorted);
     return std::move(map_);
   }
 
@@ -384,7 +407,12 @@ class FunctionMapBuilder {
       }
     }
     scopes_.push_back(scope);
-    if (scope.kind == ScopeKind::kFunction) add(tokens_[start].line, tokens_[start].column, scope.name);
+    if (scope.kind == ScopeKind::kFunction) {
+      add(tokens_[start].line, tokens_[start].column, scope.name);
+      // Again at the body: functions in default parameter values ended in between, naming the
+      // code after them by the scope that was open before this function was known.
+      add(tokens_[index].line, tokens_[index].column, scope.name);
+    }
   }
 
   void closeBrace(size_t index) {

@@ -312,9 +312,14 @@ std::string encodeSource(const SourceRecord& record) {
   writer.varint(record.line_count);
   writer.varint(record.functions.names.size());
   for (const std::string& name : record.functions.names) writer.bytes(name);
-  writer.varint(record.functions.entries.size());
+  // Entries are delta-coded by line, so they must be in source order.
+  std::vector<sourcemap::FunctionMapEntry> entries = record.functions.entries;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.line < b.line || (a.line == b.line && a.column < b.column);
+  });
+  writer.varint(entries.size());
   uint32_t previous_line = 0;
-  for (const sourcemap::FunctionMapEntry& entry : record.functions.entries) {
+  for (const sourcemap::FunctionMapEntry& entry : entries) {
     writer.varint(entry.line - previous_line);
     writer.varint(entry.column);
     writer.varint(entry.name);

@@ -218,6 +218,17 @@ TEST(FunctionScanner, NamesEnclosingFunctions) {
   EXPECT_EQ(nameAt(12, 30), "<global>");
 }
 
+TEST(FunctionScanner, EntriesStayInSourceOrder) {
+  // The arrow's entry (at its parameters) comes after the default value's function is seen.
+  FunctionMap map = inferFunctionMap("const f = (a = function g() { return 1; }) => {\n  a();\n};\n");
+  for (size_t i = 1; i < map.entries.size(); ++i) {
+    const auto& previous = map.entries[i - 1];
+    const auto& entry = map.entries[i];
+    EXPECT_TRUE(previous.line < entry.line || (previous.line == entry.line && previous.column < entry.column));
+  }
+  EXPECT_EQ(*map.enclosing(2, 3), "f");
+}
+
 TEST(Url, FileNamesDropHostPathQueryAndFragment) {
   EXPECT_EQ(minifiedFileName("https://h.example/static/js/207.e017fea1.chunk.js?v=3#x"), "207.e017fea1.chunk.js");
   EXPECT_EQ(minifiedFileName("index.android.bundle"), "index.android.bundle");

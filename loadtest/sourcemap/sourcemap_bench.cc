@@ -1,0 +1,150 @@
+// Source-map benchmarks on a real map (made by run.sh):
+//   SOURCEMAP_BENCH_MAP=app.min.js.map SOURCEMAP_BENCH_FRAMES=frames.txt sourcemap_bench
+// frames.txt: one "line column" (1-based, as a browser prints them) per line.
+//   BM_Ingest          parse + write every record; counters: MB/s of map, stored bytes per map MB
+//   BM_FirstFrame      a fresh store handle and resolver (map never seen by this process) -> the
+//                      first restored frame
+//   BM_WarmLookup      frames per second per core once the chunks are cached
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/common/mapped_file.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/sourcemap/sourcemap_resolver.h"
+
+namespace restack {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Setup {
+  std::string map_path;
+  std::string map_bytes;
+  std::vector<stack::JsFrameLine> frames;
+  fs::path store_dir;
+};
+
+Setup& setup() {
+  static Setup instance = [] {
+    Setup s;
+    const char* map = std::getenv("SOURCEMAP_BENCH_MAP");
+    const char* frames = std::getenv("SOURCEMAP_BENCH_FRAMES");
+    if (!map || !frames) {
+      std::fprintf(stderr, "set SOURCEMAP_BENCH_MAP and SOURCEMAP_BENCH_FRAMES (see loadtest/sourcemap/run.sh)\n");
+      std::exit(2);
+    }
+    s.map_path = map;
+    s.map_bytes = readFile(map).value();
+    std::ifstream in(frames);
+    uint32_t line = 0, column = 0;
+    while (in >> line >> column) {
+      stack::JsFrameLine frame;
+      frame.url = "https://cdn.example.com/static/js/bench.min.js";
+      frame.line = line;
+      frame.column = column;
+      s.frames.push_back(frame);
+    }
+    s.store_dir = fs::temp_directory_path() / ("restack-sm-bench-" + std::to_string(::getpid()));
+    return s;
+  }();
+  return instance;
+}
+
+UploadMeta benchMeta() {
+  UploadMeta meta;
+  meta.kind = SymbolKind::kSourcemap;
+  meta.app = "bench";
+  meta.build_id = "1";
+  meta.name = "bench.min.js";
+  return meta;
+}
+
+std::unique_ptr<SymbolStore> openStore(const fs::path& dir) {
+  StoreOptions options;
+  options.path = dir.string();
+  return std::move(SymbolStore::open(options).value());
+}
+
+void BM_Ingest(benchmark::State& state) {
+  Setup& s = setup();
+  uint64_t stored = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fs::remove_all(s.store_dir);
+    auto store = openStore(s.store_dir);
+    state.ResumeTiming();
+    UploadContent content;
+    content.bytes = s.map_bytes;
+    auto report = ingestSourcemap(*store, benchMeta(), content, IngestOptions());
+    if (!report) state.SkipWithError(report.error().message().c_str());
+    stored = report->stored_bytes;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * s.map_bytes.size()));
+  state.counters["stored_bytes_per_map_MB"] = static_cast<double>(stored) / (s.map_bytes.size() / 1e6);
+  state.counters["map_MB"] = s.map_bytes.size() / 1e6;
+}
+
+void ensureIngested() {
+  Setup& s = setup();
+  static bool done = false;
+  if (done) return;
+  fs::remove_all(s.store_dir);
+  auto store = openStore(s.store_dir);
+  UploadContent content;
+  content.bytes = s.map_bytes;
+  (void)ingestSourcemap(*store, benchMeta(), content, IngestOptions()).value();
+  done = true;
+}
+
+EventScope benchScope() { return EventScope{"bench", "1", "web", ""}; }
+
+void BM_FirstFrame(benchmark::State& state) {
+  Setup& s = setup();
+  ensureIngested();
+  size_t next = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto store = openStore(s.store_dir);  // the store is open in the worker already
+    state.ResumeTiming();
+    SourcemapResolver resolver(*store, {});
+    auto result = resolver.lookup(benchScope(), s.frames[next++ % s.frames.size()]);
+    benchmark::DoNotOptimize(result);
+    state.PauseTiming();
+    if (!result || result->status != FrameStatus::kSymbolicated) {
+      std::fprintf(stderr, "frame %u:%u not restored: %s\n", s.frames[(next - 1) % s.frames.size()].line,
+                   s.frames[(next - 1) % s.frames.size()].column,
+                   result ? (result->note + result->missing_id).c_str() : result.error().message().c_str());
+      std::exit(1);
+    }
+    store.reset();
+    state.ResumeTiming();
+  }
+}
+
+void BM_WarmLookup(benchmark::State& state) {
+  Setup& s = setup();
+  ensureIngested();
+  auto store = openStore(s.store_dir);
+  SourcemapResolver resolver(*store, {});
+  const EventScope scope = benchScope();
+  for (const auto& frame : s.frames) (void)resolver.lookup(scope, frame);  // warm the cache
+  size_t next = 0;
+  for (auto _ : state) {
+    auto result = resolver.lookup(scope, s.frames[next]);
+    benchmark::DoNotOptimize(result);
+    if (++next == s.frames.size()) next = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK(BM_Ingest)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_FirstFrame)->Unit(benchmark::kMicrosecond)->Iterations(50)->UseRealTime();
+BENCHMARK(BM_WarmLookup)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+}  // namespace restack
+
+BENCHMARK_MAIN();
