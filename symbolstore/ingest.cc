@@ -1,11 +1,11 @@
 #include "symbolstore/ingest.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "formats/common/archive.h"
+#include "formats/common/temp_dir.h"
 
 namespace restack {
 namespace fs = std::filesystem;
@@ -66,27 +66,6 @@ bool looksLikeProguard(std::string_view head) {
   return false;
 }
 
-// Creates a private temporary folder, removed when the guard goes away.
-class TempDir {
- public:
-  static Expected<TempDir> create() {
-    std::string pattern = (fs::temp_directory_path() / "restack-upload-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) return ioError("cannot create a temporary folder in " + fs::temp_directory_path().string());
-    return TempDir(pattern);
-  }
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  TempDir(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
 // After unzipping: a .dSYM bundle folder inside the archive, or the single file it holds.
 Expected<std::string> pickUnzippedContent(const std::string& directory) {
   std::vector<fs::path> files;
@@ -144,7 +123,7 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
     if (!head) return head.error();
     Compression compression = detectCompression(*head);
     if (compression == Compression::kZip) {
-      auto dir = TempDir::create();
+      auto dir = TempDir::create("restack-upload-");
       if (!dir) return dir.error();
       temp.emplace(std::move(*dir));
       RESTACK_RETURN_IF_ERROR(extractZip(content.path, content.bytes, temp->path(), options.max_input_bytes));
@@ -162,7 +141,7 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
         decompressed = std::move(*out);
         content.bytes = decompressed;
       } else {
-        auto dir = TempDir::create();
+        auto dir = TempDir::create("restack-upload-");
         if (!dir) return dir.error();
         temp.emplace(std::move(*dir));
         std::string target = temp->path() + "/upload";

@@ -1,0 +1,216 @@
+#include "config/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+extern char** environ;
+
+namespace restack::config {
+namespace {
+
+constexpr std::string_view kPropertiesPrefix = "kafka.properties.";
+constexpr std::string_view kEnvPrefix = "RESTACK_";
+
+// A scalar value and where it came from, for error messages.
+struct Setting {
+  std::string value;
+  std::string origin;  // "restack.yaml:12" or "environment RESTACK_KAFKA__BROKERS"
+};
+using Settings = std::map<std::string, Setting>;
+
+Status flatten(const YAML::Node& node, const std::string& prefix, const std::string& source, Settings& out) {
+  if (node.IsMap()) {
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      std::string path = prefix.empty() ? key : prefix + "." + key;
+      RESTACK_RETURN_IF_ERROR(flatten(entry.second, path, source, out));
+    }
+    return Status::ok();
+  }
+  if (node.IsNull()) return Status::ok();
+  std::string origin = source + ":" + std::to_string(node.Mark().line + 1);
+  if (!node.IsScalar()) return invalidArgument(origin + ": " + prefix + " must be a single value, not a list");
+  out[prefix] = Setting{node.Scalar(), origin};
+  return Status::ok();
+}
+
+void applyEnvironment(const std::vector<std::string>& environment, Settings& out) {
+  for (const std::string& entry : environment) {
+    if (!entry.starts_with(kEnvPrefix)) continue;
+    size_t equals = entry.find('=');
+    if (equals == std::string::npos) continue;
+    std::string name = entry.substr(0, equals);
+    std::string rest = name.substr(kEnvPrefix.size());
+    std::string key;
+    for (size_t i = 0; i < rest.size(); ++i) {
+      if (rest.compare(i, 2, "__") == 0) {
+        key.push_back('.');
+        ++i;
+      } else {
+        key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(rest[i]))));
+      }
+    }
+    if (key.find('.') == std::string::npos) continue;  // RESTACK_CONFIG and the like
+    if (key.starts_with(kPropertiesPrefix)) {
+      std::string property = key.substr(kPropertiesPrefix.size());
+      std::replace(property.begin(), property.end(), '_', '.');
+      key = std::string(kPropertiesPrefix) + property;
+    }
+    out[key] = Setting{entry.substr(equals + 1), "environment " + name};
+  }
+}
+
+Expected<uint64_t> toUnsigned(const std::string& key, const Setting& setting, uint64_t min, uint64_t max) {
+  const std::string& text = setting.value;
+  uint64_t value = 0;
+  bool ok = !text.empty() && text.size() <= 19 && std::all_of(text.begin(), text.end(), ::isdigit);
+  if (ok) value = std::stoull(text);
+  if (!ok || value < min || value > max) {
+    return invalidArgument(setting.origin + ": " + key + " must be a whole number from " + std::to_string(min) +
+                           " to " + std::to_string(max) + ", got '" + text + "'");
+  }
+  return value;
+}
+
+using Apply = std::function<Status(const std::string& key, const Setting&, Config&)>;
+
+template <typename Field>
+Apply unsignedField(Field Config::*section, uint64_t Field::*member, uint64_t min, uint64_t max) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    auto v = toUnsigned(key, s, min, max);
+    if (!v) return v.error();
+    c.*section.*member = *v;
+    return Status::ok();
+  };
+}
+template <typename Field, typename Int>
+Apply intField(Field Config::*section, Int Field::*member, uint64_t min, uint64_t max) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    auto v = toUnsigned(key, s, min, max);
+    if (!v) return v.error();
+    c.*section.*member = static_cast<Int>(*v);
+    return Status::ok();
+  };
+}
+template <typename Field>
+Apply stringField(Field Config::*section, std::string Field::*member,
+                  std::vector<std::string> allowed = {}) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), s.value) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      return invalidArgument(s.origin + ": " + key + " must be one of " + list + ", got '" + s.value + "'");
+    }
+    c.*section.*member = s.value;
+    return Status::ok();
+  };
+}
+Apply topicField(std::string Topics::*member) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    if (s.value.empty()) return invalidArgument(s.origin + ": " + key + " must not be empty");
+    c.kafka.topics.*member = s.value;
+    return Status::ok();
+  };
+}
+
+const std::map<std::string, Apply>& knownKeys() {
+  static const std::map<std::string, Apply> keys = {
+      {"kafka.brokers", stringField(&Config::kafka, &Kafka::brokers)},
+      {"kafka.group_id", stringField(&Config::kafka, &Kafka::group_id)},
+      {"kafka.assignment_strategy",
+       stringField(&Config::kafka, &Kafka::assignment_strategy, {"cooperative-sticky", "range", "roundrobin"})},
+      {"kafka.session_timeout_ms", intField(&Config::kafka, &Kafka::session_timeout_ms, 1000, 3600000)},
+      {"kafka.topics.events", topicField(&Topics::events)},
+      {"kafka.topics.symbols", topicField(&Topics::symbols)},
+      {"kafka.topics.symbols_shared", topicField(&Topics::symbols_shared)},
+      {"kafka.topics.symbolicated", topicField(&Topics::symbolicated)},
+      {"kafka.topics.fingerprints", topicField(&Topics::fingerprints)},
+      {"kafka.topics.dlq", topicField(&Topics::dlq)},
+      {"store.path", stringField(&Config::store, &Store::path)},
+      {"store.block_cache_mb", unsignedField(&Config::store, &Store::block_cache_mb, 8, 1 << 20)},
+      {"cache.native_mb", unsignedField(&Config::cache, &Cache::native_mb, 1, 1 << 20)},
+      {"cache.proguard_mb", unsignedField(&Config::cache, &Cache::proguard_mb, 1, 1 << 20)},
+      {"cache.sourcemap_mb", unsignedField(&Config::cache, &Cache::sourcemap_mb, 1, 1 << 20)},
+      {"limits.max_event_bytes", unsignedField(&Config::limits, &Limits::max_event_bytes, 1024, 1ull << 30)},
+      {"limits.max_threads", intField(&Config::limits, &Limits::max_threads, 1, 100000)},
+      {"limits.max_frames_per_thread", intField(&Config::limits, &Limits::max_frames_per_thread, 1, 1000000)},
+      {"limits.max_upload_bytes", unsignedField(&Config::limits, &Limits::max_upload_bytes, 1024, 1ull << 40)},
+      {"worker.threads", intField(&Config::worker, &Worker::threads, 1, 256)},
+      {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
+      {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
+      {"worker.upload_root", stringField(&Config::worker, &Worker::upload_root)},
+      {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
+      {"observability.log_level",
+       stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
+      {"observability.log_format", stringField(&Config::observability, &Observability::log_format, {"text", "json"})},
+      {"grouping.rules", [](const std::string&, const Setting& s, Config& c) -> Status {
+         c.grouping_rules = s.value;
+         return Status::ok();
+       }},
+  };
+  return keys;
+}
+
+Expected<Config> build(const Settings& settings) {
+  Config config;
+  for (const auto& [key, setting] : settings) {
+    if (key.starts_with(kPropertiesPrefix)) {
+      config.kafka.properties[key.substr(kPropertiesPrefix.size())] = setting.value;
+      continue;
+    }
+    auto known = knownKeys().find(key);
+    if (known == knownKeys().end()) {
+      return invalidArgument(setting.origin + ": unknown key '" + key +
+                             "' (see config/restack.example.yaml for every key)");
+    }
+    RESTACK_RETURN_IF_ERROR(known->second(key, setting, config));
+  }
+  if (config.kafka.brokers.empty()) {
+    return invalidArgument("kafka.brokers is required (set it in the file or RESTACK_KAFKA__BROKERS)");
+  }
+  if (config.store.path.empty()) return invalidArgument("store.path must not be empty");
+  const Topics& t = config.kafka.topics;
+  if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
+    return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");
+  }
+  return config;
+}
+
+}  // namespace
+
+Expected<Config> parseConfig(const std::string& yaml_text, const std::string& source_name,
+                             const std::vector<std::string>& environment) {
+  Settings settings;
+  try {
+    YAML::Node root = YAML::Load(yaml_text);
+    if (!root.IsNull() && !root.IsMap()) {
+      return invalidArgument(source_name + ": the configuration must be a YAML mapping of sections");
+    }
+    RESTACK_RETURN_IF_ERROR(flatten(root, "", source_name, settings));
+  } catch (const YAML::Exception& error) {
+    return invalidArgument(source_name + ":" + std::to_string(error.mark.line + 1) + ": invalid YAML: " + error.msg);
+  }
+  applyEnvironment(environment, settings);
+  return build(settings);
+}
+
+Expected<Config> loadConfig(const std::string& path, const std::vector<std::string>& environment) {
+  std::ifstream in(path);
+  if (!in) return invalidArgument("cannot read the configuration file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parseConfig(text.str(), path, environment);
+}
+
+std::vector<std::string> processEnvironment() {
+  std::vector<std::string> out;
+  for (char** entry = environ; entry && *entry; ++entry) out.emplace_back(*entry);
+  return out;
+}
+
+}  // namespace restack::config

@@ -1,0 +1,45 @@
+// The Restack worker: consumes raw events, restores them, publishes the results, and commits an
+// input offset only after every output it produced was acknowledged.
+//
+// Ownership follows the events topic's consumer group: owning events partition p brings symbols
+// partition p (co-partitioned by "<app>:<build_id>") and every worker reads the whole shared
+// symbols topic. Symbol uploads are applied to the local store before events are restored:
+//   1. on assignment, the new symbols partitions are replayed up to their end before the events
+//      partitions are consumed;
+//   2. each loop turn first applies whatever uploads were fetched;
+//   3. when a batch has events whose symbols are missing, the worker checks the symbols
+//      partitions' high watermarks, applies any upload it had not read yet, and restores those
+//      events again before publishing.
+// The store remembers, per symbols partition, the next offset to apply, so a restart or a moved
+// partition replays only what is missing.
+//
+// Delivery is at-least-once: outputs are flushed and acknowledged, then offsets are committed. A
+// crash between the two republishes that batch's outputs after the restart (same keys and
+// content, so consumers can de-duplicate on event_id).
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "config/config.h"
+#include "formats/common/status.h"
+#include "worker/kafka/metrics.h"
+
+namespace restack::worker {
+
+class Worker {
+ public:
+  static Expected<std::unique_ptr<Worker>> create(const config::Config& config, Metrics& metrics);
+  ~Worker();
+  // Runs until `stop` becomes true (SIGTERM), then finishes the batch in flight, commits and
+  // leaves the group. Returns an error when the worker cannot go on (store or Kafka failure that
+  // outlived the retries); nothing uncommitted is lost in that case either.
+  Status run(const std::atomic<bool>& stop);
+
+ private:
+  struct Impl;
+  explicit Worker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace restack::worker

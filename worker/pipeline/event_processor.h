@@ -1,0 +1,53 @@
+// One raw event in, the records it produces out: the restored event and its fingerprint record,
+// or a DLQ record when the event cannot be read. No Kafka here: the worker publishes the records,
+// `restack symbolicate` prints them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symbolstore/symbolizer.h"
+#include "worker/pipeline/event_restorer.h"
+#include "worker/pipeline/raw_event.h"
+
+namespace restack::pipeline {
+
+enum class OutputKind { kSymbolicated, kFingerprint, kDeadLetter };
+
+struct OutputRecord {
+  OutputKind kind = OutputKind::kSymbolicated;
+  std::string key;
+  std::string value;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+struct ProcessorOptions {
+  EventLimits event;
+  RestoreLimits restore;
+};
+
+struct ProcessResult {
+  std::vector<OutputRecord> records;
+  bool dead_letter = false;
+  std::string error;  // why it went to the DLQ
+  bool pending_symbols = false;  // some frames wait for symbols that were never uploaded
+  size_t frames_total = 0;
+  size_t frames_symbolicated = 0;
+};
+
+class EventProcessor {
+ public:
+  EventProcessor(Symbolizer& symbolizer, const ProcessorOptions& options)
+      : restorer_(symbolizer, options.restore), options_(options) {}
+  // `input_key` is the Kafka key ("<app>:<build_id>"), reused for the DLQ record.
+  // Errors are infrastructure failures only (the store could not be read): the caller must retry
+  // the event later rather than publish anything.
+  Expected<ProcessResult> process(std::string_view input_key, std::string_view value);
+
+ private:
+  EventRestorer restorer_;
+  ProcessorOptions options_;
+};
+
+}  // namespace restack::pipeline

@@ -1,0 +1,55 @@
+// The result of restoring one event: per thread (and per lag sample) the output frames and the
+// restored text of DESIGN.md §5, plus the event-level symbolication summary.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "formats/stack/stack_line.h"
+#include "symbolstore/frame_lookup.h"
+
+namespace restack::pipeline {
+
+enum class FrameFamily { kNative, kJava, kJs, kUnknown };
+const char* frameFamilyName(FrameFamily family);
+
+// One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
+// yields several entries with the same `raw`, innermost first.
+struct OutputFrame {
+  std::string raw;
+  FrameFamily family = FrameFamily::kUnknown;
+  FrameStatus status = FrameStatus::kUnparsed;
+  SymbolizedFrame frame;  // function/file/line/… when restored
+  std::string tier;
+  std::string note;
+  std::string missing_id;
+  std::vector<std::vector<SymbolizedFrame>> alternatives;
+  bool is_crashing_frame = false;  // the first frame of the stack: its address was not adjusted
+};
+
+struct RestoredStack {
+  std::vector<OutputFrame> frames;
+  std::string restored_text;  // reads like the platform's own tools would print it
+};
+
+struct RestoredThread {
+  RestoredStack stack;                 // when the thread had "stack"
+  std::vector<RestoredStack> samples;  // when it had "samples" (lag events)
+};
+
+enum class SymbolicationState { kComplete, kPartial, kPending };
+const char* symbolicationStateName(SymbolicationState state);
+
+struct RestoredEvent {
+  std::vector<RestoredThread> threads;  // same order as RawEvent::threads
+  SymbolicationState state = SymbolicationState::kComplete;
+  std::set<std::string> missing_ids;    // debug ids / mapping ids / files that had no symbols
+  std::string exception_type;           // deobfuscated when a mapping knew it; else as received
+  bool any_missing = false;     // some frame waits for symbols never uploaded
+  bool any_unrestored = false;  // some frame was not found or not parsed
+  size_t frames_total = 0;
+  size_t frames_symbolicated = 0;
+};
+
+}  // namespace restack::pipeline
