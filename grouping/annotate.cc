@@ -31,8 +31,10 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     decision.in_app_reason = std::move(in_app.reason);
     if (in_app.from_app_rule) notes.app_rule = "in_app: " + decision.in_app_reason;
 
-    const bool restored =
-        frame.state == FrameState::kRestored || frame.state == FrameState::kNotFound;
+    // A Java or native name printed on the device is real even when symbols did not cover it;
+    // a JavaScript name the source map did not cover is minified noise ("t", "e").
+    const bool restored = frame.state == FrameState::kRestored ||
+                          (frame.state == FrameState::kNotFound && frame.kind != FrameKind::kJs);
     if (!restored || name.name.empty()) {
       decision.ignored = true;
       decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols"

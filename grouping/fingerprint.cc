@@ -162,6 +162,7 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
     fp.stack = "thread " + std::to_string(thread_index);
     if (!input.threads[thread_index].name.empty()) fp.stack += " (" + input.threads[thread_index].name + ")";
   }
+  size_t chosen_cause = std::string::npos;
   for (size_t c = causes.size(); c-- > 0 && !lag;) {
     const auto& decisions = causes[c].decisions;
     bool has_app_frame = std::any_of(decisions.begin(), decisions.end(), [](const FrameDecision& d) {
@@ -173,6 +174,7 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
     type = input.causes[c].type;
     message = input.causes[c].message;
     fp.stack = "cause " + std::to_string(c);
+    chosen_cause = c;
     break;
   }
 
@@ -180,7 +182,8 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
   const std::string normalized_type = normalizeExceptionType(type);
   const std::string masked_message = maskMessage(message, options.message_max_chars);
   std::set<std::string> rules_applied;
-  fp.components = {fp.algorithm, family};
+  // The platform is hashed: the same function name on iOS and Android is different code.
+  fp.components = {fp.algorithm, input.platform, family};
   if (family == "exception") fp.components.push_back(normalized_type);
 
   // 3. Frames: lag hot path, or the chosen stack's top frames.
@@ -213,6 +216,10 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
     }
     collectRules(*stack, selection.used.empty() ? stack->decisions.size() : selection.used.back(),
                  rules_applied);
+    // A deeper cause that misses symbols may turn out to hold the app frames once restored.
+    for (size_t c = chosen_cause == std::string::npos ? 0 : chosen_cause + 1; c < causes.size(); ++c) {
+      may_change = may_change || causes[c].any_missing_symbols;
+    }
   }
   if (!fp.frames_used.empty()) {
     fp.culprit = fp.frames_used.front();

@@ -8,7 +8,7 @@
 //   3. Pick the stack: crash/error -> the crashed thread (else main, else first); for a Java
 //      chain, the innermost "Caused by" with in-app frames (its type and message win);
 //      anr -> the main thread; lag -> the samples (below).
-//   4. Components: ["v1", family, exception type (crash/error only), source, names…] with
+//   4. Components: ["v1", platform, family, exception type (crash/error only), source, names…] with
 //      family exception|anr|lag and source, in fallback order:
 //        in_app  the top `in_app_frames` in-app names (innermost first),
 //        all     no in-app frame: the top `fallback_frames` names,
@@ -17,14 +17,15 @@
 //   5. hash = first 16 bytes of SHA-256 over the components, each written as "<len>:<bytes>",
 //      as 32 lowercase hex digits.
 // Lag: each sample's in-app path is read root first; starting at the root, the path descends
-// into the child seen in the most samples while that child is in at least `lag_min_share` of
-// all samples. The innermost `in_app_frames` names of that hot path are hashed and its share
-// is reported (lag_share). With no majority even at the root, the most common innermost key wins.
+// into the child seen in the most samples while that child is in more than `lag_min_share` of
+// the samples that show in-app frames at all (idle samples do not vote). The innermost
+// `in_app_frames` names of that hot path are hashed, and its share of all samples is reported
+// (lag_share). With no majority even at the root, the most common innermost key wins.
 // Quality: "complete" unless a frame that misses symbols could still change the result
 // ("partial" for frame-based fingerprints, "provisional" for message/type fallbacks).
 //
 // Worked example: an NPE thrown in com.a.Cart.load called from com.a.CartActivity.onResume
-// (android.* frames between them) hashes ["v1","exception","java.lang.NullPointerException",
+// (android.* frames between them) hashes ["v1","android","exception","java.lang.NullPointerException",
 // "in_app","com.a.Cart.load","com.a.CartActivity.onResume"].
 #pragma once
 

@@ -38,7 +38,7 @@ constexpr std::string_view kSystemImages[] = {
     // Android
     "libc.so", "libm.so", "libdl.so", "libart.so", "libartbase.so", "libandroid_runtime.so",
     "libutils.so", "libbinder.so", "libhwui.so", "libgui.so", "libbase.so", "liblog.so",
-    "libcutils.so", "libandroid.so", "libEGL.so", "libc++.so", "linker", "linker64",
+    "libcutils.so", "libandroid.so", "libEGL.so", "libc++.so", "libc++_shared.so", "linker", "linker64",
     "libjavacore.so", "libopenjdk.so"};
 
 std::string_view basename(std::string_view path) {

@@ -44,11 +44,13 @@ LagChoice chooseLagStack(const std::vector<AnnotatedStack>& samples, const Group
   const size_t limit = any_in_app ? options.in_app_frames : options.fallback_frames;
   const double total = static_cast<double>(samples.size());
 
-  // Descend from the root while one child holds a majority (lag_min_share) of all samples.
+  // Descend from the root while one child holds a majority (lag_min_share) of the samples that
+  // show any such frame: samples of an idle thread say nothing about which code was slow.
   std::vector<size_t> current;
   for (size_t s = 0; s < paths.size(); ++s) {
     if (!paths[s].frames.empty()) current.push_back(s);
   }
+  const double with_frames = static_cast<double>(current.size());
   size_t depth = 0;
   for (;;) {
     std::map<std::string_view, std::vector<size_t>> children;  // ordered: ties go to the smallest
@@ -59,7 +61,7 @@ LagChoice chooseLagStack(const std::vector<AnnotatedStack>& samples, const Group
     for (const auto& [name, members] : children) {
       if (best == nullptr || members.size() > best->size()) best = &members;
     }
-    if (best == nullptr || static_cast<double>(best->size()) / total < options.lag_min_share) break;
+    if (best == nullptr || static_cast<double>(best->size()) <= options.lag_min_share * with_frames) break;
     current = *best;
     ++depth;
   }

@@ -90,6 +90,7 @@ NormalizedName normalizeJsName(std::string_view function, std::string_view file)
     s = s.substr(0, as);
     note(true, "js:alias");
   }
+  s = text::trim(s);
   static constexpr std::string_view kPrefixes[] = {"async ", "new ", "Object.",
                                                                 "async*"};
   for (bool again = true; again;) {
@@ -103,6 +104,8 @@ NormalizedName normalizeJsName(std::string_view function, std::string_view file)
       }
     }
   }
+  // "async" / "new" alone: V8's prefix on a frame without a name ("at async file.js:1:2").
+  if (s == "async" || s == "new") s = {};
   if (s.empty() || s == "<anonymous>" || s == "anonymous" || s == "?" || s == "Object" ||
       s == "<unknown>") {
     std::string normalized_file = normalizeJsFile(file);

@@ -84,8 +84,8 @@ struct GroupingOptions {
   // How many frames are hashed when the stack has no in-app frame (fallback to all frames).
   // Default 3.
   size_t fallback_frames = 3;
-  // Lag events: descend the samples' common path while a child is seen in at least this share
-  // of the samples. Default 0.5 (a majority).
+  // Lag events: descend the samples' common path while one child is seen in more than this
+  // share of the samples that show in-app frames. Default 0.5 (a strict majority).
   double lag_min_share = 0.5;
   // Frames examined per stack; deeper frames are ignored (bounds work on hostile input).
   // Default 512.

@@ -292,7 +292,7 @@ TEST(Fingerprint, InnermostCauseWithAppFramesWins) {
   input.causes.push_back({"java.io.IOException", "closed", {java("java.io.FileInputStream.read")}});
   Fingerprint fp = computeFingerprint(input, kDefaults);
   EXPECT_EQ(fp.stack, "cause 0");
-  EXPECT_EQ(fp.components[2], "java.lang.IllegalStateException");
+  EXPECT_EQ(fp.components[3], "java.lang.IllegalStateException");
   EXPECT_EQ(fp.title, "java.lang.IllegalStateException: Config missing key 42");
   EXPECT_EQ(fp.cause_frames.size(), 2u);
 }
