@@ -104,6 +104,31 @@ enum RangeFlags : uint8_t {
   kHasRules = 32,
 };
 
+bool sameSignature(const RangeRecord& a, const RangeRecord& b) {
+  return a.return_type == b.return_type && a.holder == b.holder && a.name == b.name && a.params == b.params;
+}
+
+void indexMethod(MethodRecord& method) {
+  const auto& ranges = method.ranges;
+  for (uint32_t i = 0; i < ranges.size(); ++i) {
+    bool continues = !method.chains.empty() && ranges[i].minified && ranges[i - 1].minified &&
+                     *ranges[i].minified == *ranges[i - 1].minified;
+    if (continues) {
+      ++method.chains.back().count;
+    } else {
+      method.chains.push_back({i, 1});
+    }
+  }
+  for (uint32_t c = 0; c < method.chains.size(); ++c) {
+    const RangeRecord& outermost = method.outermost(method.chains[c]);
+    auto it = std::find_if(method.overloads.begin(), method.overloads.end(), [&](const auto& overload) {
+      return sameSignature(method.outermost(method.chains[overload[0]]), outermost);
+    });
+    if (it == method.overloads.end()) method.overloads.push_back({c});
+    else it->push_back(c);
+  }
+}
+
 }  // namespace
 
 std::string buildPointerKey(std::string_view app, std::string_view build_id) {
@@ -329,6 +354,7 @@ Expected<ClassRecord> decodeClassRecord(std::string_view bytes) {
     }
   }
   if (!in.ok() || bad_index || !in.atEnd()) return corrupt("class");
+  for (MethodRecord& method : record.methods) indexMethod(method);
   return record;
 }
 
@@ -345,7 +371,8 @@ size_t ClassRecord::memoryBytes() const {
   size_t bytes = sizeof(ClassRecord) + original_name.capacity() + source_file.capacity();
   for (const std::string& text : strings) bytes += sizeof(std::string) + text.capacity();
   for (const MethodRecord& method : methods) {
-    bytes += sizeof(MethodRecord) + method.obfuscated_name.capacity();
+    bytes += sizeof(MethodRecord) + method.obfuscated_name.capacity() +
+             method.chains.size() * sizeof(MethodRecord::Chain) + method.overloads.size() * 40;
     for (const RangeRecord& range : method.ranges) {
       bytes += sizeof(RangeRecord);
       if (range.callsite) bytes += range.callsite->positions.size() * 8 + range.callsite->outline.size();

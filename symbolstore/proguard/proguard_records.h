@@ -110,6 +110,17 @@ struct RangeRecord {
 struct MethodRecord {
   std::string obfuscated_name;
   std::vector<RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
+
+  // Derived when decoding, so that a lookup allocates nothing for them: the inline chains
+  // (consecutive ranges with the same minified range; a range without one stands alone) and the
+  // overloads they form (chains grouped by the outermost frame's signature, in file order).
+  struct Chain {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  std::vector<Chain> chains;
+  std::vector<std::vector<uint32_t>> overloads;  // indices into `chains`
+  const RangeRecord& outermost(const Chain& chain) const { return ranges[chain.first + chain.count - 1]; }
 };
 
 struct ClassRecord {

@@ -233,13 +233,13 @@ struct ProguardResolver::Impl {
 
   // The file of a restored frame: the holder class's `sourceFile` entry, else R8's inference.
   Expected<std::string> fileFor(const MapHandle& map, const ClassRecord& frame_class,
-                                const std::string& holder, std::string_view printed_file) {
+                                std::string_view holder, std::string_view printed_file) {
     if (printed_file == "Native Method") return std::string(printed_file);
     if (holder == frame_class.original_name) {
       if (!frame_class.source_file.empty()) return frame_class.source_file;
       return proguard::inferSourceFile(holder, printed_file);
     }
-    std::string key = proguard::sourceFileKey(map.load_id, holder);
+    std::string key = proguard::sourceFileKey(map.load_id, holder);  // frames inlined from elsewhere
     std::shared_ptr<const std::string> file;
     if (!source_files.get(key, file)) {
       auto value = store.get(SymbolFamily::kProguard, key);
@@ -279,8 +279,14 @@ FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) 
 Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice,
                                                            const stack::JavaFrameLine& frame,
                                                            proguard::RetraceContext& context) {
-  auto choice = chooseFrameMap(event_choice, frame.file);
-  if (!choice) return choice.error();
+  const MapChoice* choice = &event_choice;
+  MapChoice frame_choice;
+  if (frame.file.starts_with(kMapIdFilePrefix)) {
+    auto chosen = chooseFrameMap(event_choice, frame.file);
+    if (!chosen) return chosen.error();
+    frame_choice = std::move(*chosen);
+    choice = &frame_choice;
+  }
   if (!choice->map) {
     FrameLookup lookup = FrameLookup::missing(choice->missing_id);
     lookup.note = choice->note;
@@ -329,7 +335,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     const auto& answer = retraced.alternatives[a];
     for (size_t i = 0; i < answer.size(); ++i) {
       SymbolizedFrame out;
-      out.function = answer[i].holder + "." + answer[i].method;
+      out.function.reserve(answer[i].holder.size() + 1 + answer[i].method.size());
+      out.function.append(answer[i].holder).append(".").append(answer[i].method);
       auto file = fileFor(map, cls, answer[i].holder, frame.file);
       if (!file) return file.error();
       out.file = std::move(*file);

@@ -9,27 +9,14 @@ namespace {
 // An ambiguous original range is split into at most this many answers (one per line).
 constexpr uint32_t kMaxSplitLines = 256;
 
-// One inline chain: ranges [first, first + count) of a method, innermost first.
-struct Chain {
-  size_t first = 0;
-  size_t count = 0;
-};
+using Chain = MethodRecord::Chain;
 
 // A chain chosen for the frame, with the position it was chosen for.
 struct Candidate {
-  size_t method = 0;  // index into the overload list
+  size_t overload = 0;  // index into MethodRecord::overloads
   Chain chain;
   std::optional<uint32_t> position;
 };
-
-struct Overload {
-  std::vector<Chain> chains;
-  const RangeRecord* outermost = nullptr;  // signature of the method
-};
-
-bool sameSignature(const RangeRecord& a, const RangeRecord& b) {
-  return a.return_type == b.return_type && a.holder == b.holder && a.name == b.name && a.params == b.params;
-}
 
 // An original range that a single position cannot narrow to one line.
 bool isRangeAmbiguous(const RangeRecord& range) {
@@ -37,70 +24,44 @@ bool isRangeAmbiguous(const RangeRecord& range) {
   return !range.minified || range.minified->span() != range.original->span();
 }
 
-std::vector<Overload> overloadsOf(const MethodRecord& method) {
-  std::vector<Chain> chains;
-  const auto& ranges = method.ranges;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    bool continues = !chains.empty() && ranges[i].minified && ranges[i - 1].minified &&
-                     *ranges[i].minified == *ranges[i - 1].minified;
-    if (continues) {
-      ++chains.back().count;
-    } else {
-      chains.push_back(Chain{i, 1});
-    }
-  }
-  std::vector<Overload> overloads;
-  for (const Chain& chain : chains) {
-    const RangeRecord& outermost = ranges[chain.first + chain.count - 1];
-    auto it = std::find_if(overloads.begin(), overloads.end(),
-                           [&](const Overload& o) { return sameSignature(*o.outermost, outermost); });
-    if (it == overloads.end()) {
-      overloads.push_back(Overload{{}, &outermost});
-      it = overloads.end() - 1;
-    }
-    it->chains.push_back(chain);
-  }
-  return overloads;
-}
-
-const Chain* chainAt(const MethodRecord& method, const Overload& overload, uint32_t position) {
-  for (const Chain& chain : overload.chains) {
+const Chain* chainAt(const MethodRecord& method, size_t overload, uint32_t position) {
+  for (uint32_t index : method.overloads[overload]) {
+    const Chain& chain = method.chains[index];
     const RangeRecord& first = method.ranges[chain.first];
     if (first.minified && first.minified->contains(position)) return &chain;
   }
   return nullptr;
 }
 
-std::vector<Candidate> selectCandidates(const MethodRecord& method, const std::vector<Overload>& overloads,
-                                        std::optional<uint32_t> position) {
-  std::vector<Candidate> candidates;
-  for (size_t m = 0; m < overloads.size(); ++m) {
-    const Overload& overload = overloads[m];
+void selectCandidates(const MethodRecord& method, std::optional<uint32_t> position,
+                      std::vector<Candidate>& candidates) {
+  for (size_t m = 0; m < method.overloads.size(); ++m) {
     if (position) {
-      if (const Chain* chain = chainAt(method, overload, *position)) {
+      if (const Chain* chain = chainAt(method, m, *position)) {
         candidates.push_back({m, *chain, position});
       }
       continue;
     }
-    if (const Chain* chain = chainAt(method, overload, 0)) {
+    if (const Chain* chain = chainAt(method, m, 0)) {
       candidates.push_back({m, *chain, position});
       continue;
     }
-    for (const Chain& chain : overload.chains) {
+    for (uint32_t index : method.overloads[m]) {
+      const Chain& chain = method.chains[index];
       if (!method.ranges[chain.first].minified) {
         candidates.push_back({m, chain, position});
         break;
       }
     }
   }
-  if (!candidates.empty() || !position) return candidates;
+  if (!candidates.empty() || !position) return;
   // A position outside every minified range: the ranges without one still name the method.
-  for (size_t m = 0; m < overloads.size(); ++m) {
-    for (const Chain& chain : overloads[m].chains) {
+  for (size_t m = 0; m < method.overloads.size(); ++m) {
+    for (uint32_t index : method.overloads[m]) {
+      const Chain& chain = method.chains[index];
       if (!method.ranges[chain.first].minified) candidates.push_back({m, chain, position});
     }
   }
-  return candidates;
 }
 
 std::optional<uint32_t> lookupCallsite(const OutlineCallsite& callsite, uint32_t outline_position) {
@@ -169,11 +130,12 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
   MethodRetrace result;
   const MethodRecord* method = record.findMethod(obfuscated_method);
   if (method == nullptr || method->ranges.empty()) return result;
-  const std::vector<Overload> overloads = overloadsOf(*method);
   std::optional<uint32_t> position;
   if (input_line && *input_line > 0) position = input_line;
 
-  std::vector<Candidate> candidates = selectCandidates(*method, overloads, position);
+  std::vector<Candidate> candidates;
+  candidates.reserve(4);
+  selectCandidates(*method, position, candidates);
   // Rule 6: the frame above was an outline; map its position through this call site.
   if (context.outline_position) {
     std::vector<Candidate> rewritten;
@@ -185,8 +147,8 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       }
       uint32_t mapped = lookupCallsite(*outermost.callsite, *context.outline_position)
                             .value_or(*context.outline_position);
-      if (const Chain* chain = chainAt(*method, overloads[candidate.method], mapped)) {
-        rewritten.push_back({candidate.method, *chain, mapped});
+      if (const Chain* chain = chainAt(*method, candidate.overload, mapped)) {
+        rewritten.push_back({candidate.overload, *chain, mapped});
       }
     }
     candidates = std::move(rewritten);
@@ -199,14 +161,15 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       return result;
     }
     // No position and no range for "no position": every overload by its signature alone.
-    result.ambiguous = overloads.size() > 1;
-    for (const Overload& overload : overloads) {
-      if (overload.outermost->synthesized || overload.outermost->outline) continue;
+    result.ambiguous = method->overloads.size() > 1;
+    for (const auto& overload : method->overloads) {
+      const RangeRecord& outermost = method->outermost(method->chains[overload[0]]);
+      if (outermost.synthesized || outermost.outline) continue;
       RetracedFrame frame;
-      frame.holder = std::string(record.holderOf(*overload.outermost));
-      frame.method = record.strings[overload.outermost->name];
-      frame.params = record.strings[overload.outermost->params];
-      frame.return_type = record.strings[overload.outermost->return_type];
+      frame.holder = record.holderOf(outermost);
+      frame.method = record.strings[outermost.name];
+      frame.params = record.strings[outermost.params];
+      frame.return_type = record.strings[outermost.return_type];
       if (!result.ambiguous && input_line && *input_line > 0) frame.line = input_line;
       result.alternatives.push_back({std::move(frame)});
     }
@@ -221,13 +184,10 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       const RangeRecord* ranges = &method->ranges[candidate.chain.first];
       const size_t count = candidate.chain.count;
       // Rule 3: an ambiguous top range is split into one answer per original line.
-      std::vector<std::optional<uint32_t>> top_lines{std::nullopt};
-      if (result.ambiguous && isRangeAmbiguous(ranges[0])) {
-        top_lines.clear();
-        const uint64_t first = ranges[0].original->from;
-        const uint64_t last = std::min<uint64_t>(ranges[0].original->to, first + kMaxSplitLines - 1);
-        for (uint64_t line = first; line <= last; ++line) top_lines.push_back(static_cast<uint32_t>(line));
-      }
+      bool split = result.ambiguous && isRangeAmbiguous(ranges[0]);
+      const uint64_t split_first = split ? ranges[0].original->from : 0;
+      const uint64_t split_last =
+          split ? std::min<uint64_t>(ranges[0].original->to, split_first + kMaxSplitLines - 1) : 0;
       // Rule 5: rewriteFrame rules of any frame of the chain, under an exception line.
       uint32_t remove_inner = 0;
       if (!context.thrown_obfuscated.empty() || !context.thrown_original.empty()) {
@@ -243,13 +203,16 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
         remove_inner = 0;
       }
       const RangeRecord& outermost = ranges[count - 1];
-      for (std::optional<uint32_t> top_line : top_lines) {
+      for (uint64_t split_line = split_first; split_line <= split_last; ++split_line) {
+        std::optional<uint32_t> top_line;
+        if (split) top_line = static_cast<uint32_t>(split_line);
         std::vector<RetracedFrame> frames;
+        frames.reserve(count);
         for (size_t i = remove_inner; i < count; ++i) {
           if (i + 1 == count && (outermost.synthesized || outermost.outline)) break;
           const RangeRecord& range = ranges[i];
           RetracedFrame frame;
-          frame.holder = std::string(record.holderOf(range));
+          frame.holder = record.holderOf(range);
           frame.method = record.strings[range.name];
           frame.params = record.strings[range.params];
           frame.return_type = record.strings[range.return_type];
@@ -264,6 +227,8 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       if (outermost.outline && candidate.position) result.next_outline_position = candidate.position;
     }
   }
+  result.removed = result.alternatives.empty();
+  if (result.alternatives.size() <= 1) return result;
   // Identical answers (e.g. split lines of a frame printed without a line) are shown once.
   std::vector<std::vector<RetracedFrame>> unique;
   for (auto& answer : result.alternatives) {

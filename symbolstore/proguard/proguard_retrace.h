@@ -34,11 +34,12 @@
 
 namespace restack::proguard {
 
+// Views into the ClassRecord that produced them: valid while that record is.
 struct RetracedFrame {
-  std::string holder;  // original class, "com.example.Foo"
-  std::string method;  // original method name, "bar"
-  std::string params;  // "int,java.lang.String" (for fingerprints and verbose output)
-  std::string return_type;
+  std::string_view holder;  // original class, "com.example.Foo"
+  std::string_view method;  // original method name, "bar"
+  std::string_view params;  // "int,java.lang.String" (for fingerprints and verbose output)
+  std::string_view return_type;
   std::optional<uint32_t> line;  // never 0
   bool operator==(const RetracedFrame&) const = default;
 };
