@@ -31,6 +31,7 @@ TEST(NormalizeNative, StripsCloneSuffixesAndOffsets) {
   EXPECT_EQ(nativeName("parse_header(char*) [clone .cold]"), "parse_header");
   EXPECT_EQ(nativeName("parse_header(char*) [clone .constprop.0] [clone .isra.0]"), "parse_header");
   EXPECT_EQ(nativeName("parse_header.cold.12"), "parse_header");
+  EXPECT_EQ(nativeName("parse_header(char*) (.cold)"), "parse_header");  // LLVM's demangler
   EXPECT_EQ(nativeName("parse_header.llvm.8812312"), "parse_header");
   EXPECT_EQ(nativeName("abort+164"), "abort");
   EXPECT_EQ(nativeName("memcpy + 0x1c"), "memcpy");

@@ -76,6 +76,16 @@ TEST(Rules, ErrorsNameFileLineAndProblem) {
   }
 }
 
+TEST(Rules, ExampleFileInConfigIsValid) {
+  auto rules = loadAppRules(std::string(RESTACK_SOURCE_DIR) + "/config/grouping-rules.example.yaml");
+  ASSERT_TRUE(rules) << rules.error().message();
+  EXPECT_EQ(rules->app_packages.size(), 2u);
+  EXPECT_EQ(rules->in_app.size(), 3u);
+  EXPECT_EQ(rules->ignore.size(), 3u);
+  EXPECT_EQ(rules->fingerprints.size(), 3u);
+  EXPECT_EQ(rules->fingerprints[2].platform, "web");
+}
+
 TEST(Rules, EmptyFileMeansNoRules) {
   auto rules = parseAppRules("", "empty.yaml");
   ASSERT_TRUE(rules) << rules.error().message();
