@@ -8,7 +8,8 @@
 # uses; Kafka 4.0 dropped old request versions (KIP-896). 3.9 runs KRaft without ZooKeeper.
 kafka_version=3.9.1
 kafka_dir=.deps/kafka
-kafka_stamp="$kafka_dir/libs/.complete-$kafka_version"
+# Bump the revision when the dependency list changes, so existing installs refresh.
+kafka_stamp="$kafka_dir/libs/.complete-$kafka_version-r2"
 if [[ ! -f "$kafka_stamp" ]]; then
   for kafka_tool in mvn java; do
     command -v "$kafka_tool" >/dev/null || {
@@ -19,7 +20,8 @@ if [[ ! -f "$kafka_stamp" ]]; then
   mkdir -p "$kafka_dir"
   # A throwaway pom: kafka_2.13 is the broker (kafka.Kafka, kafka.tools.StorageTool,
   # kafka.tools.ConsoleProducer) and pulls in kafka-clients, raft, metadata, storage, Scala and
-  # Jackson. The broker logs through slf4j; slf4j-reload4j (with reload4j, the maintained log4j
+  # Jackson. kafka-tools adds the command-line tools (org.apache.kafka.tools.TopicCommand,
+  # ConsumerGroupCommand, …) for inspecting a test broker. The broker logs through slf4j; slf4j-reload4j (with reload4j, the maintained log4j
   # 1.2) is the binding Kafka's own distribution ships.
   cat >"$kafka_dir/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -28,6 +30,7 @@ if [[ ! -f "$kafka_stamp" ]]; then
   <packaging>pom</packaging>
   <dependencies>
     <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$kafka_version</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$kafka_version</version></dependency>
     <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>1.7.36</version></dependency>
   </dependencies>
 </project>
