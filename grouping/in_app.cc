@@ -129,6 +129,12 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
       }
     }
   }
+  // Standard-library templates instantiated into the app's image are still library code.
+  if (frame.kind == FrameKind::kNative &&
+      (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
+       normalized.starts_with("__cxxabiv1::"))) {
+    return {false, "C++ standard library"};
+  }
   if (frame.in_app.has_value()) {
     return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};
   }

@@ -3,7 +3,8 @@
 // First answer wins:
 //   1. the app's rule file: `in_app` rules in order, then `app_packages` / `app_modules`
 //      (with app_packages set, a Java frame outside them is not in-app);
-//   2. the restorer's own decision (native module from the app's upload vs the shared store,
+//   2. C++ standard-library code (std::, __gnu_cxx::) is never in-app, even inside the app's
+//      image; then the restorer's own decision (native module from the app's upload vs the shared store,
 //      a JS source on the source map's ignore list);
 //   3. per-platform defaults:
 //      - Java: java., javax., android., androidx., kotlin., kotlinx., dalvik., com.android.,

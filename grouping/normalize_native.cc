@@ -264,6 +264,18 @@ std::string structuralPass(std::string_view s, StructuralResult& result, int dep
       if (close == std::string_view::npos) break;  // unbalanced: drop the rest
       result.arguments = true;
       i = close;
+      // Qualifiers of an enclosing function in a nested name belong to its argument list:
+      // "A::f(int) const::'lambda'(int)::operator()" -> "A::f::'lambda'::operator()".
+      for (bool again = true; again;) {
+        again = false;
+        for (std::string_view qualifier : {" const", " volatile", " &&", " &", " noexcept"}) {
+          std::string_view rest = s.substr(i + 1);
+          if (rest.starts_with(qualifier) && rest.substr(qualifier.size()).starts_with("::")) {
+            i += qualifier.size();
+            again = true;
+          }
+        }
+      }
     } else if (c == '{') {
       size_t close = findClose(s, i, '{', '}');
       if (close == std::string_view::npos) break;

@@ -43,6 +43,11 @@ TEST(NormalizeNative, LambdasAndBlocks) {
   EXPECT_EQ(nativeName("Feed::load()::'lambda0'(int)::operator()(int) const"),
             nativeName("Feed::load()::'lambda'(int)::operator()(int) const"));
   EXPECT_EQ(nativeName("Feed::load()::$_12::operator()() const"), "Feed::load::$_::operator()");
+  EXPECT_EQ(nativeName("Cache<Item>::total(std::vector<Item> const&) const::'lambda'(Item const&)::operator()(Item const&) const"),
+            "Cache<T>::total::'lambda'::operator()");
+  // std::for_each whose return type is the lambda: the function is std::for_each.
+  EXPECT_EQ(nativeName("Cache<Item>::total(int) const::'lambda'(Item const&) std::for_each<It, Cache<Item>::total(int) const::'lambda'(Item const&)>(It, It, Cache<Item>::total(int) const::'lambda'(Item const&))"),
+            "std::for_each<T>");
   EXPECT_EQ(nativeName("__29-[ViewController viewDidLoad]_block_invoke_2"),
             "-[ViewController viewDidLoad]_block_invoke");
   EXPECT_EQ(nativeName("__main_block_invoke.17"), "__main_block_invoke");
