@@ -31,12 +31,12 @@
 //   com.example.Foo -> a.b:
 //       1:1:void com.example.Util.log():7:7 -> c
 //       1:1:void bar(int):14 -> c
-// is stored under "L\0<load>\0C\0a.b" as
-//   01 | 0F "com.example.Foo" | 00 | 00
-//   05 | 04 "void" 00 "" 13 "com.example.Util" 03 "log" 00 "" …   (string table; "" = index 1)
-//   01 | 01 "c" | 02
-//      | 03 01 01 07 07 00 02 03 01        (1:1 -> 7:7, void com.example.Util.log())
-//      | 03 01 01 0E 0E 00 01 04 05        (1:1 -> 14, void bar(int); holder "" = own class)
+// is stored under "L\0<load>\0C\0a.b" as (hex bytes, "…" = the string's bytes)
+//   01 | 0F "com.example.Foo" | 00 "" | 00                          version, name, file, flags
+//   06 | 00 "" | 04 "void" | 10 "com.example.Util" | 03 "log" | 03 "bar" | 03 "int"   strings
+//   01 | 01 "c" | 02                                                 one method "c", two ranges
+//      | 03 01 01 07 07 01 02 03 00      1:1 -> 7:7, void com.example.Util.log()
+//      | 03 01 01 0E 0E 01 00 04 05      1:1 -> 14:14, void bar(int) (holder "" = own class)
 #pragma once
 
 #include <atomic>

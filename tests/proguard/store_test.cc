@@ -166,3 +166,25 @@ TEST(ProguardStore, ConcurrentRetraceFromManyThreads) {
 
 }  // namespace
 }  // namespace restack::testing
+
+namespace restack::testing {
+namespace {
+
+// The worked example at the top of symbolstore/proguard/proguard_records.h, byte for byte.
+TEST(ProguardStore, ClassRecordMatchesTheDocumentedExample) {
+  const std::string text = lines({"com.example.Foo -> a.b:", "    1:1:void com.example.Util.log():7:7 -> c",
+                                  "    1:1:void bar(int):14 -> c"});
+  proguard::MappingReader reader(text);
+  proguard::ClassMapping mapping;
+  auto more = reader.next(mapping);
+  ASSERT_TRUE(more && *more);
+  std::string expected = std::string("\x01\x0F") + "com.example.Foo" + std::string("\x00\x00", 2) +
+                         std::string("\x06\x00\x04", 3) + "void" + "\x10" + "com.example.Util" + "\x03" + "log" +
+                         "\x03" + "bar" + "\x03" + "int" + "\x01\x01" + "c" + "\x02" +
+                         std::string("\x03\x01\x01\x07\x07\x01\x02\x03\x00", 9) +
+                         std::string("\x03\x01\x01\x0E\x0E\x01\x00\x04\x05", 9);
+  EXPECT_EQ(proguard::encodeClassRecord(mapping), expected);
+}
+
+}  // namespace
+}  // namespace restack::testing
