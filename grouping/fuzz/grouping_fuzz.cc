@@ -1,5 +1,5 @@
 // libFuzzer target: build with -DRESTACK_FUZZ=ON (clang) and run
-//   build/grouping/grouping_fuzz -max_len=4096 tests/grouping/fuzz_corpus
+//   build/grouping/grouping_fuzz -max_len=4096 -max_total_time=60 <corpus dir>
 #include <cstddef>
 #include <cstdint>
 
