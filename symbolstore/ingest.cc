@@ -154,6 +154,14 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
     }
   }
 
+  // Object-file readers (LLVM's among them) need naturally aligned buffers; a Kafka payload
+  // can start anywhere.
+  std::string aligned_copy;
+  if (content.path.empty() && reinterpret_cast<uintptr_t>(content.bytes.data()) % 16 != 0) {
+    aligned_copy.assign(content.bytes);
+    content.bytes = aligned_copy;
+  }
+
   UploadMeta resolved = meta;
   if (!resolved.kind) {
     auto kind = detectSymbolKind(content);

@@ -29,6 +29,7 @@ struct SymbolFeed::Impl {
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::set<PartitionKey> assigned;
   std::set<PartitionKey> at_end;  // partitions whose last event was "end of partition"
+  IngestedCallback on_ingested;
 
   Impl(const config::Config& c, SymbolStore& s, RdKafka::Producer& p, Metrics& m)
       : config(c), store(s), dlq_producer(p), metrics(m) {}
@@ -116,6 +117,7 @@ struct SymbolFeed::Impl {
           reject(message, report.error());
         } else {
           ++metrics.uploads_ingested;
+          if (on_ingested) on_ingested(*report);
           spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(report->kind),
                        upload->meta.app, upload->meta.build_id, report->records, fmt::join(report->ids, ","));
           for (const auto& warning : report->warnings) spdlog::warn("{}: {}", label, warning);
@@ -177,8 +179,10 @@ SymbolFeed::~SymbolFeed() {
 }
 
 Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& config, SymbolStore& store,
-                                                         RdKafka::Producer& dlq_producer, Metrics& metrics) {
+                                                         RdKafka::Producer& dlq_producer, Metrics& metrics,
+                                                         IngestedCallback on_ingested) {
   auto impl = std::make_unique<Impl>(config, store, dlq_producer, metrics);
+  impl->on_ingested = std::move(on_ingested);
   auto properties = commonProperties(config, "restack-symbols");
   // Positions live in the symbol store, never in Kafka: this group id is never committed to.
   properties.insert({"group.id", config.kafka.group_id + ".symbols"});

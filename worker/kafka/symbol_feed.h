@@ -5,12 +5,14 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
 
 #include "config/config.h"
 #include "formats/common/status.h"
+#include "symbolstore/ingest.h"
 #include "symbolstore/store.h"
 #include "worker/kafka/metrics.h"
 
@@ -18,8 +20,11 @@ namespace restack::worker {
 
 class SymbolFeed {
  public:
+  // Called after every upload that was ingested, so readers can drop what they cached as missing.
+  using IngestedCallback = std::function<void(const IngestReport&)>;
   static Expected<std::unique_ptr<SymbolFeed>> create(const config::Config& config, SymbolStore& store,
-                                                      RdKafka::Producer& dlq_producer, Metrics& metrics);
+                                                      RdKafka::Producer& dlq_producer, Metrics& metrics,
+                                                      IngestedCallback on_ingested);
   ~SymbolFeed();
 
   // Reads all of the shared topic up to its end (every worker serves every shared image).

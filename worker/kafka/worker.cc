@@ -42,6 +42,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<RdKafka::Producer> producer;
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<PendingEvent> batch;
+  std::map<int32_t, int64_t> uncommitted;  // events partition -> next offset, outputs acknowledged
   std::atomic<uint64_t> delivery_failures{0};
   std::string last_delivery_error;
   Status fatal;  // set from inside callbacks, checked by the loop
@@ -81,8 +82,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!lost) {
         Status flushed = processBatch();
         if (!flushed && fatal.isOk()) fatal = flushed;
+        commitRevoked(ids);
       } else {
-        batch.clear();  // another worker owns them now and will read them from the last commit
+        // Another worker owns them now and reads them from the last commit.
+        batch.clear();
+        for (int32_t partition : ids) uncommitted.erase(partition);
       }
       symbols->removePartitions(ids);
       if (cooperative) {
@@ -120,7 +124,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     if (!made_producer) return made_producer.error();
     producer = std::move(*made_producer);
 
-    auto feed = SymbolFeed::create(config, *store, *producer, metrics);
+    auto feed = SymbolFeed::create(config, *store, *producer, metrics, [this](const IngestReport& report) {
+      // The native reader remembers "no symbols" for a while; a new upload must show at once.
+      for (const std::string& id : report.ids) symbolizer->native().forget(id);
+    });
     if (!feed) return feed.error();
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
@@ -248,20 +255,46 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       return ioError("outputs were not acknowledged (" + last_delivery_error +
                      "); offsets not committed, the batch will be read again");
     }
-    std::vector<RdKafka::TopicPartition*> offsets;
     for (const auto& [partition, offset] : next_offsets) {
+      uncommitted[partition] = std::max(uncommitted[partition], offset);
+    }
+    batch.clear();
+    commitUncommitted();
+    return Status::ok();
+  }
+
+  // Commits every offset whose outputs were acknowledged. A commit refused during a rebalance
+  // (cooperative rebalancing keeps our partitions) is kept and retried on the next loop turn or
+  // when the partitions are revoked, instead of letting the batch be restored twice.
+  void commitUncommitted() {
+    if (uncommitted.empty()) return;
+    std::vector<RdKafka::TopicPartition*> offsets;
+    for (const auto& [partition, offset] : uncommitted) {
       offsets.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
     }
     RdKafka::ErrorCode code = events->commitSync(offsets);
     for (auto* offset : offsets) delete offset;
-    batch.clear();
-    if (code != RdKafka::ERR_NO_ERROR) {
-      // The outputs are out; the events will be restored again by whoever owns them next.
-      spdlog::warn("offset commit failed ({}); the batch may be delivered again", errorText(code));
-    } else {
+    if (code == RdKafka::ERR_NO_ERROR) {
+      uncommitted.clear();
       ++metrics.batches_committed;
+    } else {
+      spdlog::info("offset commit deferred ({}); retrying", errorText(code));
     }
-    return Status::ok();
+  }
+
+  // Before giving partitions up: their offsets must be committed now or never by us.
+  void commitRevoked(const std::vector<int32_t>& partitions) {
+    for (int attempt = 0; attempt < 5 && !uncommitted.empty(); ++attempt) {
+      commitUncommitted();
+      if (!uncommitted.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    for (int32_t partition : partitions) {
+      if (uncommitted.erase(partition)) {
+        spdlog::warn("offsets of events partition {} could not be committed before it moved; its last batch "
+                     "will be restored again by the next owner (at-least-once)",
+                     partition);
+      }
+    }
   }
 
   Status loop(const std::atomic<bool>& stop) {
@@ -288,6 +321,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         if (remaining <= 0) break;
       }
       RESTACK_RETURN_IF_ERROR(processBatch());
+      commitUncommitted();
       producer->poll(0);
     }
     return Status::ok();

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine for Restack: Debian packages (compiler, LLVM 19, librdkafka,
+# RocksDB, simdjson, …), then the test tools of scripts/setup.d/*.sh (Apache Kafka jars,
+# ProGuard, npm packages, Helm) into .deps/. Idempotent: a second run only checks.
+#
+#   scripts/setup.sh            everything (what the tests need)
+#   scripts/setup.sh --build    only what building and `restack demo` need
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+only_build=false
+[[ "${1:-}" == "--build" ]] && only_build=true
+
+sudo_cmd=()
+[[ "$(id -u)" -ne 0 ]] && sudo_cmd=(sudo)
+
+packages=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates unzip
+  clang-19 lld-19 llvm-19 llvm-19-dev libclang-rt-19-dev
+  librdkafka-dev librocksdb-dev libsimdjson-dev libspdlog-dev libfmt-dev libcli11-dev
+  libyaml-cpp-dev libzstd-dev libzip-dev zlib1g-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if ! $only_build; then
+  packages+=(kcat)
+  # The machine image may bring its own Java, Maven and Node.js; use Debian's only when absent.
+  command -v java >/dev/null && command -v javac >/dev/null || packages+=(openjdk-17-jdk-headless)
+  command -v mvn >/dev/null || packages+=(maven)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if (( ${#missing[@]} > 0 )); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 update -q
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! $only_build; then
+  for step in scripts/setup.d/*.sh; do
+    echo "setup: ${step#scripts/setup.d/}"
+    ( set -euo pipefail; source "$step" )
+  done
+fi
+echo "setup: done"

@@ -1,0 +1,198 @@
+// Line-format detection for the five stack kinds and their common variants.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "formats/stack/stack_line.h"
+
+namespace restack::stack {
+namespace {
+
+TEST(StackLine, IosSdkFrame) {
+  StackLine line = parseStackLine(
+      "MDAP_testDemo9  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]");
+  ASSERT_EQ(line.kind, LineKind::kNative);
+  const NativeFrameLine* frame = line.native();
+  EXPECT_EQ(frame->module, "MDAP_testDemo9");
+  EXPECT_EQ(frame->address, 10707u);
+  EXPECT_EQ(frame->runtime_address, 0x1079b59d3u);
+  EXPECT_EQ(frame->load_address, 0x1079b3000u);
+  EXPECT_EQ(frame->debug_id, "8c17697f2e8439e5b491fcf5169106ff");
+  EXPECT_FALSE(frame->frame_index.has_value());
+}
+
+TEST(StackLine, AppleCrashReportFrameWithSpacesInImageName) {
+  StackLine line = parseStackLine("3   Google Maps   0x0000000104a1c3e4 0x104a14000 + 33764");
+  ASSERT_EQ(line.kind, LineKind::kNative);
+  EXPECT_EQ(line.native()->frame_index, 3u);
+  EXPECT_EQ(line.native()->module, "Google Maps");
+  EXPECT_EQ(line.native()->address, 33764u);
+  EXPECT_TRUE(line.native()->debug_id.empty());
+}
+
+TEST(StackLine, AndroidSdkNativeFrame) {
+  StackLine line = parseStackLine("pc 0x0000000000010d78 libapmDemo.so [arm64-v8a::ba78e30f9664d0150fba525ab5981b19]");
+  ASSERT_EQ(line.kind, LineKind::kNative);
+  EXPECT_EQ(line.native()->address, 0x10d78u);
+  EXPECT_EQ(line.native()->module, "libapmDemo.so");
+  EXPECT_EQ(line.native()->abi, "arm64-v8a");
+  EXPECT_EQ(line.native()->debug_id, "ba78e30f9664d0150fba525ab5981b19");
+}
+
+TEST(StackLine, TombstoneFrames) {
+  StackLine line = parseStackLine(
+      "    #00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: 1f2e3d4c5b6a79881f2e3d4c5b6a7988aabbccdd)");
+  ASSERT_EQ(line.kind, LineKind::kNative);
+  EXPECT_EQ(line.indent, "    ");
+  EXPECT_EQ(line.native()->frame_index, 0u);
+  EXPECT_EQ(line.native()->address, 0x4a6c8u);
+  EXPECT_EQ(line.native()->module, "libc.so");
+  EXPECT_EQ(line.native()->module_path, "/system/lib64/libc.so");
+  EXPECT_EQ(line.native()->symbol_hint, "abort+164");
+  EXPECT_EQ(line.native()->debug_id, "1f2e3d4c5b6a79881f2e3d4c5b6a7988aabbccdd");
+
+  StackLine apk = parseStackLine(
+      "#01 pc 0000000000011b74  /data/app/~~x==/com.app-y==/base.apk!libfoo.so (offset 0x1000) (Java_foo(int)+20)");
+  ASSERT_EQ(apk.kind, LineKind::kNative);
+  EXPECT_EQ(apk.native()->frame_index, 1u);
+  EXPECT_EQ(apk.native()->symbol_hint, "Java_foo(int)+20");
+  EXPECT_TRUE(apk.native()->debug_id.empty());
+}
+
+TEST(StackLine, JavaFramesAndTraceStructure) {
+  StackLine sdk = parseStackLine("tg.a.e(MethodRecorder.kt:1)");
+  ASSERT_EQ(sdk.kind, LineKind::kJavaFrame);
+  EXPECT_EQ(sdk.javaFrame()->class_name, "tg.a");
+  EXPECT_EQ(sdk.javaFrame()->method, "e");
+  EXPECT_EQ(sdk.javaFrame()->file, "MethodRecorder.kt");
+  EXPECT_EQ(sdk.javaFrame()->line, 1u);
+
+  StackLine module = parseStackLine("\tat java.base/java.lang.Thread.run(Thread.java:833)");
+  ASSERT_EQ(module.kind, LineKind::kJavaFrame);
+  EXPECT_EQ(module.indent, "\t");
+  EXPECT_EQ(module.javaFrame()->module_prefix, "java.base/");
+  EXPECT_EQ(module.javaFrame()->class_name, "java.lang.Thread");
+
+  for (const char* text : {"at a.b.c(Unknown Source)", "at a.b.c(Native Method)", "at a.b$1.<init>(SourceFile)",
+                           "at com.x.Y.lambda$run$0(Y.java)"}) {
+    StackLine line = parseStackLine(text);
+    ASSERT_EQ(line.kind, LineKind::kJavaFrame) << text;
+    EXPECT_FALSE(line.javaFrame()->line.has_value()) << text;
+  }
+
+  StackLine header = parseStackLine("Exception in thread \"main\" java.lang.IllegalStateException: bad: state");
+  ASSERT_EQ(header.kind, LineKind::kJavaException);
+  EXPECT_EQ(header.javaException()->prefix, "Exception in thread \"main\" ");
+  EXPECT_EQ(header.javaException()->class_name, "java.lang.IllegalStateException");
+  EXPECT_EQ(header.javaException()->message, "bad: state");
+
+  StackLine caused = parseStackLine("Caused by: a.b.c");
+  ASSERT_EQ(caused.kind, LineKind::kJavaException);
+  EXPECT_EQ(caused.javaException()->class_name, "a.b.c");
+  EXPECT_FALSE(caused.javaException()->has_message);
+
+  StackLine suppressed = parseStackLine("\tSuppressed: x.y.Z: closing");
+  ASSERT_EQ(suppressed.kind, LineKind::kJavaException);
+  EXPECT_EQ(suppressed.javaException()->prefix, "Suppressed: ");
+
+  StackLine more = parseStackLine("\t... 12 more");
+  ASSERT_EQ(more.kind, LineKind::kJavaMore);
+  EXPECT_EQ(more.javaMore()->count, 12u);
+}
+
+TEST(StackLine, JavaScriptFrames) {
+  StackLine chrome = parseStackLine("    at n.capture (https://host/static/js/207.e017fea1.chunk.js:2:3768321)");
+  ASSERT_EQ(chrome.kind, LineKind::kJsFrame);
+  EXPECT_EQ(chrome.jsFrame()->style, JsStyle::kV8);
+  EXPECT_EQ(chrome.jsFrame()->function, "n.capture");
+  EXPECT_EQ(chrome.jsFrame()->url, "https://host/static/js/207.e017fea1.chunk.js");
+  EXPECT_EQ(chrome.jsFrame()->line, 2u);
+  EXPECT_EQ(chrome.jsFrame()->column, 3768321u);
+
+  StackLine anonymous = parseStackLine("at https://h/app.js:1:20");
+  ASSERT_EQ(anonymous.kind, LineKind::kJsFrame);
+  EXPECT_TRUE(anonymous.jsFrame()->function.empty());
+
+  StackLine async_new = parseStackLine("at async new Foo (webpack:///./src/a.js?x=1:10:5)");
+  ASSERT_EQ(async_new.kind, LineKind::kJsFrame);
+  EXPECT_TRUE(async_new.jsFrame()->is_async);
+  EXPECT_TRUE(async_new.jsFrame()->is_constructor);
+  EXPECT_EQ(async_new.jsFrame()->function, "Foo");
+
+  StackLine eval = parseStackLine("at eval (eval at run (https://h/a.js:3:9), <anonymous>:1:1)");
+  ASSERT_EQ(eval.kind, LineKind::kJsFrame);
+  EXPECT_TRUE(eval.jsFrame()->is_eval);
+  EXPECT_EQ(eval.jsFrame()->url, "https://h/a.js");
+  EXPECT_EQ(eval.jsFrame()->line, 3u);
+
+  StackLine firefox = parseStackLine("capture/<@https://h/app.min.js:1:200");
+  ASSERT_EQ(firefox.kind, LineKind::kJsFrame);
+  EXPECT_EQ(firefox.jsFrame()->style, JsStyle::kFirefox);
+  EXPECT_EQ(firefox.jsFrame()->function, "capture/<");
+
+  StackLine jsc = parseStackLine("onPress@index.android.bundle:1:1234");
+  ASSERT_EQ(jsc.kind, LineKind::kJsFrame);
+  EXPECT_EQ(jsc.jsFrame()->url, "index.android.bundle");
+
+  StackLine safari = parseStackLine("global code@https://h/app.js:5");
+  ASSERT_EQ(safari.kind, LineKind::kJsFrame);
+  EXPECT_EQ(safari.jsFrame()->line, 5u);
+  EXPECT_EQ(safari.jsFrame()->column, 0u);
+
+  StackLine hermes = parseStackLine("    at render (address at index.android.bundle:1:9876)");
+  ASSERT_EQ(hermes.kind, LineKind::kJsFrame);
+  EXPECT_EQ(hermes.jsFrame()->style, JsStyle::kHermes);
+  EXPECT_TRUE(hermes.jsFrame()->hermes_bytecode);
+  EXPECT_EQ(hermes.jsFrame()->column, 9876u);
+}
+
+TEST(StackLine, UnknownAndBlankLines) {
+  EXPECT_EQ(parseStackLine("").kind, LineKind::kBlank);
+  EXPECT_EQ(parseStackLine(" \t\r").kind, LineKind::kBlank);
+  for (const char* text : {"Thread 0 Crashed:", "backtrace:", "at native code", "pc zzzz libfoo.so",
+                           "#xx pc 0000 libc.so", "at a.b(c:d:e)", "0x1234 + 12", "hello world"}) {
+    EXPECT_EQ(parseStackLine(text).kind, LineKind::kUnknown) << text;
+  }
+  // Numbers that overflow are not addresses.
+  EXPECT_EQ(parseStackLine("pc 0x1ffffffffffffffff libfoo.so").kind, LineKind::kUnknown);
+}
+
+TEST(StackLine, ParseStackSplitsLinesAndKeepsCarriageReturnsOut) {
+  auto lines = parseStack("a.b.c(X.java:1)\r\n\tat d.e.f(Y.java:2)\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].raw, "a.b.c(X.java:1)");
+  EXPECT_EQ(lines[1].kind, LineKind::kJavaFrame);
+}
+
+TEST(StackLine, NormalizeDebugId) {
+  EXPECT_EQ(normalizeDebugId("8C17697F-2E84-39E5-B491-FCF5169106FF"), "8c17697f2e8439e5b491fcf5169106ff");
+  EXPECT_EQ(normalizeDebugId("not-hex"), "");
+}
+
+// Deterministic fuzzing of the line parsers: random and mutated lines must never crash and must
+// always come back with the raw text intact.
+TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
+  const std::vector<std::string> seeds = {
+      "MDAP  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]",
+      "#00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: 1f2e)",
+      "\tat a.b.c(SourceFile:12)", "Caused by: a.b: m", "at fn (address at x.bundle:1:2)", "f@u:1:2"};
+  std::mt19937 random(1234);
+  const std::string alphabet = "0123456789abcdefx:@()[]#+. \t/<>$-\"";
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = seeds[random() % seeds.size()];
+    int edits = 1 + random() % 6;
+    for (int e = 0; e < edits && !line.empty(); ++e) {
+      size_t at = random() % line.size();
+      switch (random() % 3) {
+        case 0: line[at] = alphabet[random() % alphabet.size()]; break;
+        case 1: line.erase(at, 1 + random() % 4); break;
+        default: line.insert(at, 1, alphabet[random() % alphabet.size()]);
+      }
+    }
+    StackLine parsed = parseStackLine(line);
+    EXPECT_EQ(parsed.raw, line);
+  }
+}
+
+}  // namespace
+}  // namespace restack::stack

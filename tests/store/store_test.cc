@@ -1,0 +1,175 @@
+// The symbol store's own records: schema version, applied offsets, kind detection, unpacking.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "formats/common/archive.h"
+#include "formats/common/temp_dir.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/store.h"
+
+namespace restack {
+namespace {
+
+std::unique_ptr<SymbolStore> openStore(const std::string& path, bool read_only = false) {
+  StoreOptions options;
+  options.path = path;
+  options.read_only = read_only;
+  auto store = SymbolStore::open(options);
+  EXPECT_TRUE(store) << (store ? "" : store.error().message());
+  return store ? std::move(*store) : nullptr;
+}
+
+TEST(SymbolStore, AppliedOffsetsSurviveReopening) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  {
+    auto store = openStore(dir->path());
+    auto none = store->appliedOffset("restack.symbols", 3);
+    ASSERT_TRUE(none);
+    EXPECT_FALSE(none->has_value());
+    rocksdb::WriteBatch batch;
+    store->recordAppliedOffset(batch, "restack.symbols", 3, 42);
+    store->recordAppliedOffset(batch, "restack.symbols", 4, 7);
+    store->recordAppliedOffset(batch, "restack.symbols.shared", 3, 9);
+    ASSERT_TRUE(store->write(batch));
+  }
+  auto store = openStore(dir->path(), /*read_only=*/true);
+  EXPECT_EQ(store->appliedOffset("restack.symbols", 3)->value(), 42);
+  EXPECT_EQ(store->appliedOffset("restack.symbols", 4)->value(), 7);
+  EXPECT_EQ(store->appliedOffset("restack.symbols.shared", 3)->value(), 9);
+  // The topic name is a delimited component: a prefix of another topic is a different key.
+  EXPECT_FALSE(store->appliedOffset("restack.symbol", 3)->has_value());
+}
+
+TEST(SymbolStore, RefusesAnotherSchemaVersion) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  {
+    auto store = openStore(dir->path());
+    rocksdb::WriteBatch batch;
+    batch.Put(store->family(SymbolFamily::kMeta), "schema_version", std::string("\x63\x00\x00\x00", 4));
+    ASSERT_TRUE(store->write(batch));
+  }
+  StoreOptions options;
+  options.path = dir->path();
+  auto reopened = SymbolStore::open(options);
+  ASSERT_FALSE(reopened);
+  EXPECT_NE(reopened.error().message().find("schema version 99"), std::string::npos) << reopened.error().message();
+}
+
+TEST(SymbolStore, OpenFailsClearlyOnAFile) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  std::string file = dir->path() + "/not-a-folder";
+  std::ofstream(file) << "x";
+  StoreOptions options;
+  options.path = file;
+  auto store = SymbolStore::open(options);
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().message().find(file), std::string::npos);
+}
+
+UploadContent inMemory(std::string_view bytes) {
+  UploadContent content;
+  content.bytes = bytes;
+  return content;
+}
+
+TEST(Ingest, DetectsKindsFromContent) {
+  EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\x7f" "ELF\x02\x01\x01", 7))), SymbolKind::kElf);
+  EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\xcf\xfa\xed\xfe", 4))), SymbolKind::kMachO);
+  EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\xca\xfe\xba\xbe", 4))), SymbolKind::kMachO);
+  EXPECT_EQ(*detectSymbolKind(inMemory("  {\"version\":3,\"mappings\":\"\"}")), SymbolKind::kSourcemap);
+  EXPECT_EQ(*detectSymbolKind(inMemory("# compiler: R8\n# {\"id\":\"com.android.tools.r8.mapping\"}\n"
+                                       "com.example.Main -> a.a:\n    void main() -> a\n")),
+            SymbolKind::kProguard);
+  auto unknown = detectSymbolKind(inMemory("hello"));
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message().find("pass the kind"), std::string::npos);
+}
+
+TEST(Ingest, RefusesOversizedAndCorruptCompressedUploads) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  auto store = openStore(dir->path() + "/db");
+  // A gzip bomb: 64 MiB of zeros compress to ~64 KiB.
+  std::string zeros(64 << 20, '\0');
+  uLongf size = compressBound(zeros.size());
+  std::string deflated(size, '\0');
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(deflated.data()), &size, reinterpret_cast<const Bytef*>(zeros.data()),
+                      zeros.size(), 9),
+            Z_OK);
+  // compress2 writes zlib, not gzip: wrap through the gzip file API instead.
+  std::string gz_path = dir->path() + "/bomb.gz";
+  gzFile gz = gzopen(gz_path.c_str(), "wb9");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, zeros.data(), static_cast<unsigned>(zeros.size())), static_cast<int>(zeros.size()));
+  gzclose(gz);
+  UploadMeta meta;
+  meta.app = "a";
+  meta.build_id = "1";
+  UploadContent content;
+  content.path = gz_path;
+  IngestOptions options;
+  options.max_input_bytes = 1 << 20;
+  auto report = ingestUpload(*store, meta, content, options);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code(), ErrorCode::kTooLarge) << report.error().message();
+
+  std::string truncated = "\x1f\x8b\x08\x00\x00\x00";
+  auto corrupt = ingestUpload(*store, meta, inMemory(truncated), IngestOptions{});
+  ASSERT_FALSE(corrupt);
+  EXPECT_EQ(corrupt.error().code(), ErrorCode::kMalformedInput) << corrupt.error().message();
+}
+
+TEST(Archive, GzipRoundTripInMemoryAndConcatenatedMembers) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  std::string path = dir->path() + "/two.gz";
+  for (const char* part : {"first member\n", "second member\n"}) {
+    gzFile gz = gzopen(path.c_str(), "ab");
+    gzputs(gz, part);
+    gzclose(gz);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(detectCompression(bytes), Compression::kGzip);
+  auto out = decompressBuffer(bytes, Compression::kGzip, 1 << 20);
+  ASSERT_TRUE(out) << out.error().message();
+  EXPECT_EQ(*out, "first member\nsecond member\n");
+  std::string target = dir->path() + "/out";
+  ASSERT_TRUE(decompressFile(path, Compression::kGzip, target, 1 << 20));
+  std::ifstream result(target);
+  std::string text((std::istreambuf_iterator<char>(result)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "first member\nsecond member\n");
+}
+
+TEST(Archive, ZipEntriesCannotEscapeTheFolder) {
+  // A zip whose single entry is "../evil" (stored, no compression), built byte by byte.
+  const std::string name = "../evil";
+  const std::string data = "x";
+  auto u16 = [](uint16_t v) { return std::string{static_cast<char>(v & 0xff), static_cast<char>(v >> 8)}; };
+  auto u32 = [&](uint32_t v) { return u16(v & 0xffff) + u16(v >> 16); };
+  uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), 1));
+  std::string local = u32(0x04034b50) + u16(20) + u16(0) + u16(0) + u16(0) + u16(0) + u32(crc) + u32(1) + u32(1) +
+                      u16(static_cast<uint16_t>(name.size())) + u16(0) + name + data;
+  std::string central = u32(0x02014b50) + u16(20) + u16(20) + u16(0) + u16(0) + u16(0) + u16(0) + u32(crc) + u32(1) +
+                        u32(1) + u16(static_cast<uint16_t>(name.size())) + u16(0) + u16(0) + u16(0) + u16(0) + u32(0) +
+                        u32(0) + name;
+  std::string end = u32(0x06054b50) + u16(0) + u16(0) + u16(1) + u16(1) + u32(static_cast<uint32_t>(central.size())) +
+                    u32(static_cast<uint32_t>(local.size())) + u16(0);
+  std::string zip = local + central + end;
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  std::filesystem::create_directories(dir->path() + "/inner");
+  Status status = extractZip("", zip, dir->path() + "/inner", 1 << 20);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message().find("outside"), std::string::npos) << status.error().message();
+  EXPECT_FALSE(std::filesystem::exists(dir->path() + "/evil"));
+}
+
+}  // namespace
+}  // namespace restack

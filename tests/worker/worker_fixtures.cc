@@ -1,0 +1,143 @@
+#include "tests/worker/worker_fixtures.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <sstream>
+
+namespace restack::worker_test {
+namespace {
+
+constexpr const char* kLibrarySource = R"C(
+__attribute__((noinline)) int crash_here(volatile int* p) { return *p + 1; }
+__attribute__((noinline)) int entry(int n) {
+  volatile int* p = (volatile int*)0;
+  int r = crash_here(p);
+  return r + n;
+}
+)C";
+
+uint64_t symbolAddress(const std::string& nm_output, const std::string& name) {
+  std::istringstream lines(nm_output);
+  std::string address, type, symbol;
+  while (lines >> address >> type >> symbol) {
+    if (symbol == name) return std::stoull(address, nullptr, 16);
+  }
+  return 0;
+}
+
+// The first "bl" inside entry(): its return address is the next instruction.
+uint64_t returnAddressAfterCall(const std::string& disassembly) {
+  std::istringstream lines(disassembly);
+  std::string line;
+  bool in_entry = false;
+  while (std::getline(lines, line)) {
+    if (line.find("<entry>:") != std::string::npos) in_entry = true;
+    if (in_entry && line.find("\tbl\t") != std::string::npos) {
+      return std::stoull(line.substr(0, line.find(':')), nullptr, 16) + 4;
+    }
+  }
+  return 0;
+}
+
+std::unique_ptr<NativeLibrary> build() {
+  auto library = std::make_unique<NativeLibrary>();
+  for (const char* tool : {"clang-19", "llvm-nm-19", "llvm-readelf-19", "llvm-objdump-19", "llvm-symbolizer-19"}) {
+    if (!native_test::requireTool(tool)) return nullptr;
+  }
+  const std::string source = library->dir.file("crash.c");
+  native_test::writeFile(source, kLibrarySource);
+  library->path = library->dir.file("libcrash.so");
+  if (!native_test::runOrFail("clang-19 --target=aarch64-linux-android24 -g -O1 -fPIC -ffreestanding -nostdlibinc -c " +
+                              source + " -o " + library->dir.file("crash.o")) ||
+      !native_test::runOrFail("clang-19 --target=aarch64-linux-android24 -shared -nostdlib -fuse-ld=lld "
+                              "-Wl,--build-id " + library->dir.file("crash.o") + " -o " + library->path)) {
+    return nullptr;
+  }
+  auto notes = native_test::runCommand("llvm-readelf-19 -n " + library->path);
+  size_t at = notes.output.find("Build ID: ");
+  EXPECT_NE(at, std::string::npos) << notes.output;
+  if (at == std::string::npos) return nullptr;
+  std::istringstream(notes.output.substr(at + 10)) >> library->build_id;
+  auto nm = native_test::runCommand("llvm-nm-19 " + library->path);
+  library->crash_address = symbolAddress(nm.output, "crash_here") + 4;
+  auto disassembly = native_test::runCommand("llvm-objdump-19 -d --no-show-raw-insn " + library->path);
+  library->caller_return = returnAddressAfterCall(disassembly.output);
+  EXPECT_NE(library->caller_return, 0u) << disassembly.output;
+  auto oracle = native_test::symbolizeWithLlvm(library->path, {library->crash_address, library->caller_return - 1});
+  if (oracle.size() != 2 || oracle[0].empty() || oracle[1].empty()) {
+    ADD_FAILURE() << "llvm-symbolizer-19 gave no answer for libcrash.so";
+    return nullptr;
+  }
+  library->expected_crash_function = oracle[0].front().function;
+  library->expected_caller_function = oracle[1].back().function;
+  return library;
+}
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+}  // namespace
+
+const NativeLibrary& nativeLibrary() {
+  static std::once_flag once;
+  static std::unique_ptr<NativeLibrary> library;
+  std::call_once(once, [] { library = build(); });
+  if (!library) {
+    ADD_FAILURE() << "could not build the test library";
+    static NativeLibrary empty;
+    return empty;
+  }
+  return *library;
+}
+
+std::string nativeCrashEvent(const std::string& event_id, const std::string& app, const std::string& build,
+                             const NativeLibrary& library) {
+  const std::string id = "[arm64-v8a::" + library.build_id + "]";
+  return R"({"event_id":")" + event_id + R"(","kind":"crash","platform":"android","app":")" + app +
+         R"(","build_id":")" + build +
+         R"(","timestamp_ms":1700000000000,"exception":{"type":"SIGSEGV","message":"null pointer"},)"
+         R"("threads":[{"name":"main","crashed":true,"stack":"pc )" +
+         hex(library.crash_address) + " libcrash.so " + id + "\\npc " + hex(library.caller_return) +
+         " libcrash.so " + id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
+}
+
+config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group) {
+  config::Config config;
+  config.kafka.brokers = brokers;
+  config.kafka.group_id = group;
+  config.kafka.session_timeout_ms = 6000;
+  config.store.path = store_path;
+  config.store.block_cache_mb = 8;
+  config.observability.http_port = 0;
+  config.worker.batch_linger_ms = 20;
+  config.worker.batch_size = 50;
+  return config;
+}
+
+std::unique_ptr<RunningWorker> RunningWorker::start(const config::Config& config) {
+  auto running = std::unique_ptr<RunningWorker>(new RunningWorker());
+  auto worker = worker::Worker::create(config, running->metrics_);
+  EXPECT_TRUE(worker) << (worker ? "" : worker.error().message());
+  if (!worker) return nullptr;
+  running->worker_ = std::move(*worker);
+  running->thread_ = std::thread([w = running.get()] { w->result_ = w->worker_->run(w->stop_); });
+  return running;
+}
+
+Status RunningWorker::stop() {
+  if (!stopped_) {
+    stop_ = true;
+    thread_.join();
+    worker_.reset();
+    stopped_ = true;
+  }
+  return result_;
+}
+
+RunningWorker::~RunningWorker() { (void)stop(); }
+
+}  // namespace restack::worker_test

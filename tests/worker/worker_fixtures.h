@@ -1,0 +1,55 @@
+// Fixtures shared by the pipeline and worker tests: a real aarch64 .so compiled at test time,
+// the raw events that reference it, and a running in-process worker.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "config/config.h"
+#include "tests/native/native_test_support.h"
+#include "worker/kafka/metrics.h"
+#include "worker/kafka/worker.h"
+
+namespace restack::worker_test {
+
+// libcrash.so built with clang-19 for aarch64 Android, with its GNU build id, the address of
+// crash_here() and what llvm-symbolizer-19 says is there.
+struct NativeLibrary {
+  native_test::TempDir dir;
+  std::string path;
+  std::string build_id;       // lowercase hex
+  uint64_t crash_address = 0;  // inside crash_here()
+  uint64_t caller_return = 0;  // a return address inside entry(), after the call
+  std::string expected_crash_function;   // llvm-symbolizer's answer at crash_address
+  std::string expected_caller_function;  // llvm-symbolizer's answer at caller_return - 1
+};
+// Builds the library once per process (cached); fails the test when the tools are missing.
+const NativeLibrary& nativeLibrary();
+
+// An Android native crash event for `app`/`build` whose crashed thread is crash_here <- entry.
+std::string nativeCrashEvent(const std::string& event_id, const std::string& app, const std::string& build,
+                             const NativeLibrary& library);
+
+// Worker configuration for tests: fast group timings, a private store, no HTTP port.
+config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group);
+
+// A worker running on its own thread until stop() or destruction.
+class RunningWorker {
+ public:
+  static std::unique_ptr<RunningWorker> start(const config::Config& config);
+  ~RunningWorker();
+  Status stop();
+  worker::Metrics& metrics() { return metrics_; }
+
+ private:
+  worker::Metrics metrics_;
+  std::unique_ptr<worker::Worker> worker_;
+  std::atomic<bool> stop_{false};
+  Status result_;
+  std::thread thread_;
+  bool stopped_ = false;
+};
+
+}  // namespace restack::worker_test

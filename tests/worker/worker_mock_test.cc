@@ -1,0 +1,277 @@
+// The worker end to end on librdkafka's mock cluster: symbols and events in; restored events,
+// fingerprints and DLQ records out; a restart in the middle; a rebalance between two workers.
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "formats/common/mapped_file.h"
+#include "formats/common/temp_dir.h"
+#include "tests/support/kafka_records.h"
+#include "tests/worker/worker_fixtures.h"
+
+namespace restack::worker_test {
+namespace {
+
+using testkafka::KafkaRecord;
+
+class MockCluster {
+ public:
+  MockCluster() {
+    char error[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "log_level", "3", error, sizeof error);
+    owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
+    cluster_ = rd_kafka_mock_cluster_new(owner_, 1);
+    bootstrap_ = rd_kafka_mock_cluster_bootstraps(cluster_);
+  }
+  ~MockCluster() {
+    rd_kafka_mock_cluster_destroy(cluster_);
+    rd_kafka_destroy(owner_);
+  }
+  void createTopics(const config::Topics& topics, int partitions) {
+    for (const std::string& topic : {topics.events, topics.symbols, topics.symbolicated, topics.fingerprints}) {
+      rd_kafka_mock_topic_create(cluster_, topic.c_str(), partitions, 1);
+    }
+    rd_kafka_mock_topic_create(cluster_, topics.symbols_shared.c_str(), 1, 1);
+    rd_kafka_mock_topic_create(cluster_, topics.dlq.c_str(), 1, 1);
+  }
+  const std::string& bootstrap() const { return bootstrap_; }
+
+ private:
+  rd_kafka_t* owner_ = nullptr;
+  rd_kafka_mock_cluster_t* cluster_ = nullptr;
+  std::string bootstrap_;
+};
+
+KafkaRecord uploadRecord(const NativeLibrary& library, const std::string& app, const std::string& build) {
+  auto file = readFile(library.path);
+  EXPECT_TRUE(file);
+  KafkaRecord record;
+  record.key = app + ":" + build;
+  record.value = *file;
+  record.headers = {{"restack.kind", std::string("elf")}, {"restack.file_name", std::string("libcrash.so")}};
+  return record;
+}
+
+KafkaRecord eventRecord(const std::string& id, const NativeLibrary& library, const std::string& build = "1.0") {
+  KafkaRecord record;
+  record.key = "shop:" + build;
+  record.value = nativeCrashEvent(id, "shop", build, library);
+  return record;
+}
+
+std::string eventId(const KafkaRecord& record) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  std::string_view id;
+  if (parser.parse(*record.value).get(root) || root["event_id"].get_string().get(id)) return {};
+  return std::string(id);
+}
+
+// Reads the restored-events topic until `count` records are there (or the time is up).
+std::vector<KafkaRecord> waitForOutputs(const std::string& bootstrap, const std::string& topic, size_t count,
+                                        std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::vector<KafkaRecord> records;
+  testkafka::ConsumeOptions options;
+  options.idle = std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto got = testkafka::consumeAll(bootstrap, topic, options);
+    if (got) records = std::move(*got);
+    if (records.size() >= count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  return records;
+}
+
+void produce(const std::string& bootstrap, const std::string& topic, const std::vector<KafkaRecord>& records) {
+  auto sent = testkafka::produceAll(bootstrap, topic, records);
+  ASSERT_TRUE(sent) << sent.error().message();
+}
+
+TEST(WorkerOnMockCluster, RestoresPublishesFingerprintsAndDeadLetters) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-e2e");
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 3);
+
+  // Events first, their upload second: the worker must still ingest the upload before
+  // restoring them (symbols partitions are replayed before events partitions are consumed).
+  NativeLibrary unknown;  // an image nobody uploaded
+  unknown.build_id = "00112233445566778899aabbccddeeff00112233";
+  unknown.crash_address = 0x1000;
+  unknown.caller_return = 0x2000;
+  std::vector<KafkaRecord> events = {eventRecord("a1", library), eventRecord("a2", library),
+                                     eventRecord("missing", unknown, "2.0")};
+  KafkaRecord broken;
+  broken.key = "shop:1.0";
+  broken.value = R"({"app":"shop","build_id":"1.0","platform":"android","threads":{}})";
+  events.push_back(broken);
+  produce(kafka.bootstrap(), topics.events, events);
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "1.0")});
+  KafkaRecord bad_upload;
+  bad_upload.key = "shop:1.0";
+  bad_upload.value = "this is not a symbol file";
+  produce(kafka.bootstrap(), topics.symbols, {bad_upload});
+
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 3);
+  auto fingerprints = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 3);
+  auto dead = waitForOutputs(kafka.bootstrap(), topics.dlq, 2);
+  ASSERT_TRUE(worker->stop());
+
+  ASSERT_EQ(restored.size(), 3u);
+  ASSERT_EQ(fingerprints.size(), 3u);
+  std::map<std::string, std::string> status_by_id;
+  for (const KafkaRecord& record : restored) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
+    std::string id = eventId(record);
+    status_by_id[id] = std::string(std::string_view(root["symbolication"]["status"]));
+    std::string_view fingerprint = root["fingerprint"]["id"];
+    EXPECT_EQ(*record.key, "shop:" + std::string(fingerprint));
+    if (id != "missing") {
+      EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["function"]), library.expected_crash_function);
+    }
+  }
+  EXPECT_EQ(status_by_id["a1"], "complete");
+  EXPECT_EQ(status_by_id["a2"], "complete");
+  EXPECT_EQ(status_by_id["missing"], "pending");
+  // a1 and a2 are the same crash: one fingerprint, hence the same key.
+  std::set<std::string> keys;
+  for (const auto& record : fingerprints) keys.insert(*record.key);
+  EXPECT_EQ(keys.size(), 2u);
+
+  ASSERT_EQ(dead.size(), 2u);
+  bool saw_event = false, saw_upload = false;
+  for (const KafkaRecord& record : dead) {
+    ASSERT_TRUE(record.header("restack.error"));
+    ASSERT_TRUE(record.header("restack.source.topic"));
+    if (*record.header("restack.source.topic") == topics.events) {
+      saw_event = true;
+      EXPECT_EQ(*record.value, *broken.value);
+      EXPECT_EQ(*record.key, "shop:1.0");
+      EXPECT_NE(record.header("restack.error")->find("'threads' must be an array"), std::string::npos);
+    } else {
+      saw_upload = true;
+      EXPECT_EQ(*record.header("restack.source.topic"), topics.symbols);
+      EXPECT_NE(record.header("restack.error")->find("cannot tell what kind"), std::string::npos)
+          << *record.header("restack.error");
+    }
+  }
+  EXPECT_TRUE(saw_event);
+  EXPECT_TRUE(saw_upload);
+  EXPECT_EQ(worker->metrics().uploads_ingested, 1u);
+  EXPECT_EQ(worker->metrics().uploads_rejected, 1u);
+}
+
+TEST(WorkerOnMockCluster, ARestartInTheMiddleLosesNothingAndRepeatsNothing) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-restart");
+  config.worker.batch_size = 5;
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 3);
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "1.0")});
+  std::vector<KafkaRecord> first, second;
+  for (int i = 0; i < 40; ++i) first.push_back(eventRecord("r" + std::to_string(i), library));
+  for (int i = 40; i < 60; ++i) second.push_back(eventRecord("r" + std::to_string(i), library));
+  produce(kafka.bootstrap(), topics.events, first);
+
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 10);
+  ASSERT_TRUE(worker->stop());  // SIGTERM's path: finish the batch, commit, leave
+  const uint64_t uploads_first_run = worker->metrics().uploads_ingested;
+  worker.reset();
+  produce(kafka.bootstrap(), topics.events, second);
+
+  auto restarted = RunningWorker::start(config);
+  ASSERT_TRUE(restarted);
+  auto outputs = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 60);
+  ASSERT_TRUE(restarted->stop());
+  std::map<std::string, int> seen;
+  for (const auto& record : outputs) ++seen[eventId(record)];
+  EXPECT_EQ(seen.size(), 60u);
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id << " was published " << count << " times";
+  // The store remembered how far the symbols topic was applied: nothing was ingested again.
+  EXPECT_EQ(uploads_first_run, 1u);
+  EXPECT_EQ(restarted->metrics().uploads_ingested, 0u);
+}
+
+TEST(WorkerOnMockCluster, TwoWorkersShareTheGroupAndEachReplaysItsOwnSymbols) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store_a = TempDir::create("worker-a-");
+  auto store_b = TempDir::create("worker-b-");
+  ASSERT_TRUE(store_a && store_b);
+  config::Config config_a = testConfig(kafka.bootstrap(), store_a->path(), "restack-pair");
+  config::Config config_b = testConfig(kafka.bootstrap(), store_b->path(), "restack-pair");
+  const auto& topics = config_a.kafka.topics;
+  kafka.createTopics(topics, 4);
+  // Builds spread over partitions; each build's upload is on the partition of its key.
+  std::vector<KafkaRecord> uploads, batch1, batch2, batch3;
+  for (int b = 0; b < 8; ++b) uploads.push_back(uploadRecord(library, "shop", "b" + std::to_string(b)));
+  produce(kafka.bootstrap(), topics.symbols, uploads);
+  for (int i = 0; i < 48; ++i) {
+    KafkaRecord event = eventRecord("p" + std::to_string(i), library, "b" + std::to_string(i % 8));
+    (i < 16 ? batch1 : i < 32 ? batch2 : batch3).push_back(event);
+  }
+
+  auto worker_a = RunningWorker::start(config_a);
+  ASSERT_TRUE(worker_a);
+  produce(kafka.bootstrap(), topics.events, batch1);
+  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 16);
+  auto worker_b = RunningWorker::start(config_b);
+  ASSERT_TRUE(worker_b);
+  // Wait for the rebalance to give B its share before sending more.
+  for (int i = 0; i < 200 && worker_b->metrics().assigned_partitions == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GT(worker_b->metrics().assigned_partitions, 0u);
+  produce(kafka.bootstrap(), topics.events, batch2);
+  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 32);
+  ASSERT_TRUE(worker_a->stop());  // B takes every partition over
+  produce(kafka.bootstrap(), topics.events, batch3);
+  auto outputs = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 48);
+  ASSERT_TRUE(worker_b->stop());
+
+  std::map<std::string, int> seen;
+  for (const auto& record : outputs) {
+    ++seen[eventId(record)];
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "complete") << *record.value;
+  }
+  // Nothing is lost. At-least-once: a batch whose commit the group refused while it was
+  // rebalancing (librdkafka then treats the partitions as lost) is restored again by the next
+  // owner, so duplicates are bounded by one batch per partition that moved.
+  EXPECT_EQ(seen.size(), 48u);
+  size_t duplicates = 0;
+  for (const auto& [id, count] : seen) duplicates += static_cast<size_t>(count - 1);
+  EXPECT_LE(duplicates, config_a.worker.batch_size * 4u);
+  EXPECT_GT(worker_b->metrics().events_consumed, 0u);
+  EXPECT_GT(worker_a->metrics().events_consumed, 0u);
+  // B replayed the uploads of the partitions it took over into its own store.
+  EXPECT_GT(worker_b->metrics().uploads_ingested, 0u);
+}
+
+}  // namespace
+}  // namespace restack::worker_test
