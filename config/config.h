@@ -77,7 +77,7 @@ struct Config {
   Limits limits;
   Worker worker;
   Observability observability;
-  std::string grouping_rules;  // path of the per-app grouping rule file; empty = none
+  std::string grouping_rules;  // folder of per-app grouping rule files <app>.yaml; empty = none
 };
 
 // Loads `path`, applies environment overrides from `environ`-style "KEY=VALUE" entries, validates.

@@ -87,7 +87,8 @@ TEST_F(PipelineTest, RestoresNativeFramesLikeLlvmSymbolizerAndPassesUnknownField
   simdjson::dom::element record;
   ASSERT_EQ(parser_.parse(result.records[1].value).get(record), simdjson::SUCCESS);
   EXPECT_EQ(std::string_view(record["event_id"]), "e1");
-  EXPECT_EQ(std::string_view(record["fingerprint"]["algorithm"]), "v1");
+  EXPECT_EQ(std::string_view(record["algorithm"]), "v1");
+  EXPECT_EQ(restored.key, "shop:" + std::string(std::string_view(record["fingerprint"])));
 }
 
 TEST_F(PipelineTest, MissingSymbolsArePendingAndNamed) {

@@ -140,7 +140,7 @@ TEST(WorkerOnMockCluster, RestoresPublishesFingerprintsAndDeadLetters) {
     ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
     std::string id = eventId(record);
     status_by_id[id] = std::string(std::string_view(root["symbolication"]["status"]));
-    std::string_view fingerprint = root["fingerprint"]["id"];
+    std::string_view fingerprint = root["fingerprint"]["fingerprint"];
     EXPECT_EQ(*record.key, "shop:" + std::string(fingerprint));
     if (id != "missing") {
       EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["function"]), library.expected_crash_function);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "formats/common/temp_dir.h"
+#include "grouping/rules.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/cli/commands.h"
@@ -23,6 +24,7 @@ struct SymbolicateFlags {
   std::vector<std::string> symbols;
   std::string dlq_path;
   std::string name;
+  std::string rules_dir;
 };
 
 // The app and build the --symbols files belong to: the flags, or else the first event's.
@@ -83,7 +85,17 @@ int run(SymbolicateFlags& flags) {
   }
 
   Symbolizer symbolizer(**store, SymbolizerOptions{});
-  pipeline::EventProcessor processor(symbolizer, pipeline::ProcessorOptions{});
+  pipeline::ProcessorOptions processor_options;
+  if (!flags.rules_dir.empty()) {
+    auto grouping_config = std::make_shared<grouping::GroupingConfig>();
+    Status loaded = grouping::loadRulesDirectory(flags.rules_dir, *grouping_config);
+    if (!loaded) {
+      std::cerr << "restack symbolicate: " << loaded.error().message() << "\n";
+      return 2;
+    }
+    processor_options.grouping = std::move(grouping_config);
+  }
+  pipeline::EventProcessor processor(symbolizer, processor_options);
   std::ofstream dlq;
   if (!flags.dlq_path.empty()) {
     dlq.open(flags.dlq_path, std::ios::trunc);
@@ -141,6 +153,7 @@ Command addSymbolicateCommand(CLI::App& app) {
   command->add_option("--name", flags->name,
                       "Minified file a --symbols source map serves (default: its file name minus .map, or its "
                       "\"file\" field)");
+  command->add_option("--grouping-rules", flags->rules_dir, "Folder of per-app grouping rule files <app>.yaml");
   command->add_option("--dlq", flags->dlq_path, "Write input lines that could not be read to this file");
   return [flags] { return run(*flags); };
 }

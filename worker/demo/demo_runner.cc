@@ -124,7 +124,7 @@ void printEvent(const std::string& restored_json) {
   (void)event["kind"].get_string().get(kind);
   (void)event["event_id"].get_string().get(id);
   (void)event["symbolication"]["status"].get_string().get(status);
-  (void)event["fingerprint"]["id"].get_string().get(fingerprint);
+  (void)event["fingerprint"]["fingerprint"].get_string().get(fingerprint);
   constexpr size_t kWidth = 78;
   std::cout << "\n== " << platform << " " << kind << " " << id << "  symbolication: " << status
             << "  fingerprint: " << fingerprint << "\n";

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "grouping/rules.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/kafka/clients.h"
@@ -118,6 +119,13 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     processor_options.event.max_event_bytes = config.limits.max_event_bytes;
     processor_options.event.max_threads = config.limits.max_threads;
     processor_options.restore.max_frames_per_thread = config.limits.max_frames_per_thread;
+    auto grouping_config = std::make_shared<grouping::GroupingConfig>();
+    if (!config.grouping_rules.empty()) {
+      Status loaded = grouping::loadRulesDirectory(config.grouping_rules, *grouping_config);
+      if (!loaded) return loaded.error().withContext("grouping.rules");
+      spdlog::info("grouping rules for {} app(s) from {}", grouping_config->apps.size(), config.grouping_rules);
+    }
+    processor_options.grouping = std::move(grouping_config);
     processor = std::make_unique<pipeline::EventProcessor>(*symbolizer, processor_options);
 
     auto made_producer = makeProducer(config, "restack-worker", this);

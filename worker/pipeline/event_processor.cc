@@ -22,19 +22,18 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
   }
   auto restored = restorer_.restore(*raw);
   if (!restored) return restored.error();
-  EventFingerprint fingerprint = fingerprintEvent(*raw, *restored);
-  const std::string key = raw->app + ":" + fingerprint.id;
+  EventFingerprint fingerprint = fingerprintEvent(*raw, *restored, *options_.grouping);
 
   OutputRecord event;
   event.kind = OutputKind::kSymbolicated;
-  event.key = key;
+  event.key = fingerprint.key;
   event.value = writeRestoredEvent(*raw, *restored, fingerprint);
   event.headers = {{"restack.symbolication", symbolicationStateName(restored->state)}};
 
   OutputRecord record;
   record.kind = OutputKind::kFingerprint;
-  record.key = key;
-  record.value = fingerprintRecord(*raw, *restored, fingerprint);
+  record.key = fingerprint.key;
+  record.value = fingerprint.record_json;
 
   result.pending_symbols = restored->state == SymbolicationState::kPending;
   result.frames_total = restored->frames_total;

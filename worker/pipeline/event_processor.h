@@ -3,10 +3,12 @@
 // `restack symbolicate` prints them.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "grouping/rules.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/pipeline/event_restorer.h"
 #include "worker/pipeline/raw_event.h"
@@ -25,6 +27,8 @@ struct OutputRecord {
 struct ProcessorOptions {
   EventLimits event;
   RestoreLimits restore;
+  // Grouping options and per-app rules; default: built-in rules only.
+  std::shared_ptr<const grouping::GroupingConfig> grouping = std::make_shared<grouping::GroupingConfig>();
 };
 
 struct ProcessResult {

@@ -124,6 +124,8 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
           const std::string& name =
               result.exception_class.empty() ? java.javaException()->class_name : result.exception_class;
           text.push_back(formatJavaException(java, name));
+          out.sections.push_back(
+              {java.javaException()->prefix, name, java.javaException()->message, out.frames.size()});
         } else {
           text.push_back(java.raw);
         }

@@ -1,35 +1,24 @@
-// The grouping fingerprint attached to every restored event (DESIGN.md §6), as the pipeline
-// carries it. Computed by grouping_adapter.cc from the restored frames.
+// The grouping fingerprint of a restored event (DESIGN.md §6), computed by grouping/ from the
+// restored frames. The pipeline also records grouping's in-app decision on every output frame.
 #pragma once
 
+#include <memory>
 #include <string>
-#include <vector>
 
+#include "grouping/rules.h"
 #include "worker/pipeline/raw_event.h"
 #include "worker/pipeline/restored_event.h"
 
 namespace restack::pipeline {
 
 struct EventFingerprint {
-  std::string id;         // hex hash; the output key is "<app>:<id>"
-  std::string algorithm;  // "v1"
-  std::string title;
-  std::string culprit;
-  std::string quality;    // complete | partial | provisional
-  std::vector<std::string> frames;  // the normalized frames that produced the hash
-  std::string record_json;          // the compact record for restack.fingerprints
+  std::string hash;         // 32 hex digits; the output key is "<app>:<hash>"
+  std::string key;          // "<app>:<hash>"
+  std::string record_json;  // the compact record for restack.fingerprints (and the event's field)
 };
 
-EventFingerprint fingerprintEvent(const RawEvent& raw, const RestoredEvent& restored);
-
-}  // namespace restack::pipeline
-
-namespace restack::pipeline {
-
-// The compact record published to restack.fingerprints:
-//   {"app":"shop","build_id":"7.8.0","event_id":"e1","platform":"android","kind":"crash",
-//    "timestamp_ms":1700000000000,"symbolication":"complete","fingerprint":{…}}
-std::string fingerprintRecord(const RawEvent& raw, const RestoredEvent& restored,
-                              const EventFingerprint& fingerprint);
+// Computes the fingerprint and writes grouping's in-app decisions into `restored`'s frames.
+EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
+                                  const grouping::GroupingConfig& config);
 
 }  // namespace restack::pipeline

@@ -1,97 +1,139 @@
-// Interim fingerprint until the grouping library (grouping/) is wired in: the exception type and
-// the first five restored function names, hashed with FNV-1a 64.
-#include <cstdio>
-
+// Restored frames -> grouping::GroupingInput -> fingerprint; decisions copied back onto frames.
+#include "grouping/fingerprint.h"
+#include "grouping/record_json.h"
 #include "worker/pipeline/fingerprint.h"
-#include "worker/pipeline/json_writer.h"
 
 namespace restack::pipeline {
 namespace {
 
-uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
+grouping::FrameKind kindOf(FrameFamily family) {
+  switch (family) {
+    case FrameFamily::kNative: return grouping::FrameKind::kNative;
+    case FrameFamily::kJava: return grouping::FrameKind::kJava;
+    case FrameFamily::kJs: return grouping::FrameKind::kJs;
+    case FrameFamily::kUnknown: return grouping::FrameKind::kUnknown;
   }
-  return hash;
+  return grouping::FrameKind::kUnknown;
+}
+
+grouping::FrameState stateOf(FrameStatus status) {
+  switch (status) {
+    case FrameStatus::kSymbolicated: return grouping::FrameState::kRestored;
+    case FrameStatus::kMissingSymbols: return grouping::FrameState::kMissingSymbols;
+    case FrameStatus::kNotFound: return grouping::FrameState::kNotFound;
+    case FrameStatus::kUnparsed: return grouping::FrameState::kUnparsed;
+  }
+  return grouping::FrameState::kUnparsed;
+}
+
+grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
+  grouping::GroupingFrame out;
+  out.function = frame.frame.function;
+  out.file = frame.frame.file;
+  out.module = frame.frame.module;
+  out.raw = frame.raw;
+  out.in_app = frame.frame.in_app;
+  out.kind = kindOf(frame.family);
+  out.state = stateOf(frame.status);
+  for (const auto& alternative : frame.alternatives) {
+    if (!alternative.empty()) out.alternatives.push_back(alternative.front().function);
+  }
+  return out;
+}
+
+// Where each grouping frame came from, to write decisions back.
+using FrameRefs = std::vector<OutputFrame*>;
+
+void addFrames(RestoredStack& stack, size_t begin, size_t end, std::vector<grouping::GroupingFrame>& frames,
+               FrameRefs& refs) {
+  for (size_t i = begin; i < end && i < stack.frames.size(); ++i) {
+    frames.push_back(toGroupingFrame(stack.frames[i]));
+    refs.push_back(&stack.frames[i]);
+  }
+}
+
+void applyDecisions(const std::vector<std::vector<grouping::FrameDecision>>& decisions,
+                    const std::vector<FrameRefs>& refs) {
+  for (size_t s = 0; s < decisions.size() && s < refs.size(); ++s) {
+    for (size_t f = 0; f < decisions[s].size() && f < refs[s].size(); ++f) {
+      refs[s][f]->frame.in_app = decisions[s][f].in_app;
+    }
+  }
 }
 
 }  // namespace
 
-EventFingerprint fingerprintEvent(const RawEvent& raw, const RestoredEvent& restored) {
-  EventFingerprint fingerprint;
-  fingerprint.algorithm = "v1";
-  const RestoredThread* crashed = nullptr;
+EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
+                                  const grouping::GroupingConfig& config) {
+  grouping::GroupingInput input;
+  input.app = raw.app;
+  input.platform = raw.platform;
+  input.kind = raw.kind.empty() ? "crash" : raw.kind;
+  input.exception_type = restored.exception_type;
+  input.exception_message = raw.exception_message;
+  input.event_id = raw.event_id;
+  input.build_id = raw.build_id;
+  input.timestamp_ms = raw.timestamp_ms > 0 ? static_cast<uint64_t>(raw.timestamp_ms) : 0;
+  input.provisional_fingerprint = raw.previous_fingerprint;
+
+  std::vector<FrameRefs> thread_refs, sample_refs, cause_refs;
   for (size_t t = 0; t < raw.threads.size(); ++t) {
-    if (raw.threads[t].crashed || !crashed) crashed = &restored.threads[t];
-    if (raw.threads[t].crashed) break;
-  }
-  if (crashed) {
-    const RestoredStack& stack = crashed->samples.empty() ? crashed->stack : crashed->samples.front();
-    for (const OutputFrame& frame : stack.frames) {
-      if (frame.status != FrameStatus::kSymbolicated || frame.frame.function.empty()) continue;
-      fingerprint.frames.push_back(frame.frame.function);
-      if (fingerprint.frames.size() == 5) break;
+    const RawThread& raw_thread = raw.threads[t];
+    RestoredThread& thread = restored.threads[t];
+    grouping::GroupingThread out;
+    out.name = raw_thread.name;
+    out.crashed = raw_thread.crashed;
+    FrameRefs refs;
+    RestoredStack& stack = thread.stack;
+    // A Java chain: the top exception's frames belong to the thread, every "Caused by:" is a
+    // cause; "Suppressed:" sections take part in neither.
+    size_t top_end = stack.frames.size();
+    for (size_t k = 0; k < stack.sections.size(); ++k) {
+      if (k > 0 || !stack.sections[k].prefix.empty()) {
+        if (stack.sections[k].prefix == "Caused by: " || stack.sections[k].prefix == "Suppressed: ") {
+          top_end = std::min(top_end, stack.sections[k].first_frame);
+        }
+      }
+    }
+    addFrames(stack, 0, top_end, out.frames, refs);
+    for (size_t k = 0; k < stack.sections.size(); ++k) {
+      const ExceptionSection& section = stack.sections[k];
+      if (section.prefix != "Caused by: ") continue;
+      size_t end = k + 1 < stack.sections.size() ? stack.sections[k + 1].first_frame : stack.frames.size();
+      grouping::GroupingCause cause;
+      cause.type = section.type;
+      cause.message = section.message;
+      FrameRefs cause_ref;
+      addFrames(stack, section.first_frame, end, cause.frames, cause_ref);
+      input.causes.push_back(std::move(cause));
+      cause_refs.push_back(std::move(cause_ref));
+    }
+    input.threads.push_back(std::move(out));
+    thread_refs.push_back(std::move(refs));
+    for (RestoredStack& sample_stack : thread.samples) {
+      grouping::GroupingSample sample;
+      FrameRefs refs_for_sample;
+      addFrames(sample_stack, 0, sample_stack.frames.size(), sample.frames, refs_for_sample);
+      input.samples.push_back(std::move(sample));
+      sample_refs.push_back(std::move(refs_for_sample));
     }
   }
-  uint64_t hash = fnv1a(restored.exception_type);
-  for (const auto& frame : fingerprint.frames) hash = fnv1a(frame, fnv1a("\n", hash));
-  if (fingerprint.frames.empty()) hash = fnv1a(raw.exception_message, hash);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  fingerprint.id = hex;
-  fingerprint.title = restored.exception_type.empty() ? std::string("<unknown>") : restored.exception_type;
-  fingerprint.culprit = fingerprint.frames.empty() ? std::string() : fingerprint.frames.front();
-  fingerprint.quality = restored.state == SymbolicationState::kComplete  ? "complete"
-                        : restored.state == SymbolicationState::kPartial ? "partial"
-                                                                         : "provisional";
-  JsonWriter json;
-  json.beginObject();
-  json.key("id");
-  json.string(fingerprint.id);
-  json.key("algorithm");
-  json.string(fingerprint.algorithm);
-  json.key("title");
-  json.string(fingerprint.title);
-  json.key("culprit");
-  json.string(fingerprint.culprit);
-  json.key("quality");
-  json.string(fingerprint.quality);
-  json.key("frames");
-  json.beginArray();
-  for (const auto& frame : fingerprint.frames) json.string(frame);
-  json.endArray();
-  json.endObject();
-  fingerprint.record_json = json.take();
-  return fingerprint;
-}
+  for (size_t s = 0, index = 0; s < raw.threads.size(); ++s) {
+    for (const RawSample& raw_sample : raw.threads[s].samples) {
+      input.samples[index++].timestamp_ms = raw_sample.timestamp_ms;
+    }
+  }
 
-}  // namespace restack::pipeline
+  grouping::Fingerprint fingerprint = grouping::computeFingerprint(input, config);
+  applyDecisions(fingerprint.thread_frames, thread_refs);
+  applyDecisions(fingerprint.sample_frames, sample_refs);
+  applyDecisions(fingerprint.cause_frames, cause_refs);
 
-namespace restack::pipeline {
-
-std::string fingerprintRecord(const RawEvent& raw, const RestoredEvent& restored,
-                              const EventFingerprint& fingerprint) {
-  JsonWriter json;
-  json.beginObject();
-  json.key("app");
-  json.string(raw.app);
-  json.key("build_id");
-  json.string(raw.build_id);
-  json.key("event_id");
-  json.string(raw.event_id);
-  json.key("platform");
-  json.string(raw.platform);
-  json.key("kind");
-  json.string(raw.kind);
-  json.key("timestamp_ms");
-  json.number(raw.timestamp_ms);
-  json.key("symbolication");
-  json.string(symbolicationStateName(restored.state));
-  json.key("fingerprint");
-  json.raw(fingerprint.record_json);
-  json.endObject();
-  return json.take();
+  EventFingerprint out;
+  out.hash = fingerprint.hash;
+  out.key = grouping::fingerprintKey(input, fingerprint);
+  out.record_json = grouping::fingerprintRecordJson(input, fingerprint);
+  return out;
 }
 
 }  // namespace restack::pipeline

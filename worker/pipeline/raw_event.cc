@@ -56,6 +56,10 @@ Status parseSample(od::value value, RawSample& sample) {
       sample.stack = std::move(*stack);
       has_stack = true;
     } else {
+      if (key == "timestamp_ms") {
+        uint64_t timestamp = 0;
+        if (!child.get_uint64().get(timestamp)) sample.timestamp_ms = timestamp;
+      }
       std::string_view text;
       if (auto error = rawText(child).get(text)) return malformed("bad value in a sample: " + describe(error));
       sample.passthrough.push_back({std::string(key), std::string(text)});
@@ -152,6 +156,19 @@ Status parseNested(std::string_view text, Status (*parse)(od::value, RawEvent&),
   return parse(value, event);
 }
 
+// The hash of an earlier, not yet final fingerprint record ({"fingerprint":"…","quality":…}).
+std::string provisionalFingerprint(std::string_view record) {
+  simdjson::padded_string padded(record);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  std::string_view hash, quality;
+  if (parser.parse(padded).get(root) || root["fingerprint"].get_string().get(hash) ||
+      root["quality"].get_string().get(quality) || quality == "complete") {
+    return {};
+  }
+  return std::string(hash);
+}
+
 }  // namespace
 
 Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limits) {
@@ -198,8 +215,9 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
       continue;
     }
     if (key == "symbolication" || key == "fingerprint") {
-      std::string_view ignored;
-      if (auto error = rawText(value).get(ignored)) return malformed(describe(error));
+      std::string_view text;
+      if (auto error = rawText(value).get(text)) return malformed(describe(error));
+      if (key == "fingerprint") event.previous_fingerprint = provisionalFingerprint(text);
       continue;
     }
     auto required_string = [&](std::string& target) -> Status {

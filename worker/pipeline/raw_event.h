@@ -31,6 +31,7 @@ struct RawField {
 
 struct RawSample {
   std::string stack;
+  uint64_t timestamp_ms = 0;
   std::vector<RawField> passthrough;  // every field but "stack" (timestamp_ms included)
 };
 
@@ -54,6 +55,9 @@ struct RawEvent {
   std::string exception_type;
   std::string exception_message;
   std::string proguard_map_id;  // "pg_map_id" at the top level or in "attributes"
+  // An event published earlier while symbols were missing and fed in again carries its
+  // provisional fingerprint; the new record links to it ("replaces").
+  std::string previous_fingerprint;
   std::vector<RawThread> threads;
   // Every top-level field but "threads" and the fields Restack writes ("symbolication",
   // "fingerprint"), in input order.

@@ -28,8 +28,17 @@ struct OutputFrame {
   bool is_crashing_frame = false;  // the first frame of the stack: its address was not adjusted
 };
 
+// A Java exception header inside a stack ("Caused by: a.b.C: msg") and where its frames start.
+struct ExceptionSection {
+  std::string prefix;      // "", "Caused by: ", "Suppressed: ", "Exception in thread \"main\" "
+  std::string type;        // deobfuscated class name
+  std::string message;
+  size_t first_frame = 0;  // index into RestoredStack::frames
+};
+
 struct RestoredStack {
   std::vector<OutputFrame> frames;
+  std::vector<ExceptionSection> sections;  // Java traces only, in order
   std::string restored_text;  // reads like the platform's own tools would print it
 };
 
