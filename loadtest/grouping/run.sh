@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Grouping figures for docs/grouping.md and docs/benchmarks-grouping.md.
+# Grouping figures for docs/grouping.md and docs/benchmarks.md (grouping section).
 # No reference tool computes crash fingerprints offline on this machine, so the comparison is
 # against a naive baseline (type + top three restored names) on the same generated corpus.
 #   loadtest/grouping/run.sh [build-dir]     (default: build)

@@ -5,7 +5,7 @@
 # Usage: loadtest/native/run.sh [FILE]
 #   FILE defaults to the RocksDB corpus of build_corpus.sh (built first when missing).
 #   BUILD_DIR (default build-native) must be configured; ADDRESSES (default 100000) sets the count.
-# Prints a markdown table for docs/benchmarks-native.md.
+# Prints a markdown table for docs/benchmarks.md (native section).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD_DIR=${BUILD_DIR:-build-native}

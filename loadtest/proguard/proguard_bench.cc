@@ -1,4 +1,4 @@
-// ProGuard / R8 retrace benchmarks (docs/benchmarks-proguard.md):
+// ProGuard / R8 retrace benchmarks (docs/benchmarks.md, ProGuard section):
 //   BM_IngestMapping      mapping MB/s through ingestProguard, stored bytes per mapping MB
 //   BM_RetraceWarm        frames/s once the classes of the trace are cached (1 and 2 threads)
 //   BM_FirstFrameCold     time to the first restored frame for a build this process has not
