@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "formats/common/temp_dir.h"
+#include "formats/stack/stack_line.h"
 #include "worker/demo/embedded_files.h"
 #include "worker/kafka/clients.h"
 #include "worker/kafka/metrics.h"
@@ -44,10 +45,18 @@ std::vector<std::string> splitLines(std::string_view text) {
   return lines;
 }
 
-std::string fit(std::string text, size_t width) {
-  for (char& c : text) {
-    if (c == '\t') c = ' ';
+// Tabs as four spaces, so both columns indent alike.
+std::string untab(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\t') out.append("    ");
+    else out.push_back(c);
   }
+  return out;
+}
+
+std::string fit(std::string_view line, size_t width) {
+  std::string text = untab(line);
   if (text.size() > width) text = text.substr(0, width - 1) + "~";
   text.resize(width, ' ');
   return text;
@@ -131,24 +140,51 @@ void printEvent(const std::string& restored_json) {
   simdjson::dom::array threads;
   if (event["threads"].get_array().get(threads)) return;
   for (auto thread : threads) {
-    std::string_view name, raw, restored;
+    std::string_view name;
     (void)thread["name"].get_string().get(name);
-    auto print = [&](std::string_view raw_text, std::string_view restored_text) {
-      std::cout << "-- thread " << name << "\n";
-      std::cout << fit("raw", kWidth) << " | restored\n";
-      auto left = splitLines(raw_text), right = splitLines(restored_text);
-      for (size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
-        std::cout << fit(i < left.size() ? left[i] : "", kWidth) << " | " << (i < right.size() ? right[i] : "") << "\n";
+    auto print = [&](simdjson::dom::element holder) {
+      std::string_view raw_text, restored_text;
+      simdjson::dom::array frames;
+      if (holder["stack"].get_string().get(raw_text) || holder["restored"].get_string().get(restored_text) ||
+          holder["frames"].get_array().get(frames)) {
+        return;
       }
+      std::cout << "-- thread " << name << "\n" << fit("raw", kWidth) << " | restored\n";
+      auto left = splitLines(raw_text), right = splitLines(restored_text);
+      std::vector<simdjson::dom::element> entries(frames.begin(), frames.end());
+      size_t next_entry = 0, next_right = 0;
+      for (const std::string& raw_line : left) {
+        // How many restored lines this raw line became: one per output frame of it (inlined
+        // frames and "<OR>" alternatives included), none when it was removed (R8 synthesized).
+        size_t lines = 1;
+        std::string_view entry_raw;
+        if (next_entry < entries.size() && !entries[next_entry]["raw"].get_string().get(entry_raw) &&
+            entry_raw == raw_line) {
+          lines = 0;
+          while (next_entry < entries.size()) {
+            simdjson::dom::element entry = entries[next_entry++];
+            ++lines;
+            simdjson::dom::array alternatives;
+            if (!entry["alternatives"].get_array().get(alternatives)) {
+              for (auto alternative : alternatives) lines += simdjson::dom::array(alternative).size();
+            }
+            bool inlined = false;
+            if (entry["inlined"].get_bool().get(inlined) || !inlined) break;
+          }
+        } else if (stack::parseStackLine(raw_line).kind == stack::LineKind::kJavaFrame) {
+          lines = 0;
+        }
+        for (size_t k = 0; k < std::max<size_t>(lines, 1); ++k) {
+          std::string restored = k < lines && next_right < right.size() ? right[next_right++] : "";
+          std::cout << fit(k == 0 ? raw_line : "", kWidth) << " | " << untab(restored) << "\n";
+        }
+      }
+      while (next_right < right.size()) std::cout << fit("", kWidth) << " | " << untab(right[next_right++]) << "\n";
     };
-    if (!thread["stack"].get_string().get(raw) && !thread["restored"].get_string().get(restored)) {
-      print(raw, restored);
-    }
+    print(thread);
     simdjson::dom::array samples;
     if (!thread["samples"].get_array().get(samples)) {
-      for (auto entry : samples) {
-        if (!entry["stack"].get_string().get(raw) && !entry["restored"].get_string().get(restored)) print(raw, restored);
-      }
+      for (auto entry : samples) print(entry);
     }
   }
 }
