@@ -241,7 +241,7 @@ TEST(WorkerOnMockCluster, TwoWorkersShareTheGroupAndEachReplaysItsOwnSymbols) {
   auto worker_b = RunningWorker::start(config_b);
   ASSERT_TRUE(worker_b);
   // Wait for the rebalance to give B its share before sending more.
-  for (int i = 0; i < 200 && worker_b->metrics().assigned_partitions == 0; ++i) {
+  for (int i = 0; i < 600 && worker_b->metrics().assigned_partitions == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_GT(worker_b->metrics().assigned_partitions, 0u);
