@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,61 @@ enum class FrameStatus {
 
 const char* frameStatusName(FrameStatus status);
 
+// Source lines around a frame's line. Resolvers hand out slices of line blocks they keep cached,
+// so every answer that shows the same lines shares one copy instead of copying strings; `owner`
+// keeps the blocks alive. Reads like a const std::vector<std::string> (empty, size, [], at,
+// range-for). A slice may run over the end of one block into the start of the next (`tail`),
+// since cached blocks hold a fixed number of lines.
+class ContextLines {
+ public:
+  ContextLines() = default;
+  // Lines [first, first + count) of `head`, then lines [0, tail_count) of `tail`; `owner` keeps
+  // both alive.
+  ContextLines(std::shared_ptr<const void> owner, const std::vector<std::string>* head, uint32_t first,
+               uint32_t count, const std::vector<std::string>* tail = nullptr, uint32_t tail_count = 0)
+      : owner_(std::move(owner)), head_(head), tail_(tail), first_(first), count_(count), tail_count_(tail_count) {}
+  // Lines owned by this slice alone.
+  explicit ContextLines(std::vector<std::string> lines) {
+    auto owned = std::make_shared<const std::vector<std::string>>(std::move(lines));
+    head_ = owned.get();
+    count_ = static_cast<uint32_t>(owned->size());
+    owner_ = std::move(owned);
+  }
+
+  bool empty() const { return size() == 0; }
+  size_t size() const { return static_cast<size_t>(count_) + tail_count_; }
+  const std::string& operator[](size_t index) const {
+    return index < count_ ? (*head_)[first_ + index] : (*tail_)[index - count_];
+  }
+  const std::string& at(size_t index) const {
+    if (index >= size()) throw std::out_of_range("ContextLines::at");
+    return (*this)[index];
+  }
+
+  class Iterator {
+   public:
+    Iterator(const ContextLines* lines, size_t index) : lines_(lines), index_(index) {}
+    const std::string& operator*() const { return (*lines_)[index_]; }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+
+   private:
+    const ContextLines* lines_;
+    size_t index_;
+  };
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, size()); }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  const std::vector<std::string>* head_ = nullptr;
+  const std::vector<std::string>* tail_ = nullptr;
+  uint32_t first_ = 0, count_ = 0, tail_count_ = 0;
+};
+
 struct SymbolizedFrame {
   std::string function;   // demangled / deobfuscated / original name; may be empty
   std::string file;       // source file; may be empty
@@ -27,7 +84,7 @@ struct SymbolizedFrame {
   std::string module;     // image / library / class file / bundle the frame belongs to
   std::optional<bool> in_app;
   uint64_t symbol_offset = 0;  // symbol-table tier: offset of the address from the symbol start
-  std::vector<std::string> context_lines;  // source lines around `line` (sourcesContent), if any
+  ContextLines context_lines;              // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;         // line number of context_lines[0]
 };
 

@@ -159,6 +159,25 @@ Status parseHermesOffsets(element value, const std::string& where, SourceMapDocu
   return Status::ok();
 }
 
+Status parseModuleOffsets(element value, const std::string& where, SourceMapDocument* doc) {
+  constexpr std::string_view kField = "x_facebook_offsets";
+  array offsets;
+  if (value.get_array().get(offsets)) return fieldError(where, kField, "is not an array");
+  doc->module_offsets.reserve(offsets.size());
+  size_t index = 0;
+  for (element offset : offsets) {
+    if (offset.is_null()) {
+      doc->module_offsets.push_back(kNoModuleOffset);
+    } else {
+      auto line = getIndex(offset, where, std::string(kField) + "[" + std::to_string(index) + "]");
+      if (!line) return line.error();
+      doc->module_offsets.push_back(*line);
+    }
+    ++index;
+  }
+  return Status::ok();
+}
+
 Status parseDocument(object root, const std::string& where, uint32_t depth,
                      const ParseOptions& options, SourceMapDocument* doc);
 
@@ -272,6 +291,9 @@ Status parseDocument(object root, const std::string& where, uint32_t depth,
   }
   if (!root["x_hermes_function_offsets"].get(value) && !value.is_null()) {
     RESTACK_RETURN_IF_ERROR(parseHermesOffsets(value, where, doc));
+  }
+  if (!root["x_facebook_offsets"].get(value) && !value.is_null()) {
+    RESTACK_RETURN_IF_ERROR(parseModuleOffsets(value, where, doc));
   }
   if (!root["x_facebook_segments"].get(value) && !value.is_null()) {
     object segments;

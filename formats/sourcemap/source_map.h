@@ -10,6 +10,9 @@
 //                                function map (see function_map.h); null for sources without
 //   "x_hermes_function_offsets"  Hermes: {"<segment id>": [byte offset of function 0, 1, …]}
 //   "x_facebook_segments"        Metro RAM bundles: {"<segment id>": <regular map>}
+//   "x_facebook_offsets"         Metro RAM bundles (legacy): per module id, the 0-based generated
+//                                line where the module starts (null: no such module), e.g.
+//                                [0, null, 12] -> frames of "2.js" line 3 are bundle line 15
 // An index map replaces "mappings"/"sources" by
 //   "sections": [ {"offset":{"line":0,"column":0}, "map":{…}} | {"offset":…, "url":"b.js.map"} ]
 // A leading ")]}'" line (XSSI guard) is skipped, as browsers do.
@@ -38,6 +41,8 @@ struct EncodedFunctionMap {
 
 struct SourceMapDocument;
 
+inline constexpr uint32_t kNoModuleOffset = 0xffffffffu;
+
 struct SourceMapSection {
   uint32_t offset_line = 0;    // 0-based generated line where the section starts
   uint32_t offset_column = 0;  // 0-based column on that line
@@ -57,6 +62,7 @@ struct SourceMapDocument {
   std::vector<std::optional<EncodedFunctionMap>> function_maps;  // x_facebook_sources
   std::map<uint32_t, std::vector<uint32_t>> hermes_function_offsets;
   std::map<uint32_t, std::unique_ptr<SourceMapDocument>> segments;  // x_facebook_segments
+  std::vector<uint32_t> module_offsets;  // x_facebook_offsets; kNoModuleOffset for null entries
   std::vector<SourceMapSection> sections;  // non-empty for an index map
 
   bool isIndexMap() const { return !sections.empty(); }

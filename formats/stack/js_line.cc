@@ -1,4 +1,5 @@
-// JavaScript stack frame lines: V8 (Chrome, node, Hermes), Firefox, Safari/JSC.
+// JavaScript stack frame lines: V8 (Chrome, node, Hermes), Firefox, Safari/JSC, and the frames of
+// Hermes crash reports ((SegmentID, FunctionID, ByteCodeOffset) JSON objects; see stack_line.h).
 #include "formats/stack/stack_line.h"
 #include "formats/stack/text_scan.h"
 
@@ -80,9 +81,72 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
   return frame;
 }
 
+// One flat JSON object of a Hermes crash callstack (see JsFrameLine). Only the shapes Hermes
+// writes are accepted: string keys, values that are numbers, strings, true, false or null.
+std::optional<JsFrameLine> parseHermesCrashFrame(std::string_view text) {
+  if (!text.starts_with('{') || !text.ends_with('}')) return std::nullopt;
+  text = scan::trim(text.substr(1, text.size() - 2));
+  // Reads a JSON string at the front of `text` (escapes kept undecoded but skipped correctly).
+  auto takeString = [&text](std::string_view* out) {
+    if (text.empty() || text.front() != '"') return false;
+    size_t end = 1;
+    while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+    if (end >= text.size()) return false;
+    *out = text.substr(1, end - 1);
+    text = scan::trimLeft(text.substr(end + 1));
+    return true;
+  };
+  JsFrameLine frame;
+  frame.style = JsStyle::kHermes;
+  bool has_function = false, has_offset = false, native_code = false;
+  while (!text.empty()) {
+    std::string_view key, string_value;
+    if (!takeString(&key) || text.empty() || text.front() != ':') return std::nullopt;
+    text = scan::trimLeft(text.substr(1));
+    std::optional<uint32_t> number;
+    if (!text.empty() && text.front() == '"') {
+      if (!takeString(&string_value)) return std::nullopt;
+      number = scan::parseU32(string_value);  // some writers quote numbers ("StackFrameRegOffs")
+    } else {
+      size_t end = 0;
+      while (end < text.size() && text[end] != ',' && !scan::isSpace(text[end])) ++end;
+      const std::string_view literal = text.substr(0, end);
+      text = scan::trimLeft(text.substr(end));
+      if (literal == "true") native_code = native_code || key == "NativeCode";
+      else if (literal != "false" && literal != "null" && !(number = scan::parseU32(literal))) return std::nullopt;
+    }
+    if (key == "FunctionID" || key == "ByteCodeOffset" || key == "CJSModuleOffset" || key == "SegmentID") {
+      if (!number) return std::nullopt;
+      if (key == "FunctionID") {
+        frame.function_id = *number;
+        has_function = true;
+      } else if (key == "ByteCodeOffset") {
+        frame.bytecode_offset = *number;
+        has_offset = true;
+      } else {
+        frame.segment_id = *number;
+      }
+    } else if (key == "SourceURL") {
+      frame.url = std::string(string_value);
+    }
+    if (!text.empty()) {
+      if (text.front() != ',') return std::nullopt;
+      text = scan::trimLeft(text.substr(1));
+    }
+  }
+  if (native_code) {
+    frame.url = "native";
+    return frame;
+  }
+  if (!has_function || !has_offset) return std::nullopt;
+  frame.hermes_function_offset = true;
+  return frame;
+}
+
 }  // namespace
 
 std::optional<JsFrameLine> parseJsFrameLine(std::string_view trimmed) {
+  if (trimmed.starts_with('{')) return parseHermesCrashFrame(trimmed);
   if (trimmed.starts_with("at ")) return parseV8(trimmed);
   return parseFirefox(trimmed);
 }

@@ -19,6 +19,9 @@
 //   "    at n.capture (https://h/static/js/207.e017fea1.chunk.js:2:3768321)" -> kJsFrame (V8)
 //   "capture@https://h/app.js:1:200"             -> kJsFrame (Firefox/Safari/JSC)
 //   "    at fn (address at index.android.bundle:1:9876)" -> kJsFrame (Hermes bytecode)
+//   {"CJSModuleOffset":0,"FunctionID":12,"ByteCodeOffset":34,"SourceURL":"index.android.bundle"}
+//     -> kJsFrame (Hermes crash report frame): hermes_function_offset, segment_id 0,
+//        function_id 12, bytecode_offset 34, url "index.android.bundle" (see JsFrameLine)
 #pragma once
 
 #include <cstdint>
@@ -85,6 +88,17 @@ struct JsFrameLine {
   bool is_constructor = false;     // "at new Foo (…)"
   bool hermes_bytecode = false;    // "(address at …)": column is a bytecode offset
   bool is_eval = false;            // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
+  // Hermes crash reports (the VM's crash callstack, one JSON object per frame, as Hermes writes
+  // it) give (SegmentID, FunctionID, ByteCodeOffset) instead of a position:
+  //   {"StackFrameRegOffs":"12","FunctionID":3,"ByteCodeOffset":20,"SourceURL":"x.bundle",
+  //    "CJSModuleOffset":0}
+  // "SegmentID" is accepted for "CJSModuleOffset" (newer Hermes); 0 when neither is printed.
+  // `url` is SourceURL ("" when absent); line and column stay 0. A {"NativeCode":true} frame
+  // comes back with url "native" (no script position).
+  bool hermes_function_offset = false;
+  uint32_t segment_id = 0;
+  uint32_t function_id = 0;
+  uint32_t bytecode_offset = 0;
 };
 
 struct StackLine {

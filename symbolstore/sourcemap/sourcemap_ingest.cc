@@ -128,6 +128,8 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
   header.source_count = static_cast<uint32_t>(doc.sources.size());
   header.hermes = !doc.hermes_function_offsets.empty();
   header.hermes_function_offsets = doc.hermes_function_offsets;
+  header.ram_bundle = !doc.segments.empty() || !doc.module_offsets.empty();
+  header.module_offsets = doc.module_offsets;
   for (const auto& [segment, child_doc] : doc.segments) {
     const uint64_t child = childMapId(map_id, 0x100000000ull + segment);
     header.facebook_segments[segment] = child;
@@ -247,12 +249,17 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   RESTACK_RETURN_IF_ERROR(writer.status());
   RESTACK_RETURN_IF_ERROR(writer.flush());
 
-  // Pointers last: app + build + name (React Native) and app + name (Web H5).
+  // Pointers last: app + build + name (React Native) and app + name (Web H5); a Metro RAM-bundle
+  // map also serves its "seg-N.js" / "N.js" module names through kRamBundlePointerName.
   const std::string app = meta.shared ? std::string() : meta.app;
-  writer.put(sourcemap_records::pointerKey(app, "", name), sourcemap_records::encodePointer(map_id));
-  if (!meta.build_id.empty() && !meta.shared) {
-    writer.put(sourcemap_records::pointerKey(app, meta.build_id, name),
-               sourcemap_records::encodePointer(map_id));
+  const bool ram_bundle = !doc->segments.empty() || !doc->module_offsets.empty();
+  for (std::string_view served : {std::string_view(name), sourcemap_records::kRamBundlePointerName}) {
+    if (served != name && !ram_bundle) continue;
+    writer.put(sourcemap_records::pointerKey(app, "", served), sourcemap_records::encodePointer(map_id));
+    if (!meta.build_id.empty() && !meta.shared) {
+      writer.put(sourcemap_records::pointerKey(app, meta.build_id, served),
+                 sourcemap_records::encodePointer(map_id));
+    }
   }
   RESTACK_RETURN_IF_ERROR(writer.status());
   RESTACK_RETURN_IF_ERROR(writer.flush());

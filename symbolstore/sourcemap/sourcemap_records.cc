@@ -53,12 +53,14 @@ class Reader {
   Status version() {
     if (data_.empty()) return corrupt("empty value");
     const uint8_t found = static_cast<uint8_t>(data_[0]);
-    if (found != kSourcemapRecordVersion) {
+    if (found < kOldestReadableRecordVersion || found > kSourcemapRecordVersion) {
       return unsupported(std::string("sourcemap ") + what_ + " record has format version " +
-                         std::to_string(found) + "; this restack reads version " +
+                         std::to_string(found) + "; this restack reads versions " +
+                         std::to_string(kOldestReadableRecordVersion) + " to " +
                          std::to_string(kSourcemapRecordVersion) +
                          ". Re-ingest the source map (replay restack.symbols).");
     }
+    found_version_ = found;
     pos_ = 1;
     return Status::ok();
   }
@@ -114,8 +116,10 @@ class Reader {
                      "; re-ingest the source map");
   }
   Error truncated() const { return corrupt("truncated"); }
+  uint8_t foundVersion() const { return found_version_; }
 
  private:
+  uint8_t found_version_ = 0;
   std::string_view data_;
   const char* what_;
   size_t pos_ = 0;
@@ -220,7 +224,7 @@ Expected<uint64_t> decodePointer(std::string_view value) {
 
 std::string encodeHeader(const MapHeader& header) {
   Writer writer;
-  writer.varint((header.index_map ? 1 : 0) | (header.hermes ? 2 : 0));
+  writer.varint((header.index_map ? 1 : 0) | (header.hermes ? 2 : 0) | (header.ram_bundle ? 4 : 0));
   writer.bytes(header.file);
   writer.bytes(header.debug_id);
   writer.varint(header.source_count);
@@ -250,6 +254,10 @@ std::string encodeHeader(const MapHeader& header) {
     writer.varint(segment);
     writer.u64(child);
   }
+  writer.varint(header.module_offsets.size());
+  for (uint32_t line : header.module_offsets) {
+    writer.varint(line == sourcemap::kNoModuleOffset ? 0 : static_cast<uint64_t>(line) + 1);
+  }
   return writer.take();
 }
 
@@ -265,6 +273,7 @@ Expected<MapHeader> decodeHeader(std::string_view value) {
   }
   header.index_map = flags & 1;
   header.hermes = flags & 2;
+  header.ram_bundle = flags & 4;
   for (uint32_t i = 0; i < count; ++i) {
     Section section;
     uint8_t kind = 0;
@@ -300,6 +309,16 @@ Expected<MapHeader> decodeHeader(std::string_view value) {
     uint64_t child = 0;
     if (!reader.varint32(&segment) || !reader.u64(&child)) return reader.truncated();
     header.facebook_segments[segment] = child;
+  }
+  if (reader.foundVersion() >= 2) {
+    if (!reader.count(&count)) return reader.truncated();
+    header.module_offsets.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint64_t line = 0;
+      if (!reader.varint(&line)) return reader.truncated();
+      if (line > 0xffffffffull) return reader.corrupt("module offset out of range");
+      header.module_offsets.push_back(line == 0 ? sourcemap::kNoModuleOffset : static_cast<uint32_t>(line - 1));
+    }
   }
   return header;
 }

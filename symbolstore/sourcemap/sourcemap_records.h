@@ -5,6 +5,9 @@
 //   'p' app 0x00 build 0x00 name    -> MapPointer: which map serves minified file `name`
 //                                     (build "" = the Web H5 key app + content-hashed file name;
 //                                     app "" = a shared upload)
+//                                     name kRamBundlePointerName (0x01 "ram-bundle"): the
+//                                     latest Metro RAM-bundle map of that app/build, which serves
+//                                     the "seg-N.js" / "N.js" module names (url.h)
 //   'h' map_id:u64                  -> MapHeader: file, debug id, sections, Hermes offsets, segments
 //   's' map_id source:u32           -> SourceRecord: path (sourceRoot applied), ignore-listed,
 //                                     function map (Metro's, or inferred from sourcesContent)
@@ -16,14 +19,17 @@
 // map_id is a 64-bit hash of the map file's bytes (of the parent id and section index for an
 // inline index-map section), so re-uploading the same map rewrites the same records.
 //
-// Every value starts with kSourcemapRecordVersion (1). Then, with v = LEB128 varint, z = zigzag
-// varint, s = v length + bytes:
+// Every value starts with its format version: kSourcemapRecordVersion (2) when written by this
+// restack; version 1 records (no module offsets in MapHeader) are still read. Then, with
+// v = LEB128 varint, z = zigzag varint, s = v length + bytes:
 //   MapPointer   u64 map_id (little endian)
-//   MapHeader    v flags (1 index map, 2 Hermes) · s file · s debug_id · v source_count ·
+//   MapHeader    v flags (1 index map, 2 Hermes, 4 RAM bundle) · s file · s debug_id · v source_count ·
 //                v section_count · sections { v line · v column · u8 kind (0 inline, 1 url) ·
 //                  kind 0: u64 child map_id | kind 1: s served name } ·
 //                v hermes_segment_count · { v segment · v count · v offsets delta-coded } ·
-//                v facebook_segment_count · { v segment · u64 child map_id }
+//                v facebook_segment_count · { v segment · u64 child map_id } ·
+//                (version 2) v module_count · { v line + 1 (0 = no such module) }
+//                  = x_facebook_offsets
 //   SourceRecord s path · u8 ignored · u8 function_map_origin (0 none, 1 Metro, 2 inferred) ·
 //                v line_count (of sourcesContent; 0 = none) · v name_count · s names… ·
 //                v entry_count · entries { v line delta · v column · v name }
@@ -36,7 +42,7 @@
 //
 // Worked example: "AAAA,IAAIA" with sources ["a.js"], names ["boom"] becomes one chunk
 //   key   'g' <id> 00000000 00000000
-//   value 01 | ff ff ff ff 0f ff ff ff ff 0f | 01 04 "boom" | 02 |
+//   value 02 | ff ff ff ff 0f ff ff ff ff 0f | 01 04 "boom" | 02 |
 //         00 00 01 00 00 00 | 00 04 01 00 08 01   (zigzag: +4 -> 08)
 // i.e. (0,0)->a.js 0:0 no name, (0,4)->a.js 0:4 "boom".
 #pragma once
@@ -50,10 +56,13 @@
 
 #include "formats/common/status.h"
 #include "formats/sourcemap/function_map.h"
+#include "formats/sourcemap/source_map.h"
 
 namespace restack::sourcemap_records {
 
-inline constexpr uint8_t kSourcemapRecordVersion = 1;
+inline constexpr uint8_t kSourcemapRecordVersion = 2;
+inline constexpr uint8_t kOldestReadableRecordVersion = 1;
+inline constexpr std::string_view kRamBundlePointerName = "\x01ram-bundle";
 inline constexpr uint32_t kSegmentsPerChunk = 256;
 inline constexpr uint32_t kLinesPerTextChunk = 32;
 inline constexpr uint32_t kOpenEnd = 0xffffffffu;
@@ -92,6 +101,10 @@ struct MapHeader {
   std::vector<Section> sections;
   std::map<uint32_t, std::vector<uint32_t>> hermes_function_offsets;
   std::map<uint32_t, uint64_t> facebook_segments;
+  // Metro RAM-bundle map (x_facebook_segments or x_facebook_offsets present): frames may name
+  // "seg-N.js" / "N.js" modules.
+  bool ram_bundle = false;
+  std::vector<uint32_t> module_offsets;  // x_facebook_offsets; sourcemap::kNoModuleOffset = none
 };
 std::string encodeHeader(const MapHeader& header);
 Expected<MapHeader> decodeHeader(std::string_view value);

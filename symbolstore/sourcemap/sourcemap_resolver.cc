@@ -2,12 +2,14 @@
 
 #include <rocksdb/db.h>
 
-#include <map>
+#include <atomic>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <unordered_map>
 
 #include "formats/sourcemap/url.h"
+#include "symbolstore/sourcemap/sourcemap_cache.h"
 #include "symbolstore/sourcemap/sourcemap_generation.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 
@@ -15,12 +17,11 @@ namespace restack {
 namespace {
 
 using namespace sourcemap_records;
+using namespace sourcemap_cache;
 
 constexpr uint32_t kMaxSectionDepth = 8;
 
-uint64_t positionKey(uint32_t line, uint32_t column) {
-  return (static_cast<uint64_t>(line) << 32) | column;
-}
+using LineBlock = std::shared_ptr<const std::vector<std::string>>;
 
 struct PairHash {
   size_t operator()(const std::pair<uint64_t, uint64_t>& key) const {
@@ -28,17 +29,51 @@ struct PairHash {
   }
 };
 
-size_t chunkBytes(const MappingChunk& chunk) {
-  size_t bytes = sizeof(MappingChunk) + chunk.segments.size() * sizeof(Segment);
-  for (const auto& name : chunk.names) bytes += sizeof(std::string) + name.size();
-  return bytes;
-}
-
 size_t sourceBytes(const SourceRecord& record) {
   size_t bytes = sizeof(SourceRecord) + record.path.size() +
                  record.functions.entries.size() * sizeof(sourcemap::FunctionMapEntry);
   for (const auto& name : record.functions.names) bytes += sizeof(std::string) + name.size();
   return bytes;
+}
+
+// React Native bundle names repeat across builds, so their maps are keyed by build too.
+std::string_view routeBuild(const EventScope& scope) {
+  return scope.platform == "react_native" ? std::string_view(scope.build_id) : std::string_view();
+}
+
+// The answer for a resolved segment. Copies only the file, function and module names; the
+// context lines are shared with the cache.
+FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function) {
+  FrameLookup result;
+  result.status = FrameStatus::kSymbolicated;
+  SymbolizedFrame& frame = result.frames.emplace_back();
+  const ResolvedAnswer& answer = *entry.answer;
+  const SourceRecord& record = *answer.source;
+  frame.file = record.path;
+  frame.line = entry.original_line + 1;
+  frame.column = entry.original_column + 1;
+  frame.module = std::string(module);
+  if (record.ignored) frame.in_app = false;
+  if (answer.function != nullptr) {
+    frame.function = *answer.function;
+    result.tier = record.origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
+  } else {
+    frame.function = std::string(printed_function);
+    result.tier = "sourcemap";
+    result.note = "function name as printed: the map has no function map or sourcesContent for " + frame.file;
+  }
+  if (answer.count + answer.tail_count > 0) {
+    frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
+                                       answer.count,
+                                       answer.tail.get(), answer.tail_count);
+    frame.context_first_line = answer.context_first_line;
+  }
+  return result;
+}
+
+FrameLookup unmapped(std::string_view module, uint32_t line, uint32_t column) {
+  return FrameLookup::notFound("the source map of " + std::string(module) + " has no mapping at line " +
+                               std::to_string(line + 1) + " column " + std::to_string(column + 1));
 }
 
 }  // namespace
@@ -48,17 +83,15 @@ struct SourcemapResolver::Impl {
       : store(store_in), options(options_in) {}
   SymbolStore& store;
   SourcemapResolverOptions options;
+  std::atomic<uint64_t> generation{sourcemapIngestGeneration()};
 
   // Everything below is guarded by `mutex`: readers share it, fills take it alone.
   mutable std::shared_mutex mutex;
-  uint64_t generation = sourcemapIngestGeneration();
   size_t cached_bytes = 0;
-  std::unordered_map<std::string, uint64_t> pointers;  // pointer key -> map id
-  std::unordered_map<uint64_t, std::shared_ptr<const MapHeader>> headers;
-  std::unordered_map<uint64_t, std::map<uint64_t, std::shared_ptr<const MappingChunk>>> chunks;
+  std::unordered_map<uint64_t, Route> routes;  // routeHash -> route
+  std::unordered_map<uint64_t, std::shared_ptr<MapState>> maps;
   std::unordered_map<std::pair<uint64_t, uint64_t>, std::shared_ptr<const SourceRecord>, PairHash> sources;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, std::shared_ptr<const std::vector<std::string>>, PairHash>
-      texts;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, LineBlock, PairHash> texts;
 
   // Call with `mutex` held exclusively. Drops everything when `bytes` more would not fit.
   void reserve(size_t bytes) {
@@ -66,9 +99,8 @@ struct SourcemapResolver::Impl {
       cached_bytes += bytes;
       return;
     }
-    pointers.clear();
-    headers.clear();
-    chunks.clear();
+    routes.clear();
+    maps.clear();
     sources.clear();
     texts.clear();
     cached_bytes = bytes;
@@ -76,97 +108,214 @@ struct SourcemapResolver::Impl {
 
   void checkGeneration() {
     const uint64_t now = sourcemapIngestGeneration();
-    {
-      std::shared_lock lock(mutex);
-      if (generation == now) return;
-    }
+    if (generation.load(std::memory_order_acquire) == now) return;
     std::unique_lock lock(mutex);
-    pointers.clear();  // map ids are content hashes: everything else stays valid
-    generation = now;
+    routes.clear();  // map ids are content hashes: everything else stays valid
+    generation.store(now, std::memory_order_release);
   }
 
-  Expected<std::optional<uint64_t>> pointer(const std::string& key) {
-    {
-      std::shared_lock lock(mutex);
-      if (auto it = pointers.find(key); it != pointers.end()) return std::optional<uint64_t>(it->second);
+  // ---- warm path: one route probe, two binary searches, one shared lock ----
+  bool warmLookup(const EventScope& scope, std::string_view name, uint32_t line, uint32_t column,
+                  std::string_view printed_function, FrameLookup& out) const {
+    const std::string_view build = routeBuild(scope);
+    std::shared_lock lock(mutex);
+    auto found = routes.find(routeHash(scope.app, build, name));
+    if (found == routes.end() || !found->second.matches(scope.app, build, name)) return false;
+    const Route& route = found->second;
+    if (route.kind == Route::Kind::kMissing) {
+      out = FrameLookup::missing(std::string(name));
+      return true;
     }
+    if (route.kind == Route::Kind::kNotFound) {
+      out = FrameLookup::notFound(route.note);
+      return true;
+    }
+    const MapState* state = route.state;
+    if (state == nullptr || state->header->index_map || line > UINT32_MAX - route.line_offset) return false;
+    line += route.line_offset;
+    const ChunkSlot* slot = state->find(line, column);
+    if (slot == nullptr) return false;
+    const int index = slot->find(line, column);
+    if (index < 0 || !slot->entries[index].answer) return false;
+    out = answerFor(slot->entries[index], name, printed_function);
+    return true;
+  }
+
+  // ---- cold path: RocksDB reads, each result cached ----
+  Expected<std::optional<uint64_t>> pointer(const std::string& key) {
     auto value = store.get(SymbolFamily::kSourcemap, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::optional<uint64_t>();
     auto id = decodePointer(**value);
     if (!id) return id.error();
-    std::unique_lock lock(mutex);
-    reserve(key.size() + 64);
-    pointers.emplace(key, *id);
     return std::optional<uint64_t>(*id);
   }
 
-  // The map serving `name` for this event (see the header for the order).
-  Expected<std::optional<uint64_t>> resolveMap(const EventScope& scope, std::string_view name) {
-    const bool react_native = scope.platform == "react_native";
-    std::string keys[3];
-    size_t count = 0;
-    if (react_native && !scope.build_id.empty()) {
-      keys[count++] = pointerKey(scope.app, scope.build_id, name);
-    } else {
-      keys[count++] = pointerKey(scope.app, "", name);
-    }
-    keys[count++] = pointerKey("", "", name);  // shared uploads
-    for (size_t i = 0; i < count; ++i) {
-      auto id = pointer(keys[i]);
+  // The map uploaded under `name` for this app/build, else a shared upload of that name.
+  Expected<std::optional<uint64_t>> uploadedMap(const EventScope& scope, std::string_view name) {
+    for (const std::string& key : {pointerKey(scope.app, routeBuild(scope), name), pointerKey("", "", name)}) {
+      auto id = pointer(key);
       if (!id || id->has_value()) return id;
     }
     return std::optional<uint64_t>();
   }
 
-  Expected<std::shared_ptr<const MapHeader>> header(uint64_t map_id) {
+  // Every map id uploaded for this app/build (for frames that name no bundle at all).
+  Expected<std::set<uint64_t>> mapsOfBuild(const EventScope& scope) {
+    std::string prefix = pointerKey(scope.app, routeBuild(scope), "");
+    std::set<uint64_t> ids;
+    std::unique_ptr<rocksdb::Iterator> it(
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      if (it->key().ToStringView().substr(prefix.size()).starts_with(kRamBundlePointerName)) continue;
+      auto id = decodePointer(it->value().ToStringView());
+      if (!id) return id.error();
+      ids.insert(*id);
+    }
+    if (!it->status().ok()) {
+      return ioError("symbol store " + store.options().path + ": read failed: " + it->status().ToString());
+    }
+    return ids;
+  }
+
+  Expected<std::shared_ptr<MapState>> mapState(uint64_t map_id) {
     {
       std::shared_lock lock(mutex);
-      if (auto it = headers.find(map_id); it != headers.end()) return it->second;
+      if (auto it = maps.find(map_id); it != maps.end()) return it->second;
     }
     auto value = store.get(SymbolFamily::kSourcemap, headerKey(map_id));
     if (!value) return value.error();
-    if (!value->has_value()) return std::shared_ptr<const MapHeader>();
+    if (!value->has_value()) return std::shared_ptr<MapState>();
     auto decoded = decodeHeader(**value);
     if (!decoded) return decoded.error();
-    auto shared = std::make_shared<const MapHeader>(std::move(*decoded));
+    auto state = std::make_shared<MapState>();
+    state->id = map_id;
+    state->header = std::make_shared<const MapHeader>(std::move(*decoded));
     std::unique_lock lock(mutex);
-    reserve(sizeof(MapHeader) + (*value)->size());
-    headers.emplace(map_id, shared);
-    return shared;
+    reserve(sizeof(MapState) + (*value)->size());
+    auto [it, inserted] = maps.emplace(map_id, state);
+    return it->second;
+  }
+
+  // Which map serves `name` (see Route), computed once per app/build/name.
+  Expected<Route> computeRoute(const EventScope& scope, std::string_view name) {
+    Route route;
+    auto direct = uploadedMap(scope, name);
+    if (!direct) return direct.error();
+    if (direct->has_value()) {
+      route.kind = Route::Kind::kMap;
+      route.map_id = **direct;
+      return route;
+    }
+    if (name.empty()) {
+      // A Hermes crash frame without SourceURL: fine when the build has exactly one map.
+      auto ids = mapsOfBuild(scope);
+      if (!ids) return ids.error();
+      if (ids->size() == 1) {
+        route.kind = Route::Kind::kMap;
+        route.map_id = *ids->begin();
+      } else {
+        route.kind = Route::Kind::kNotFound;
+        route.note = "the frame names no bundle (no SourceURL) and " + std::to_string(ids->size()) +
+                     " source maps are uploaded for this build; cannot tell which one to use";
+      }
+      return route;
+    }
+    const auto module = sourcemap::parseRamBundleName(name);
+    if (!module) return route;  // kMissing
+    auto ram = uploadedMap(scope, kRamBundlePointerName);
+    if (!ram) return ram.error();
+    if (!ram->has_value()) return route;  // kMissing: no RAM-bundle map either
+    auto bundle = mapState(**ram);
+    if (!bundle) return bundle.error();
+    route.kind = Route::Kind::kNotFound;
+    if (!*bundle) {
+      route.note = "source map records of the RAM bundle are incomplete; re-upload the map";
+      return route;
+    }
+    uint64_t segment_map = **ram;
+    if (module->segment != 0) {
+      const auto& segments = (*bundle)->header->facebook_segments;
+      auto segment = segments.find(module->segment);
+      if (segment == segments.end()) {
+        route.note = "the RAM bundle map (" + (*bundle)->header->file + ") has no segment " +
+                     std::to_string(module->segment) + " in x_facebook_segments";
+        return route;
+      }
+      segment_map = segment->second;
+    }
+    if (module->module) {
+      auto segment = mapState(segment_map);
+      if (!segment) return segment.error();
+      if (!*segment) {
+        route.note = "source map records of the RAM bundle are incomplete; re-upload the map";
+        return route;
+      }
+      const auto& offsets = (*segment)->header->module_offsets;
+      if (*module->module >= offsets.size() || offsets[*module->module] == sourcemap::kNoModuleOffset) {
+        route.note = "module " + std::to_string(*module->module) + " is not in x_facebook_offsets of segment " +
+                     std::to_string(module->segment) + " of the RAM bundle map";
+        return route;
+      }
+      route.line_offset = offsets[*module->module];
+    }
+    route.kind = Route::Kind::kMap;
+    route.map_id = segment_map;
+    return route;
+  }
+
+  Expected<Route> route(const EventScope& scope, std::string_view name) {
+    const std::string_view build = routeBuild(scope);
+    const uint64_t hash = routeHash(scope.app, build, name);
+    {
+      std::shared_lock lock(mutex);
+      auto it = routes.find(hash);
+      if (it != routes.end() && it->second.matches(scope.app, build, name)) return it->second;
+    }
+    auto computed = computeRoute(scope, name);
+    if (!computed) return computed.error();
+    computed->app = scope.app;
+    computed->build = std::string(build);
+    computed->name = std::string(name);
+    std::shared_ptr<MapState> state;
+    if (computed->kind == Route::Kind::kMap) {
+      auto loaded = mapState(computed->map_id);
+      if (!loaded) return loaded.error();
+      state = *loaded;
+    }
+    std::unique_lock lock(mutex);
+    reserve(sizeof(Route) + 2 * name.size() + scope.app.size() + build.size());
+    if (state) {
+      // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
+      computed->state = maps.emplace(computed->map_id, state).first->second.get();
+    }
+    routes.insert_or_assign(hash, *computed);
+    return *computed;
   }
 
   // The chunk whose range covers (line, column), or null when the position precedes every mapping.
-  Expected<std::shared_ptr<const MappingChunk>> chunk(uint64_t map_id, uint32_t line, uint32_t column) {
-    const uint64_t position = positionKey(line, column);
+  Expected<std::shared_ptr<CachedChunk>> chunk(MapState& state, uint32_t line, uint32_t column) {
     {
       std::shared_lock lock(mutex);
-      if (auto map = chunks.find(map_id); map != chunks.end()) {
-        auto after = map->second.upper_bound(position);
-        if (after != map->second.begin()) {
-          const auto& candidate = std::prev(after)->second;
-          if (candidate->covers(line, column)) return candidate;
-        }
-      }
+      if (const ChunkSlot* slot = state.find(line, column)) return slot->chunk;
     }
-    rocksdb::ReadOptions read_options;
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(read_options, store.family(SymbolFamily::kSourcemap)));
-    it->SeekForPrev(chunkKey(map_id, line, column));
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+    it->SeekForPrev(chunkKey(state.id, line, column));
     if (!it->status().ok()) {
       return ioError("symbol store " + store.options().path + ": read failed: " + it->status().ToString());
     }
     uint32_t start_line = 0, start_column = 0;
-    if (!it->Valid() || !parseChunkKey(it->key().ToStringView(), map_id, &start_line, &start_column)) {
-      return std::shared_ptr<const MappingChunk>();
+    if (!it->Valid() || !parseChunkKey(it->key().ToStringView(), state.id, &start_line, &start_column)) {
+      return std::shared_ptr<CachedChunk>();
     }
     auto decoded = decodeChunk(it->value().ToStringView(), start_line, start_column);
     if (!decoded) return decoded.error();
-    auto shared = std::make_shared<const MappingChunk>(std::move(*decoded));
+    auto cached = std::make_shared<CachedChunk>(*decoded);
     std::unique_lock lock(mutex);
-    reserve(chunkBytes(*shared));
-    chunks[map_id].emplace(positionKey(start_line, start_column), shared);
-    return shared;
+    reserve(cached->bytes());
+    state.insert(cached);
+    return cached;
   }
 
   Expected<std::shared_ptr<const SourceRecord>> source(uint64_t map_id, uint32_t index) {
@@ -187,8 +336,7 @@ struct SourcemapResolver::Impl {
     return shared;
   }
 
-  Expected<std::shared_ptr<const std::vector<std::string>>> text(uint64_t map_id, uint32_t index,
-                                                                 uint32_t chunk_index) {
+  Expected<LineBlock> text(uint64_t map_id, uint32_t index, uint32_t chunk_index) {
     const std::pair<uint64_t, uint64_t> key{map_id, (static_cast<uint64_t>(index) << 32) | chunk_index};
     {
       std::shared_lock lock(mutex);
@@ -196,7 +344,7 @@ struct SourcemapResolver::Impl {
     }
     auto value = store.get(SymbolFamily::kSourcemap, textKey(map_id, index, chunk_index));
     if (!value) return value.error();
-    if (!value->has_value()) return std::shared_ptr<const std::vector<std::string>>();
+    if (!value->has_value()) return LineBlock();
     auto decoded = decodeText(**value);
     if (!decoded) return decoded.error();
     auto shared = std::make_shared<const std::vector<std::string>>(std::move(*decoded));
@@ -206,40 +354,102 @@ struct SourcemapResolver::Impl {
     return shared;
   }
 
-  Status attachContext(uint64_t map_id, uint32_t index, const SourceRecord& record, SymbolizedFrame& frame) {
-    if (record.line_count == 0 || frame.line == 0 || frame.line > record.line_count) return Status::ok();
+  // Lines [line - context_lines, line + context_lines] of the source, as slices of its cached
+  // text blocks (two at most; a wider window is copied into `owned`).
+  Status context(uint64_t map_id, uint32_t index, const SourceRecord& record, uint32_t line, ResolvedAnswer& answer) {
+    if (record.line_count == 0 || line == 0 || line > record.line_count) return Status::ok();
     const uint32_t around = options.context_lines;
-    const uint32_t first = frame.line > around ? frame.line - around : 1;
-    const uint32_t last = std::min(record.line_count, frame.line + around);
-    std::shared_ptr<const std::vector<std::string>> lines;
-    uint32_t loaded_chunk = UINT32_MAX;
-    for (uint32_t line = first; line <= last; ++line) {
-      const uint32_t chunk_index = (line - 1) / kLinesPerTextChunk;
-      if (chunk_index != loaded_chunk) {
-        auto loaded = text(map_id, index, chunk_index);
-        if (!loaded) return loaded.status();
-        lines = *loaded;
-        loaded_chunk = chunk_index;
+    const uint32_t first = line > around ? line - around : 1;
+    const uint32_t last = std::min(record.line_count, line + around);
+    struct Slice {
+      LineBlock block;
+      uint32_t from, to;  // [from, to) within the block
+    };
+    std::vector<Slice> slices;
+    for (uint32_t block_index = (first - 1) / kLinesPerTextChunk; block_index <= (last - 1) / kLinesPerTextChunk;
+         ++block_index) {
+      auto block = text(map_id, index, block_index);
+      if (!block) return block.status();
+      const uint32_t block_first = block_index * kLinesPerTextChunk + 1;
+      const uint32_t from = std::max(first, block_first) - block_first;
+      const uint32_t to = std::min(last - block_first + 1, kLinesPerTextChunk);
+      if (!*block || from >= (*block)->size()) break;
+      const uint32_t available = std::min<uint32_t>(to, static_cast<uint32_t>((*block)->size()));
+      slices.push_back({*block, from, available});
+      if (available < to) break;  // a short block: the text ends here
+    }
+    if (slices.empty()) return Status::ok();
+    answer.context_first_line = first;
+    if (slices.size() <= 2 && (slices.size() == 1 || slices[1].from == 0)) {
+      answer.head = slices[0].block;
+      answer.first = slices[0].from;
+      answer.count = slices[0].to - slices[0].from;
+      if (slices.size() == 2) {
+        answer.tail = slices[1].block;
+        answer.tail_count = slices[1].to;
       }
-      const uint32_t offset = (line - 1) % kLinesPerTextChunk;
-      if (!lines || offset >= lines->size()) break;
-      if (frame.context_lines.empty()) frame.context_first_line = line;
-      frame.context_lines.push_back((*lines)[offset]);
+    } else {
+      for (const Slice& slice : slices) {
+        for (uint32_t i = slice.from; i < slice.to; ++i) answer.owned.push_back((*slice.block)[i]);
+      }
+      answer.count = static_cast<uint32_t>(answer.owned.size());
     }
     return Status::ok();
   }
 
+  // Resolves segment `index` of `chunk` once (source record, function, context), sharing the
+  // answer with every other segment of the same source line and function.
+  Expected<std::shared_ptr<const ResolvedAnswer>> resolveSegment(MapState& state, CachedChunk& chunk, size_t index,
+                                                                 std::string_view module) {
+    {
+      std::shared_lock lock(mutex);
+      if (chunk.entries[index].answer) return chunk.entries[index].answer;
+    }
+    const SegmentEntry& entry = chunk.entries[index];  // position fields never change
+    auto record = source(state.id, static_cast<uint32_t>(entry.source));
+    if (!record) return record.error();
+    if (!*record) {
+      return notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
+    }
+    const std::string* function = nullptr;
+    if (!(*record)->functions.entries.empty()) {
+      function = (*record)->functions.enclosing(entry.original_line + 1, entry.original_column);
+    }
+    const auto key = std::make_tuple(entry.source, entry.original_line, function);
+    {
+      std::shared_lock lock(mutex);
+      if (auto it = state.answers.find(key); it != state.answers.end()) {
+        lock.unlock();
+        std::unique_lock write(mutex);
+        if (!chunk.entries[index].answer) chunk.entries[index].answer = it->second;
+        return chunk.entries[index].answer;
+      }
+    }
+    auto answer = std::make_shared<ResolvedAnswer>();
+    answer->source = *record;
+    answer->function = function;
+    RESTACK_RETURN_IF_ERROR(context(state.id, static_cast<uint32_t>(entry.source), **record,
+                                    entry.original_line + 1, *answer));
+    std::unique_lock lock(mutex);
+    reserve(sizeof(ResolvedAnswer) + 64);
+    auto [it, inserted] = state.answers.emplace(key, std::move(answer));
+    if (!chunk.entries[index].answer) chunk.entries[index].answer = it->second;
+    return chunk.entries[index].answer;
+  }
+
   // Looks up a 0-based generated position in `map_id` (recursing through index-map sections).
   Expected<FrameLookup> lookupAt(const EventScope& scope, uint64_t map_id, uint32_t line, uint32_t column,
-                                 const std::string& module, std::string_view printed_function,
-                                 uint32_t depth) {
-    auto found_header = header(map_id);
-    if (!found_header) return found_header.error();
-    const std::shared_ptr<const MapHeader>& map = *found_header;
-    if (!map) return FrameLookup::notFound("source map records of " + module + " are incomplete; re-upload the map");
-    if (map->index_map) {
+                                 std::string_view module, std::string_view printed_function, uint32_t depth) {
+    auto found_state = mapState(map_id);
+    if (!found_state) return found_state.error();
+    if (!*found_state) {
+      return FrameLookup::notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
+    }
+    MapState& state = **found_state;
+    const MapHeader& map = *state.header;
+    if (map.index_map) {
       const Section* section = nullptr;
-      for (const Section& candidate : map->sections) {
+      for (const Section& candidate : map.sections) {
         if (candidate.line < line || (candidate.line == line && candidate.column <= column)) {
           section = &candidate;
         } else {
@@ -254,48 +464,40 @@ struct SourcemapResolver::Impl {
       if (section->child) {
         child = *section->child;
       } else {
-        auto resolved = resolveMap(scope, section->url_name);
+        auto resolved = route(scope, section->url_name);
         if (!resolved) return resolved.error();
-        if (!resolved->has_value()) return FrameLookup::missing(section->url_name);
-        child = **resolved;
+        if (resolved->kind == Route::Kind::kMissing) return FrameLookup::missing(section->url_name);
+        if (resolved->kind == Route::Kind::kNotFound) return FrameLookup::notFound(resolved->note);
+        child = resolved->map_id;
       }
       return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1);
     }
 
-    auto found_chunk = chunk(map_id, line, column);
+    auto found_chunk = chunk(state, line, column);
     if (!found_chunk) return found_chunk.error();
-    const Segment* segment = *found_chunk ? (*found_chunk)->find(line, column) : nullptr;
-    if (segment == nullptr || segment->source < 0) {
-      return FrameLookup::notFound("the source map of " + module + " has no mapping at line " +
-                                   std::to_string(line + 1) + " column " + std::to_string(column + 1));
+    const int index = *found_chunk ? ChunkSlot(*found_chunk).find(line, column) : -1;
+    if (index < 0 || (*found_chunk)->entries[static_cast<size_t>(index)].source < 0) {
+      return unmapped(module, line, column);
     }
-    auto found_source = source(map_id, static_cast<uint32_t>(segment->source));
-    if (!found_source) return found_source.error();
-    const std::shared_ptr<const SourceRecord>& record = *found_source;
-    if (!record) return FrameLookup::notFound("source map records of " + module + " are incomplete; re-upload the map");
+    auto answer = resolveSegment(state, **found_chunk, static_cast<size_t>(index), module);
+    if (!answer) {
+      if (answer.error().code() == ErrorCode::kNotFound) return FrameLookup::notFound(answer.error().message());
+      return answer.error();
+    }
+    SegmentEntry entry = (*found_chunk)->entries[static_cast<size_t>(index)];
+    entry.answer = *answer;
+    return answerFor(entry, module, printed_function);
+  }
 
-    FrameLookup result;
-    result.status = FrameStatus::kSymbolicated;
-    SymbolizedFrame frame;
-    frame.file = record->path;
-    frame.line = segment->original_line + 1;
-    frame.column = segment->original_column + 1;
-    frame.module = module;
-    if (record->ignored) frame.in_app = false;
-    const std::string* function = record->functions.entries.empty()
-                                      ? nullptr
-                                      : record->functions.enclosing(frame.line, segment->original_column);
-    if (function != nullptr) {
-      frame.function = *function;
-      result.tier = record->origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
-    } else {
-      frame.function = std::string(printed_function);
-      result.tier = "sourcemap";
-      result.note = "function name as printed: the map has no function map or sourcesContent for " + frame.file;
-    }
-    RESTACK_RETURN_IF_ERROR(attachContext(map_id, static_cast<uint32_t>(segment->source), *record, frame));
-    result.frames.push_back(std::move(frame));
-    return result;
+  // A position printed in the file `name`: the route, then the map (0-based line and column).
+  Expected<FrameLookup> lookupName(const EventScope& scope, std::string_view name, uint32_t line, uint32_t column,
+                                   std::string_view printed_function) {
+    auto found = route(scope, name);
+    if (!found) return found.error();
+    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(std::string(name));
+    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
+    if (line > UINT32_MAX - found->line_offset) return FrameLookup::notFound("line out of range");
+    return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0);
   }
 };
 
@@ -304,52 +506,51 @@ SourcemapResolver::SourcemapResolver(SymbolStore& store, const SourcemapResolver
 SourcemapResolver::~SourcemapResolver() = default;
 
 Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const stack::JsFrameLine& frame) {
-  const std::string name = sourcemap::minifiedFileName(frame.url);
+  if (frame.hermes_function_offset) {
+    return lookupBytecode(scope, frame.url, frame.segment_id, frame.function_id, frame.bytecode_offset);
+  }
+  const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
   if (name.empty() || name == "<anonymous>" || name == "native" || frame.line == 0) {
     return FrameLookup::notFound("frame has no script position");
   }
   impl_->checkGeneration();
-  auto map_id = impl_->resolveMap(scope, name);
-  if (!map_id) return map_id.error();
-  if (!map_id->has_value()) return FrameLookup::missing(name);
   const uint32_t line = frame.line - 1;
   // Hermes bytecode offsets are 0-based already; printed JS columns are 1-based.
   const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
-  return impl_->lookupAt(scope, **map_id, line, column, name, frame.function, 0);
+  FrameLookup warm;
+  if (impl_->warmLookup(scope, name, line, column, frame.function, warm)) return warm;
+  return impl_->lookupName(scope, name, line, column, frame.function);
 }
 
 Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope, std::string_view bundle,
                                                         uint32_t segment_id, uint32_t function_id,
                                                         uint32_t bytecode_offset) {
-  const std::string name = sourcemap::minifiedFileName(bundle);
+  const std::string_view name = sourcemap::minifiedFileNameView(bundle);
   impl_->checkGeneration();
-  auto map_id = impl_->resolveMap(scope, name);
-  if (!map_id) return map_id.error();
-  if (!map_id->has_value()) return FrameLookup::missing(name);
-  uint64_t id = **map_id;
-  auto found = impl_->header(id);
+  auto found = impl_->route(scope, name);
   if (!found) return found.error();
-  if (!*found) return FrameLookup::notFound("source map records of " + name + " are incomplete");
-  std::shared_ptr<const MapHeader> map = *found;
-  if (auto segment = map->facebook_segments.find(segment_id); segment != map->facebook_segments.end()) {
-    id = segment->second;
-    found = impl_->header(id);
-    if (!found) return found.error();
-    if (!*found) return FrameLookup::notFound("source map records of " + name + " are incomplete");
-    map = *found;
-  }
-  auto offsets = map->hermes_function_offsets.find(segment_id);
-  if (offsets == map->hermes_function_offsets.end()) {
-    return FrameLookup::notFound("the map of " + name + " has no x_hermes_function_offsets for segment " +
+  const std::string shown = name.empty() ? std::string("the bundle") : std::string(name);
+  if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(shown);
+  if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
+  auto state = impl_->mapState(found->map_id);
+  if (!state) return state.error();
+  if (!*state) return FrameLookup::notFound("source map records of " + shown + " are incomplete");
+  const MapHeader& map = *(*state)->header;
+  auto offsets = map.hermes_function_offsets.find(segment_id);
+  if (offsets == map.hermes_function_offsets.end()) {
+    return FrameLookup::notFound("the map of " + shown + " has no x_hermes_function_offsets for segment " +
                                  std::to_string(segment_id));
   }
   if (function_id >= offsets->second.size()) {
     return FrameLookup::notFound("function " + std::to_string(function_id) + " is not in segment " +
-                                 std::to_string(segment_id) + " of " + name);
+                                 std::to_string(segment_id) + " of " + shown);
   }
   const uint64_t column = static_cast<uint64_t>(offsets->second[function_id]) + bytecode_offset;
-  if (column > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
-  return impl_->lookupAt(scope, id, segment_id, static_cast<uint32_t>(column), name, "", 0);
+  const uint64_t line = static_cast<uint64_t>(segment_id) + found->line_offset;
+  if (column > 0xffffffffull || line > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
+  const std::string module = name.empty() ? map.file : std::string(name);
+  return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module,
+                         "", 0);
 }
 
 }  // namespace restack

@@ -280,7 +280,7 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
   chunk.names = {"boom"};
   chunk.segments = {{0, 0, 0, 0, 0, -1}, {0, 4, 0, 0, 4, 0}};
   const std::string bytes = sourcemap_records::encodeChunk(chunk);
-  const std::string expected("\x01\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
+  const std::string expected("\x02\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
                              "boom\x02\x00\x00\x01\x00\x00\x00\x00\x04\x01\x00\x08\x01",
                              30);
   EXPECT_EQ(bytes, expected);
@@ -288,6 +288,19 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->find(0, 9)->original_column, 4u);
   EXPECT_EQ(decoded->names[decoded->find(0, 9)->name], "boom");
+  // Version 1 records (written before module offsets existed) are still read.
+  std::string version1 = bytes;
+  version1[0] = '\x01';
+  EXPECT_TRUE(sourcemap_records::decodeChunk(version1, 0, 0));
+  sourcemap_records::MapHeader header;
+  header.file = "a.js";
+  std::string header_v1 = sourcemap_records::encodeHeader(header);
+  header_v1.pop_back();  // drop the version-2 module count
+  header_v1[0] = '\x01';
+  auto old_header = sourcemap_records::decodeHeader(header_v1);
+  ASSERT_TRUE(old_header) << old_header.error().message();
+  EXPECT_EQ(old_header->file, "a.js");
+  EXPECT_TRUE(old_header->module_offsets.empty());
 }
 
 }  // namespace

@@ -1,0 +1,190 @@
+// The in-memory cache of SourcemapResolver, shaped so that a warm lookup is one hash probe and
+// two binary searches under one shared lock, and copies no source text:
+//
+//   routes    hash(app, build, served name) -> Route: which map serves a frame's file name (or
+//             that none does), the RAM-bundle module's first line, and the map's MapState
+//   MapState  one per map id: the map header and the chunks read so far, sorted by position
+//   CachedChunk  one decoded chunk record (up to 256 segments) plus, per segment, its resolved
+//             answer (source record, enclosing function, context lines) — filled the first time
+//             the segment is looked up, then reused by every later frame at that segment; the
+//             answers themselves are shared by all segments of the same original line
+//
+// Context lines are slices of the cached 32-line text blocks (ContextLines in frame_lookup.h),
+// so an answer shares them instead of copying five strings.
+//
+// Worked example: frame "at n (https://cdn/x/app.3f9a.js:1:1234)" of app "shop" (web):
+//   routes[hash("shop", "", "app.3f9a.js")] -> Route{map 0x51…, offset 0, state S}
+//   S.chunk_starts = [(0,0), (0,1190), …] -> the slot of the chunk starting at (0,1190) covers
+//   (0,1233); its column buckets narrow the search to segments 6..9 -> segment 7 at (0,1230)
+//   -> entries[7].answer = {src/app.js, "render", lines 40-44 of the cached text block}
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symbolstore/frame_lookup.h"
+#include "symbolstore/sourcemap/sourcemap_records.h"
+
+namespace restack::sourcemap_cache {
+
+using sourcemap_records::MapHeader;
+using sourcemap_records::MappingChunk;
+using sourcemap_records::SourceRecord;
+
+inline uint64_t positionKey(uint32_t line, uint32_t column) {
+  return (static_cast<uint64_t>(line) << 32) | column;
+}
+
+// What a mapped segment restores to, shared by every segment of the map with the same source,
+// original line and enclosing function. Built the first time one of them is looked up.
+struct ResolvedAnswer {
+  std::shared_ptr<const SourceRecord> source;
+  const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
+  // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
+  // blocks, or `owned` when the window spans more than two blocks).
+  std::shared_ptr<const std::vector<std::string>> head, tail;
+  std::vector<std::string> owned;
+  uint32_t first = 0, count = 0, tail_count = 0;
+  uint32_t context_first_line = 0;
+};
+
+struct SegmentEntry {
+  int32_t source = -1;  // -1: unmapped
+  uint32_t original_line = 0, original_column = 0;  // 0-based
+  std::shared_ptr<const ResolvedAnswer> answer;  // null until resolved
+};
+
+// One decoded chunk record: segment positions and entries, owned here and searched through the
+// map's ChunkSlot.
+struct CachedChunk {
+  uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
+  std::vector<uint64_t> positions;  // positionKey of every segment, ascending
+  std::vector<SegmentEntry> entries;  // parallel to positions
+
+  explicit CachedChunk(const MappingChunk& decoded)
+      : start_line(decoded.start_line), start_column(decoded.start_column), end_line(decoded.end_line),
+        end_column(decoded.end_column) {
+    positions.reserve(decoded.segments.size());
+    entries.reserve(decoded.segments.size());
+    for (const auto& segment : decoded.segments) {
+      positions.push_back(positionKey(segment.line, segment.column));
+      entries.push_back({segment.source, segment.original_line, segment.original_column, nullptr});
+    }
+  }
+  size_t bytes() const { return sizeof(CachedChunk) + positions.size() * (sizeof(uint64_t) + sizeof(SegmentEntry)); }
+};
+
+// The search summary of one cached chunk, kept in the map's dense array so that finding a
+// segment touches the chunk's own memory only for the few positions it compares and the one
+// entry it returns. Minified bundles put thousands of segments on one generated line, so a chunk
+// is usually a single line; its segments are then narrowed down by 32 column buckets to a short
+// range instead of a binary search over the whole chunk.
+struct ChunkSlot {
+  static constexpr uint32_t kBuckets = 32;
+  uint64_t end = 0;  // positionKey of the first position after the chunk
+  const uint64_t* positions = nullptr;
+  SegmentEntry* entries = nullptr;
+  uint32_t count = 0;
+  bool single_line = false;
+  uint32_t line = 0, first_column = 0, bucket_width = 1;
+  std::array<uint16_t, kBuckets + 1> bucket_start{};  // first segment index of each column bucket
+  std::shared_ptr<CachedChunk> chunk;  // owns positions and entries
+
+  explicit ChunkSlot(std::shared_ptr<CachedChunk> owned) : chunk(std::move(owned)) {
+    end = positionKey(chunk->end_line, chunk->end_column);
+    positions = chunk->positions.data();
+    entries = chunk->entries.data();
+    count = static_cast<uint32_t>(chunk->positions.size());
+    single_line = count > 0 && count <= UINT16_MAX && (positions[0] >> 32) == (positions[count - 1] >> 32);
+    if (!single_line) return;
+    line = static_cast<uint32_t>(positions[0] >> 32);
+    first_column = static_cast<uint32_t>(positions[0]);
+    const uint64_t span = static_cast<uint32_t>(positions[count - 1]) - uint64_t{first_column} + 1;
+    bucket_width = static_cast<uint32_t>((span + kBuckets - 1) / kBuckets);
+    uint32_t index = 0;
+    for (uint32_t bucket = 0; bucket <= kBuckets; ++bucket) {
+      const uint64_t column = first_column + static_cast<uint64_t>(bucket) * bucket_width;
+      while (index < count && static_cast<uint32_t>(positions[index]) < column) ++index;
+      bucket_start[bucket] = static_cast<uint16_t>(index);
+    }
+  }
+
+  // Index of the last segment at or before (line, column) on the same generated line, or -1.
+  int find(uint32_t at_line, uint32_t column) const {
+    const uint64_t key = positionKey(at_line, column);
+    const uint64_t* first = positions;
+    const uint64_t* last = positions + count;
+    if (single_line && at_line == line) {
+      if (column < first_column) return -1;
+      const uint32_t bucket = std::min<uint32_t>((column - first_column) / bucket_width, kBuckets - 1);
+      // The answer is the last segment with column <= `column`: from the bucket's first segment
+      // minus one up to the next bucket's first segment. Its entry is fetched meanwhile.
+      first += bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0;
+      last = positions + bucket_start[bucket + 1];
+      __builtin_prefetch(entries + (first - positions));
+    }
+    const uint64_t* after = std::upper_bound(first, last, key);
+    if (after == positions) return -1;
+    const size_t index = static_cast<size_t>(after - positions) - 1;
+    return static_cast<uint32_t>(positions[index] >> 32) == at_line ? static_cast<int>(index) : -1;
+  }
+};
+
+struct MapState {
+  uint64_t id = 0;
+  std::shared_ptr<const MapHeader> header;
+  std::vector<uint64_t> chunk_starts;  // sorted: the binary search runs over this dense array
+  std::vector<ChunkSlot> slots;        // parallel to chunk_starts
+  // Answers shared by segments: (source, original line, function) -> answer.
+  std::map<std::tuple<int32_t, uint32_t, const std::string*>, std::shared_ptr<const ResolvedAnswer>> answers;
+
+  // The cached chunk covering (line, column), or nullptr.
+  const ChunkSlot* find(uint32_t line, uint32_t column) const {
+    const uint64_t key = positionKey(line, column);
+    auto after = std::upper_bound(chunk_starts.begin(), chunk_starts.end(), key);
+    if (after == chunk_starts.begin()) return nullptr;
+    const ChunkSlot& candidate = slots[static_cast<size_t>(after - chunk_starts.begin()) - 1];
+    return key < candidate.end ? &candidate : nullptr;
+  }
+  void insert(std::shared_ptr<CachedChunk> chunk) {
+    const uint64_t start = positionKey(chunk->start_line, chunk->start_column);
+    auto at = std::lower_bound(chunk_starts.begin(), chunk_starts.end(), start);
+    const size_t index = static_cast<size_t>(at - chunk_starts.begin());
+    if (at != chunk_starts.end() && *at == start) return;  // another thread read it first
+    chunk_starts.insert(at, start);
+    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), ChunkSlot(std::move(chunk)));
+  }
+};
+
+// Which map serves a frame's file name for one (app, build) — or why none does. Negative answers
+// are cached too; every ingest in this process drops all routes (sourcemap_generation.h).
+struct Route {
+  enum class Kind { kMap, kMissing, kNotFound };
+  std::string app, build, name;  // the key, compared on every probe
+  Kind kind = Kind::kMissing;
+  uint64_t map_id = 0;
+  uint32_t line_offset = 0;  // RAM-bundle module: its first generated line (x_facebook_offsets)
+  std::string note;          // kNotFound: why
+  MapState* state = nullptr;  // the map's state once loaded (owned by the cache's map table)
+
+  bool matches(std::string_view a, std::string_view b, std::string_view n) const {
+    return name == n && app == a && build == b;
+  }
+};
+
+inline uint64_t routeHash(std::string_view app, std::string_view build, std::string_view name) {
+  const std::hash<std::string_view> hash;
+  uint64_t h = hash(name);
+  h = (h ^ (hash(app) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
+  h = (h ^ (hash(build) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
+  return h;
+}
+
+}  // namespace restack::sourcemap_cache
