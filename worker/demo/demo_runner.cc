@@ -1,7 +1,5 @@
 #include "worker/demo/demo_runner.h"
 
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <librdkafka/rdkafkacpp.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
@@ -16,7 +14,7 @@
 
 #include "formats/common/temp_dir.h"
 #include "formats/stack/stack_line.h"
-#include "worker/demo/embedded_files.h"
+#include "worker/demo/demo_cluster.h"
 #include "worker/kafka/clients.h"
 #include "worker/kafka/metrics.h"
 #include "worker/kafka/upload_message.h"
@@ -27,23 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string_view sample(std::string_view name) {
-  for (const auto& file : kEmbeddedFiles) {
-    if (file.name == name) return file.bytes;
-  }
-  return {};
-}
 
-std::vector<std::string> splitLines(std::string_view text) {
-  std::vector<std::string> lines;
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    lines.emplace_back(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
 
 // Tabs as four spaces, so both columns indent alike.
 std::string untab(std::string_view text) {
@@ -62,64 +44,9 @@ std::string fit(std::string_view line, size_t width) {
   return text;
 }
 
-// The mock cluster lives as long as the rd_kafka_t handle that created it.
-struct MockCluster {
-  rd_kafka_t* owner = nullptr;
-  rd_kafka_mock_cluster_t* cluster = nullptr;
-  ~MockCluster() {
-    if (cluster) rd_kafka_mock_cluster_destroy(cluster);
-    if (owner) rd_kafka_destroy(owner);
-  }
-};
 
-struct Upload {
-  std::string file;
-  worker::UploadMessage message;
-};
 
-Expected<std::vector<Upload>> readManifest() {
-  std::string_view manifest = sample("manifest.json");
-  if (manifest.empty()) return Error(ErrorCode::kInternal, "the demo samples have no manifest.json");
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(manifest.data(), manifest.size()).get(root)) return malformed("demo manifest.json is not JSON");
-  std::vector<Upload> uploads;
-  simdjson::dom::array list;
-  if (root["uploads"].get_array().get(list)) return malformed("demo manifest.json has no uploads array");
-  for (auto entry : list) {
-    Upload upload;
-    std::string_view text;
-    if (!entry["file"].get_string().get(text)) upload.file = std::string(text);
-    if (!entry["kind"].get_string().get(text)) {
-      auto kind = parseSymbolKind(text);
-      if (!kind) return kind.error();
-      upload.message.meta.kind = *kind;
-    }
-    if (!entry["app"].get_string().get(text)) upload.message.meta.app = std::string(text);
-    if (!entry["build_id"].get_string().get(text)) upload.message.meta.build_id = std::string(text);
-    if (!entry["name"].get_string().get(text)) upload.message.meta.name = std::string(text);
-    bool shared = false;
-    if (!entry["shared"].get_bool().get(shared)) upload.message.meta.shared = shared;
-    upload.message.file_name = upload.file.substr(upload.file.find_last_of('/') + 1);
-    if (sample(upload.file).empty()) return malformed("demo sample " + upload.file + " is missing");
-    uploads.push_back(std::move(upload));
-  }
-  return uploads;
-}
 
-Status produce(RdKafka::Producer& producer, const std::string& topic, const std::string& key, std::string_view value,
-               const worker::Headers& headers) {
-  RdKafka::Headers* kafka_headers = RdKafka::Headers::create();
-  for (const auto& [name, text] : headers) kafka_headers->add(name, text);
-  RdKafka::ErrorCode code =
-      producer.produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                       const_cast<char*>(value.data()), value.size(), key.data(), key.size(), 0, kafka_headers, nullptr);
-  if (code != RdKafka::ERR_NO_ERROR) {
-    delete kafka_headers;
-    return ioError("cannot produce to " + topic + ": " + worker::errorText(code));
-  }
-  return Status::ok();
-}
 
 void printEvent(const std::string& restored_json) {
   simdjson::dom::parser parser;
@@ -193,39 +120,18 @@ void printEvent(const std::string& restored_json) {
 
 int runDemo(const DemoOptions& options) {
   spdlog::set_level(options.verbose ? spdlog::level::info : spdlog::level::warn);
-  auto uploads = readManifest();
-  if (!uploads) {
-    std::cerr << "restack demo: " << uploads.error().message() << "\n";
-    return 1;
-  }
-  const std::vector<std::string> events = splitLines(sample("events.jsonl"));
-
-  MockCluster mock;
-  char error[512];
-  rd_kafka_conf_t* owner_conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(owner_conf, "log_level", "3", error, sizeof error);
-  mock.owner = rd_kafka_new(RD_KAFKA_PRODUCER, owner_conf, error, sizeof error);
-  if (!mock.owner) {
-    std::cerr << "restack demo: cannot start librdkafka: " << error << "\n";
-    return 1;
-  }
-  mock.cluster = rd_kafka_mock_cluster_new(mock.owner, 1);
-  if (!mock.cluster) {
-    std::cerr << "restack demo: cannot start the mock Kafka cluster\n";
-    return 1;
-  }
   config::Config config;
-  config.kafka.brokers = rd_kafka_mock_cluster_bootstraps(mock.cluster);
   config.kafka.group_id = "restack-demo";
   config.kafka.session_timeout_ms = 6000;
   config.observability.http_port = 0;
   config.worker.batch_linger_ms = 20;
   const auto& topics = config.kafka.topics;
-  for (const auto& [topic, partitions] : std::vector<std::pair<std::string, int>>{
-           {topics.events, 3}, {topics.symbols, 3}, {topics.symbols_shared, 1}, {topics.symbolicated, 3},
-           {topics.fingerprints, 3}, {topics.dlq, 1}}) {
-    rd_kafka_mock_topic_create(mock.cluster, topic.c_str(), partitions, 1);
+  auto mock = MockKafka::start(topics, 3);
+  if (!mock) {
+    std::cerr << "restack demo: " << mock.error().message() << "\n";
+    return 1;
   }
+  config.kafka.brokers = (*mock)->bootstrap();
   std::cout << "mock Kafka cluster at " << config.kafka.brokers << "\n";
 
   auto producer = worker::makeProducer(config, "restack-demo-producer", nullptr);
@@ -233,36 +139,22 @@ int runDemo(const DemoOptions& options) {
     std::cerr << "restack demo: " << producer.error().message() << "\n";
     return 1;
   }
-  for (const Upload& upload : *uploads) {
-    const auto& meta = upload.message.meta;
-    const std::string& topic = meta.shared ? topics.symbols_shared : topics.symbols;
-    const std::string key = meta.shared ? upload.file : meta.app + ":" + meta.build_id;
-    Status sent = produce(**producer, topic, key, sample(upload.file), worker::encodeUploadHeaders(upload.message));
-    if (!sent) {
-      std::cerr << "restack demo: " << sent.error().message() << "\n";
-      return 1;
-    }
-    std::cout << "published symbol file " << upload.file << " to " << topic << "\n";
+  Status published = publishSampleSymbols(**producer, topics, [](const std::string& file, const std::string& topic) {
+    std::cout << "published symbol file " << file << " to " << topic << "\n";
+  });
+  if (!published) {
+    std::cerr << "restack demo: " << published.error().message() << "\n";
+    return 1;
   }
-  size_t event_count = 0;
+  const std::vector<std::string> events = sampleEvents();
   for (const std::string& line : events) {
-    if (line.empty()) continue;
-    simdjson::dom::parser parser;
-    simdjson::dom::element event;
-    std::string key = "demo:unknown";
-    if (!parser.parse(line).get(event)) {
-      std::string_view app, build;
-      if (!event["app"].get_string().get(app) && !event["build_id"].get_string().get(build)) {
-        key = std::string(app) + ":" + std::string(build);
-      }
-    }
-    Status sent = produce(**producer, topics.events, key, line, {});
+    Status sent = produceRecord(**producer, topics.events, eventKey(line), line, {});
     if (!sent) {
       std::cerr << "restack demo: " << sent.error().message() << "\n";
       return 1;
     }
-    ++event_count;
   }
+  const size_t event_count = events.size();
   (*producer)->flush(10000);
   std::cout << "published " << event_count << " raw events to " << topics.events << "\n";
 
