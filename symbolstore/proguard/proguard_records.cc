@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <unordered_map>
 
 namespace restack::proguard {
@@ -73,15 +75,16 @@ Error corrupt(const char* what) {
                                          " record in the store (re-ingest the mapping to repair it)");
 }
 
-Status checkVersion(Cursor& in, const char* what) {
+Expected<uint8_t> checkVersion(Cursor& in, const char* what, uint8_t oldest = kProguardRecordVersion,
+                               uint8_t newest = kProguardRecordVersion) {
   uint8_t version = in.byte();
   if (!in.ok()) return corrupt(what);
-  if (version != kProguardRecordVersion) {
+  if (version < oldest || version > newest) {
     return unsupported(std::string("proguard ") + what + " record has format version " +
-                       std::to_string(version) + "; this build reads version " +
-                       std::to_string(kProguardRecordVersion) + " (re-ingest the mapping)");
+                       std::to_string(version) + "; this build reads versions " + std::to_string(oldest) +
+                       " to " + std::to_string(newest) + " (re-ingest the mapping)");
   }
-  return Status::ok();
+  return version;
 }
 
 std::string keyOf(std::initializer_list<std::string_view> parts) {
@@ -108,25 +111,67 @@ bool sameSignature(const RangeRecord& a, const RangeRecord& b) {
   return a.return_type == b.return_type && a.holder == b.holder && a.name == b.name && a.params == b.params;
 }
 
-void indexMethod(MethodRecord& method) {
-  const auto& ranges = method.ranges;
-  for (uint32_t i = 0; i < ranges.size(); ++i) {
-    bool continues = !method.chains.empty() && ranges[i].minified && ranges[i - 1].minified &&
+// Default-constructs `count` objects of T at `at` (inside a ClassRecord arena). Arena objects are
+// never destroyed one by one, so they must not need it.
+template <typename T>
+T* placeArray(std::byte* at, size_t count) {
+  static_assert(std::is_trivially_destructible_v<T>);
+  T* first = reinterpret_cast<T*>(at);
+  std::uninitialized_value_construct_n(first, count);
+  return first;
+}
+
+// Offsets of one method's derived arrays inside the ClassRecord's flat vectors, turned into
+// spans once every vector has its final size.
+struct MethodLayout {
+  size_t first_range = 0, range_count = 0;
+  size_t first_chain = 0, chain_count = 0;
+  size_t first_overload = 0, overload_count = 0;
+};
+
+// Cuts one method's ranges into inline chains and groups the chains into overloads, appending
+// to the flat vectors. `overload_bounds` receives (first member, member count) per overload.
+void indexMethod(const std::vector<RangeRecord>& all_ranges, MethodLayout& layout,
+                 std::vector<MethodRecord::Chain>& chains, std::vector<uint32_t>& members,
+                 std::vector<std::pair<size_t, size_t>>& overload_bounds) {
+  const RangeRecord* ranges = all_ranges.data() + layout.first_range;
+  layout.first_chain = chains.size();
+  for (uint32_t i = 0; i < layout.range_count; ++i) {
+    bool continues = chains.size() > layout.first_chain && ranges[i].minified && ranges[i - 1].minified &&
                      *ranges[i].minified == *ranges[i - 1].minified;
     if (continues) {
-      ++method.chains.back().count;
+      ++chains.back().count;
     } else {
-      method.chains.push_back({i, 1});
+      chains.push_back({i, 1});
     }
   }
-  for (uint32_t c = 0; c < method.chains.size(); ++c) {
-    const RangeRecord& outermost = method.outermost(method.chains[c]);
-    auto it = std::find_if(method.overloads.begin(), method.overloads.end(), [&](const auto& overload) {
-      return sameSignature(method.outermost(method.chains[overload[0]]), outermost);
-    });
-    if (it == method.overloads.end()) method.overloads.push_back({c});
-    else it->push_back(c);
+  layout.chain_count = chains.size() - layout.first_chain;
+  // Overloads: chains keyed by their outermost signature, in order of first appearance. Methods
+  // have few chains, so a quadratic grouping is cheaper than a map.
+  const MethodRecord::Chain* method_chains = chains.data() + layout.first_chain;
+  auto outermost = [&](uint32_t c) -> const RangeRecord& {
+    return ranges[method_chains[c].first + method_chains[c].count - 1];
+  };
+  layout.first_overload = overload_bounds.size();
+  std::vector<uint32_t> owner(layout.chain_count, UINT32_MAX);  // chain -> overload number
+  uint32_t overload_count = 0;
+  for (uint32_t c = 0; c < layout.chain_count; ++c) {
+    for (uint32_t earlier = 0; earlier < c; ++earlier) {
+      if (sameSignature(outermost(earlier), outermost(c))) {
+        owner[c] = owner[earlier];
+        break;
+      }
+    }
+    if (owner[c] == UINT32_MAX) owner[c] = overload_count++;
   }
+  for (uint32_t o = 0; o < overload_count; ++o) {
+    size_t first = members.size();
+    for (uint32_t c = 0; c < layout.chain_count; ++c) {
+      if (owner[c] == o) members.push_back(c);
+    }
+    overload_bounds.emplace_back(first, members.size() - first);
+  }
+  layout.overload_count = overload_count;
 }
 
 }  // namespace
@@ -237,7 +282,11 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
     intern(method.signature.params);
     by_name[method.obfuscated_name].push_back(&method);
   }
-  std::string out(1, static_cast<char>(kProguardRecordVersion));
+  for (const FieldMapping& field : mapping.fields) {
+    intern(field.type);
+    intern(field.name);
+  }
+  std::string out(1, static_cast<char>(kClassRecordVersion));
   putString(out, mapping.original_name);
   putString(out, mapping.source_file);
   out.push_back(static_cast<char>(mapping.synthesized ? 1 : 0));
@@ -286,36 +335,59 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
       }
     }
   }
+  putVarint(out, mapping.fields.size());
+  for (const FieldMapping& field : mapping.fields) {
+    putString(out, field.obfuscated_name);
+    putVarint(out, index.at(field.type));
+    putVarint(out, index.at(field.name));
+    out.push_back(static_cast<char>(field.synthesized ? 1 : 0));
+  }
   return out;
 }
 
-Expected<ClassRecord> decodeClassRecord(std::string_view bytes) {
-  Cursor in(bytes);
-  RESTACK_RETURN_IF_ERROR(checkVersion(in, "class"));
+Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
+  // Parse into scratch vectors whose views point into `encoded`; then lay everything out in the
+  // record's arena and rebase the views onto the arena's copy of the bytes.
   ClassRecord record;
-  record.original_name = std::string(in.string());
-  record.source_file = std::string(in.string());
+  Cursor in(encoded);
+  auto version = checkVersion(in, "class", 1, kClassRecordVersion);
+  if (!version) return version.error();
+  record.original_name = in.string();
+  record.source_file = in.string();
   record.synthesized = (in.byte() & 1) != 0;
   size_t string_count = in.count();
-  record.strings.reserve(string_count);
-  for (size_t i = 0; i < string_count && in.ok(); ++i) record.strings.emplace_back(in.string());
-  if (!in.ok() || record.strings.empty()) return corrupt("class");
+  std::vector<std::string_view> strings;
+  strings.reserve(string_count);
+  for (size_t i = 0; i < string_count && in.ok(); ++i) strings.push_back(in.string());
+  if (!in.ok() || strings.empty()) return corrupt("class");
   bool bad_index = false;
   auto readIndex = [&]() {
     uint32_t value = in.u32();
-    if (value < record.strings.size()) return value;
+    if (value < strings.size()) return value;
     bad_index = true;
     return uint32_t{0};
   };
+  // Where each range's callsite / rules go in the side vectors, resolved to pointers at the end.
+  struct RangeExtras {
+    size_t callsite = SIZE_MAX;
+    size_t first_rule = 0, rule_count = 0;
+  };
+  std::vector<RangeExtras> extras;
+  std::vector<RangeRecord> ranges;
+  std::vector<MethodLayout> layouts;
   size_t method_count = in.count(2);
-  record.methods.resize(method_count);
-  for (MethodRecord& method : record.methods) {
-    if (!in.ok()) break;
-    method.obfuscated_name = std::string(in.string());
+  std::vector<MethodRecord> methods(method_count);
+  layouts.resize(method_count);
+  for (size_t m = 0; m < method_count && in.ok(); ++m) {
+    MethodRecord& method = methods[m];
+    method.obfuscated_name = in.string();
+    method.name_hash = hashName(method.obfuscated_name);
     size_t range_count = in.count(5);
-    method.ranges.resize(range_count);
-    for (RangeRecord& range : method.ranges) {
-      if (!in.ok()) break;
+    layouts[m].first_range = ranges.size();
+    layouts[m].range_count = range_count;
+    for (size_t r = 0; r < range_count && in.ok(); ++r) {
+      RangeRecord& range = ranges.emplace_back();
+      RangeExtras& extra = extras.emplace_back();
       uint8_t flags = in.byte();
       if (flags & kHasMinified) {
         uint32_t from = in.u32(), to = in.u32();
@@ -332,7 +404,8 @@ Expected<ClassRecord> decodeClassRecord(std::string_view bytes) {
       range.synthesized = (flags & kSynthesized) != 0;
       range.outline = (flags & kOutline) != 0;
       if (flags & kHasCallsite) {
-        OutlineCallsite callsite;
+        OutlineCallsite& callsite = record.callsites_.emplace_back();
+        extra.callsite = record.callsites_.size() - 1;
         size_t n = in.count(2);
         callsite.positions.reserve(n);
         for (size_t i = 0; i < n && in.ok(); ++i) {
@@ -340,12 +413,13 @@ Expected<ClassRecord> decodeClassRecord(std::string_view bytes) {
           callsite.positions.emplace_back(from, to);
         }
         callsite.outline = std::string(in.string());
-        range.callsite = std::move(callsite);
       }
       if (flags & kHasRules) {
         size_t rule_count = in.count(2);
-        range.rules.resize(rule_count);
-        for (RewriteRule& rule : range.rules) {
+        extra.first_rule = record.rules_.size();
+        extra.rule_count = rule_count;
+        for (size_t k = 0; k < rule_count && in.ok(); ++k) {
+          RewriteRule& rule = record.rules_.emplace_back();
           size_t n = in.count();
           for (size_t i = 0; i < n && in.ok(); ++i) rule.throws_descriptors.emplace_back(in.string());
           rule.remove_inner_frames = in.u32();
@@ -353,33 +427,132 @@ Expected<ClassRecord> decodeClassRecord(std::string_view bytes) {
       }
     }
   }
+  std::vector<FieldRecord> fields;
+  if (*version >= 2 && in.ok()) {
+    size_t field_count = in.count(4);
+    fields.resize(field_count);
+    for (FieldRecord& field : fields) {
+      if (!in.ok()) break;
+      field.obfuscated_name = in.string();
+      field.type = readIndex();
+      field.name = readIndex();
+      field.synthesized = (in.byte() & 1) != 0;
+    }
+  }
   if (!in.ok() || bad_index || !in.atEnd()) return corrupt("class");
-  for (MethodRecord& method : record.methods) indexMethod(method);
+
+  std::vector<MethodRecord::Chain> chains;
+  std::vector<uint32_t> members;
+  std::vector<std::pair<size_t, size_t>> overload_bounds;
+  for (MethodLayout& layout : layouts) indexMethod(ranges, layout, chains, members, overload_bounds);
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    if (extras[r].callsite != SIZE_MAX) ranges[r].callsite = &record.callsites_[extras[r].callsite];
+    ranges[r].rules = std::span<const RewriteRule>(record.rules_.data() + extras[r].first_rule, extras[r].rule_count);
+  }
+  // Method table: power-of-two slots, at most half full, linear probing on the name hash.
+  size_t slot_count = 4;
+  while (slot_count < method_count * 2) slot_count <<= 1;
+
+  // Arena layout (every part 8-byte aligned).
+  size_t size = 0;
+  auto reserve = [&size](size_t bytes) {
+    size_t at = size;
+    size = (size + bytes + 7) & ~size_t{7};
+    return at;
+  };
+  const size_t at_slots = reserve(slot_count * sizeof(uint32_t));
+  const size_t at_methods = reserve(methods.size() * sizeof(MethodRecord));
+  const size_t at_ranges = reserve(ranges.size() * sizeof(RangeRecord));
+  const size_t at_chains = reserve(chains.size() * sizeof(MethodRecord::Chain));
+  const size_t at_overloads = reserve(overload_bounds.size() * sizeof(std::span<const uint32_t>));
+  const size_t at_members = reserve(members.size() * sizeof(uint32_t));
+  const size_t at_fields = reserve(fields.size() * sizeof(FieldRecord));
+  const size_t at_strings = reserve(strings.size() * sizeof(std::string_view));
+  const size_t at_bytes = reserve(encoded.size());
+  record.arena_ = std::make_unique<std::byte[]>(size);  // zeroed: empty method slots are 0
+  record.arena_bytes_ = size;
+  std::byte* arena = record.arena_.get();
+  const char* bytes = reinterpret_cast<const char*>(arena + at_bytes);
+  std::copy(encoded.begin(), encoded.end(), reinterpret_cast<char*>(arena + at_bytes));
+  auto rebase = [&](std::string_view view) {
+    if (view.empty()) return std::string_view();
+    return std::string_view(bytes + (view.data() - encoded.data()), view.size());
+  };
+  record.original_name = rebase(record.original_name);
+  record.source_file = rebase(record.source_file);
+  auto* arena_strings = placeArray<std::string_view>(arena + at_strings, strings.size());
+  for (size_t i = 0; i < strings.size(); ++i) arena_strings[i] = rebase(strings[i]);
+  record.strings = std::span<const std::string_view>(arena_strings, strings.size());
+  auto* arena_ranges = placeArray<RangeRecord>(arena + at_ranges, ranges.size());
+  std::copy(ranges.begin(), ranges.end(), arena_ranges);
+  auto* arena_chains = placeArray<MethodRecord::Chain>(arena + at_chains, chains.size());
+  std::copy(chains.begin(), chains.end(), arena_chains);
+  auto* arena_members = placeArray<uint32_t>(arena + at_members, members.size());
+  std::copy(members.begin(), members.end(), arena_members);
+  auto* arena_overloads = placeArray<std::span<const uint32_t>>(arena + at_overloads, overload_bounds.size());
+  for (size_t o = 0; o < overload_bounds.size(); ++o) {
+    arena_overloads[o] = std::span<const uint32_t>(arena_members + overload_bounds[o].first, overload_bounds[o].second);
+  }
+  auto* arena_methods = placeArray<MethodRecord>(arena + at_methods, methods.size());
+  for (size_t m = 0; m < methods.size(); ++m) {
+    MethodRecord method = methods[m];
+    const MethodLayout& layout = layouts[m];
+    method.obfuscated_name = rebase(method.obfuscated_name);
+    method.ranges = std::span<const RangeRecord>(arena_ranges + layout.first_range, layout.range_count);
+    method.chains = std::span<const MethodRecord::Chain>(arena_chains + layout.first_chain, layout.chain_count);
+    method.overloads =
+        std::span<const std::span<const uint32_t>>(arena_overloads + layout.first_overload, layout.overload_count);
+    arena_methods[m] = method;
+  }
+  record.methods = std::span<const MethodRecord>(arena_methods, methods.size());
+  auto* arena_fields = placeArray<FieldRecord>(arena + at_fields, fields.size());
+  for (size_t f = 0; f < fields.size(); ++f) {
+    arena_fields[f] = fields[f];
+    arena_fields[f].obfuscated_name = rebase(fields[f].obfuscated_name);
+  }
+  record.fields = std::span<const FieldRecord>(arena_fields, fields.size());
+  auto* slots = reinterpret_cast<uint32_t*>(arena + at_slots);
+  for (size_t m = 0; m < method_count; ++m) {
+    size_t slot = arena_methods[m].name_hash & (slot_count - 1);
+    while (slots[slot] != 0) slot = (slot + 1) & (slot_count - 1);
+    slots[slot] = static_cast<uint32_t>(m + 1);
+  }
+  record.method_slots_ = std::span<const uint32_t>(slots, slot_count);
   return record;
 }
 
 const MethodRecord* ClassRecord::findMethod(std::string_view obfuscated) const {
-  auto it = std::lower_bound(methods.begin(), methods.end(), obfuscated,
-                             [](const MethodRecord& method, std::string_view name) {
-                               return method.obfuscated_name < name;
-                             });
-  if (it == methods.end() || it->obfuscated_name != obfuscated) return nullptr;
-  return &*it;
+  if (method_slots_.empty()) return nullptr;
+  const uint64_t hash = hashName(obfuscated);
+  const size_t mask = method_slots_.size() - 1;
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    uint32_t entry = method_slots_[slot];
+    if (entry == 0) return nullptr;
+    const MethodRecord& method = methods[entry - 1];
+    if (method.name_hash == hash && method.obfuscated_name == obfuscated) return &method;
+  }
 }
 
 size_t ClassRecord::memoryBytes() const {
-  size_t bytes = sizeof(ClassRecord) + original_name.capacity() + source_file.capacity();
-  for (const std::string& text : strings) bytes += sizeof(std::string) + text.capacity();
-  for (const MethodRecord& method : methods) {
-    bytes += sizeof(MethodRecord) + method.obfuscated_name.capacity() +
-             method.chains.size() * sizeof(MethodRecord::Chain) + method.overloads.size() * 40;
-    for (const RangeRecord& range : method.ranges) {
-      bytes += sizeof(RangeRecord);
-      if (range.callsite) bytes += range.callsite->positions.size() * 8 + range.callsite->outline.size();
-      for (const RewriteRule& rule : range.rules) bytes += sizeof(RewriteRule) + rule.throws_descriptors.size() * 48;
-    }
+  size_t bytes = sizeof(ClassRecord) + arena_bytes_;
+  for (const OutlineCallsite& callsite : callsites_) {
+    bytes += sizeof(OutlineCallsite) + callsite.positions.capacity() * 8 + callsite.outline.capacity();
   }
+  for (const RewriteRule& rule : rules_) bytes += sizeof(RewriteRule) + rule.throws_descriptors.size() * 48;
   return bytes;
+}
+
+uint64_t hashName(std::string_view name, uint64_t seed) {
+  // FNV-1a over the bytes, then a final avalanche (names are short; this beats a block hash).
+  uint64_t hash = 0xcbf29ce484222325ull ^ (seed * 0x9E3779B97F4A7C15ull);
+  for (char c : name) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  hash ^= hash >> 33;
+  hash *= 0xff51afd7ed558ccdull;
+  hash ^= hash >> 33;
+  return hash;
 }
 
 std::atomic<uint64_t>& proguardStoreEpoch() {

@@ -13,11 +13,12 @@
 // Re-uploading a build writes a new <load> and switches the BuildPointer last, in one batch, so
 // readers see either the old or the new mapping, never a mix; the old load is then deleted.
 //
-// Every value starts with a format version byte (kProguardRecordVersion). Integers are LEB128
-// varints, strings are varint length + bytes.
+// Every value starts with a format version byte: kClassRecordVersion for class records,
+// kProguardRecordVersion for the others. Integers are LEB128 varints, strings are varint length +
+// bytes.
 //
-// ClassRecord v1:
-//   u8 version=1 | str original_name | str source_file | u8 class_flags (1 = synthesized)
+// ClassRecord v2 (v1 is the same without the field section; both are read):
+//   u8 version=2 | str original_name | str source_file | u8 class_flags (1 = synthesized)
 //   varint string_count | str × string_count           (types, names, holders: each once)
 //   varint method_count | method × method_count        (sorted by obfuscated name)
 //   method: str obfuscated_name | varint range_count | range × range_count (file order)
@@ -26,22 +27,32 @@
 //           varint return_type, varint holder, varint name, varint params   (string indices)
 //           [varint n, (varint outline_pos, varint callsite_pos) × n, str outline]
 //           [varint rule_count, (varint n, str descriptor × n, varint remove_inner) × rule_count]
+//   varint field_count | field × field_count           (v2; file order)
+//   field:  str obfuscated_name | varint type | varint name | u8 flags (1 = synthesized)
 //
 // Worked example: the block
 //   com.example.Foo -> a.b:
 //       1:1:void com.example.Util.log():7:7 -> c
 //       1:1:void bar(int):14 -> c
 // is stored under "L\0<load>\0C\0a.b" as (hex bytes, "…" = the string's bytes)
-//   01 | 0F "com.example.Foo" | 00 "" | 00                          version, name, file, flags
+//   02 | 0F "com.example.Foo" | 00 "" | 00                          version, name, file, flags
 //   06 | 00 "" | 04 "void" | 10 "com.example.Util" | 03 "log" | 03 "bar" | 03 "int"   strings
 //   01 | 01 "c" | 02                                                 one method "c", two ranges
 //      | 03 01 01 07 07 01 02 03 00      1:1 -> 7:7, void com.example.Util.log()
 //      | 03 01 01 0E 0E 01 00 04 05      1:1 -> 14:14, void bar(int) (holder "" = own class)
+//   00                                                               no fields
+//
+// A decoded ClassRecord keeps one copy of the encoded bytes and hands out views into it: names
+// are never copied into separate strings, ranges/chains/overloads of all methods live in flat
+// arrays, and method names are found through an open-addressing table of their hashes, built
+// at decode. A ClassRecord is therefore move-only (its views point into its own storage).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +62,13 @@
 
 namespace restack::proguard {
 
+// Version byte of build pointers, map-id pointers, map infos and source-file records.
 inline constexpr uint8_t kProguardRecordVersion = 1;
+// Version byte written in class records; versions 1 and 2 are read.
+inline constexpr uint8_t kClassRecordVersion = 2;
+
+// A fast 64-bit hash of a name (class, method), used for cache keys and method tables.
+uint64_t hashName(std::string_view name, uint64_t seed = 0);
 
 // ---- keys ------------------------------------------------------------------------------------
 std::string buildPointerKey(std::string_view app, std::string_view build_id);
@@ -103,13 +120,14 @@ struct RangeRecord {
   uint32_t params = 0;
   bool synthesized = false;
   bool outline = false;
-  std::optional<OutlineCallsite> callsite;
-  std::vector<RewriteRule> rules;
+  const OutlineCallsite* callsite = nullptr;  // into the ClassRecord; null = none
+  std::span<const RewriteRule> rules;         // into the ClassRecord
 };
 
 struct MethodRecord {
-  std::string obfuscated_name;
-  std::vector<RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
+  std::string_view obfuscated_name;
+  uint64_t name_hash = 0;              // hashName(obfuscated_name)
+  std::span<const RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
 
   // Derived when decoding, so that a lookup allocates nothing for them: the inline chains
   // (consecutive ranges with the same minified range; a range without one stands alone) and the
@@ -118,25 +136,53 @@ struct MethodRecord {
     uint32_t first = 0;
     uint32_t count = 0;
   };
-  std::vector<Chain> chains;
-  std::vector<std::vector<uint32_t>> overloads;  // indices into `chains`
+  std::span<const Chain> chains;
+  std::span<const std::span<const uint32_t>> overloads;  // each: indices into `chains`
   const RangeRecord& outermost(const Chain& chain) const { return ranges[chain.first + chain.count - 1]; }
 };
 
-struct ClassRecord {
-  std::string original_name;
-  std::string source_file;
+struct FieldRecord {
+  std::string_view obfuscated_name;
+  uint32_t type = 0;  // indices into ClassRecord::strings
+  uint32_t name = 0;
   bool synthesized = false;
-  std::vector<std::string> strings;
-  std::vector<MethodRecord> methods;  // sorted by obfuscated_name
+};
+
+class ClassRecord {
+ public:
+  ClassRecord() = default;
+  ClassRecord(ClassRecord&&) = default;
+  ClassRecord& operator=(ClassRecord&&) = default;
+  ClassRecord(const ClassRecord&) = delete;
+  ClassRecord& operator=(const ClassRecord&) = delete;
+
+  std::string_view original_name;
+  std::string_view source_file;
+  bool synthesized = false;                  // the class itself was synthesized by the compiler
+  std::span<const std::string_view> strings;
+  std::span<const MethodRecord> methods;     // sorted by obfuscated_name
+  std::span<const FieldRecord> fields;       // file order (empty for v1 records)
 
   const MethodRecord* findMethod(std::string_view obfuscated) const;
   // The holder class of a range: its qualifier, or this class.
   std::string_view holderOf(const RangeRecord& range) const {
-    return strings[range.holder].empty() ? std::string_view(original_name) : strings[range.holder];
+    return strings[range.holder].empty() ? original_name : strings[range.holder];
   }
   // Approximate heap footprint, for cache accounting.
   size_t memoryBytes() const;
+
+ private:
+  friend Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
+  // One allocation holds, in the order a lookup touches them: the method table, the methods,
+  // their ranges, chains and overloads, the fields, the string views, and last the encoded
+  // bytes every view points into. Retracing a frame then stays within a page or two instead of
+  // chasing a dozen separate heap blocks (the working set of a big mapping is far larger than
+  // the CPU caches, so each separate block is a cache and TLB miss).
+  std::unique_ptr<std::byte[]> arena_;
+  size_t arena_bytes_ = 0;
+  std::span<const uint32_t> method_slots_;  // open addressing by name_hash: method index + 1, 0 = empty
+  std::vector<OutlineCallsite> callsites_;  // rare: kept apart
+  std::vector<RewriteRule> rules_;
 };
 
 std::string encodeClassRecord(const ClassMapping& mapping);

@@ -6,7 +6,7 @@ namespace restack::proguard {
 namespace {
 
 std::string frameText(const SymbolizedFrame& frame) {
-  std::string text = frame.function + "(" + frame.file;
+  std::string text = frame.module + frame.function + "(" + frame.file;
   if (frame.line > 0) text += ":" + std::to_string(frame.line);
   return text + ")";
 }
@@ -19,6 +19,10 @@ void renderJavaLine(const stack::StackLine& line, const JavaLineResult& result, 
     if (result.exception_class != exception->class_name && !result.exception_class.empty()) {
       size_t at = text.find(exception->class_name, line.indent.size() + exception->prefix.size());
       if (at != std::string::npos) text.replace(at, exception->class_name.size(), result.exception_class);
+    }
+    if (!result.exception_message.empty() && !exception->message.empty()) {
+      size_t at = text.rfind(exception->message);
+      if (at != std::string::npos) text.replace(at, exception->message.size(), result.exception_message);
     }
     out.push_back(std::move(text));
     return;

@@ -7,7 +7,10 @@
 //                                                                          each inline level)
 //   removed (synthesized)      ->  (no line)
 //   not in mapping / missing   ->  the input line unchanged
-//   "Caused by: a.b: msg"      ->  "Caused by: com.example.Boom: msg"
+//   "Caused by: a.b: msg"      ->  "Caused by: com.example.Boom: msg"   (names inside the message
+//                                 restored too, see proguard_message.h)
+//   "\tat app//a.a(SourceFile:4)" -> "\tat app//com.example.Foo.bar(Foo.java:12)"  (Java 9+ module
+//                                 and class-loader prefix kept)
 #pragma once
 
 #include <span>

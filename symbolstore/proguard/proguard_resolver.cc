@@ -1,6 +1,6 @@
 // ProguardResolver: picks the mapping for an event (app + build, R8 map ids), keeps decoded class
-// records in a byte-bounded LRU in front of RocksDB, and retraces runs of Java lines with the
-// rules of proguard_retrace.h.
+// records in a byte-bounded CLOCK cache in front of RocksDB (clock_cache.h), and retraces runs of
+// Java lines with the rules of proguard_retrace.h.
 //
 // Choices documented here because the worker and its readers depend on them:
 //  - A frame whose class is not in the mapping was not obfuscated (framework, library, kept
@@ -9,17 +9,25 @@
 //  - A frame whose class is mapped but whose method (at that line) is not: the class name is
 //    restored, the method name kept, status kSymbolicated, note saying so (R8 prints the same).
 //  - Frames R8 drops (synthesized, outline, rewriteFrame): status kSymbolicated, removed=true.
+//    A class marked synthesized (com.android.tools.r8.synthesized under the class line) makes
+//    every frame of its own methods synthesized: frames inlined into them from other classes
+//    stay, a frame of it whose method the mapping does not have at all is dropped.
+//  - A Java 9+ module / class-loader prefix ("app//", "java.base@17/", "loader/mod@1.0/") is
+//    kept in SymbolizedFrame::module exactly as it is to be printed before the class name, with
+//    a class loader name that is itself an obfuscated class restored (as R8 does).
 //  - No mapping for the event: kMissingSymbols, missing_id "<app>:<build_id>" (or the map id
 //    the event or the frame's r8-map-id-<id> source file names).
-//  - Exception header lines: exception_class restored (or the input when unknown); "... N more"
-//    and other lines: kSymbolicated with nothing to restore.
+//  - Exception header lines: exception_class restored (or the input when unknown), and
+//    exception_message set when names inside the message were restored (proguard_message.h);
+//    "... N more" and other lines: kSymbolicated with nothing to restore.
 #include "symbolstore/proguard/proguard_resolver.h"
 
 #include <algorithm>
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "symbolstore/proguard/lru_cache.h"
+#include "symbolstore/proguard/clock_cache.h"
+#include "symbolstore/proguard/proguard_message.h"
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/proguard/proguard_retrace.h"
 
@@ -30,8 +38,19 @@ using proguard::ClassRecord;
 
 constexpr std::string_view kMapIdFilePrefix = "r8-map-id-";
 
+// The 16 hex digits of a load id as a number: the cache namespace of that mapping's records.
+uint64_t loadKey(std::string_view load_id) {
+  uint64_t key = 0;
+  for (char c : load_id) {
+    uint64_t digit = c >= '0' && c <= '9' ? uint64_t(c - '0') : c >= 'a' && c <= 'f' ? uint64_t(c - 'a' + 10) : 0;
+    key = (key << 4) | digit;
+  }
+  return key;
+}
+
 struct MapHandle {
   std::string load_id;
+  uint64_t load_key = 0;  // loadKey(load_id)
   std::string app;
   std::string build_id;
   std::string pg_map_id;
@@ -60,8 +79,8 @@ struct MapChoice {
 struct ProguardResolver::Impl {
   SymbolStore& store;
   ProguardResolverOptions options;
-  proguard::ShardedLruCache<ClassRecord> classes;
-  proguard::ShardedLruCache<std::string> source_files;
+  proguard::ClockCache<ClassRecord> classes;
+  proguard::ClockCache<std::string> source_files;
 
   std::shared_mutex pointers_mutex;
   uint64_t pointers_epoch = 0;
@@ -116,6 +135,7 @@ struct ProguardResolver::Impl {
       if (!pointer) return pointer.error();
       auto made = std::make_shared<MapHandle>();
       made->load_id = pointer->load_id;
+      made->load_key = loadKey(made->load_id);
       made->app = app;
       made->build_id = build;
       made->pg_map_id = pointer->pg_map_id;
@@ -142,6 +162,7 @@ struct ProguardResolver::Impl {
       } else {
         auto made = std::make_shared<MapHandle>();
         made->load_id = pointer->load_id;
+        made->load_key = loadKey(made->load_id);
         made->app = pointer->app;
         made->build_id = pointer->build_id;
         made->pg_map_id = id;
@@ -215,10 +236,10 @@ struct ProguardResolver::Impl {
   }
 
   Expected<std::shared_ptr<const ClassRecord>> classRecord(const MapHandle& map, std::string_view name) {
-    std::string key = proguard::classKey(map.load_id, name);
+    const uint64_t hash = classes.hashOf(map.load_key, name);
     std::shared_ptr<const ClassRecord> record;
-    if (classes.get(key, record)) return record;
-    auto value = store.get(SymbolFamily::kProguard, key);
+    if (classes.get(map.load_key, name, hash, record)) return record;
+    auto value = store.get(SymbolFamily::kProguard, proguard::classKey(map.load_id, name));
     if (!value) return value.error();
     size_t cost = 0;
     if (value->has_value()) {
@@ -227,7 +248,7 @@ struct ProguardResolver::Impl {
       cost = decoded->memoryBytes();
       record = std::make_shared<const ClassRecord>(std::move(*decoded));
     }
-    classes.put(key, record, cost);
+    classes.put(map.load_key, name, hash, record, cost);
     return record;
   }
 
@@ -236,27 +257,69 @@ struct ProguardResolver::Impl {
                                 std::string_view holder, std::string_view printed_file) {
     if (printed_file == "Native Method") return std::string(printed_file);
     if (holder == frame_class.original_name) {
-      if (!frame_class.source_file.empty()) return frame_class.source_file;
+      if (!frame_class.source_file.empty()) return std::string(frame_class.source_file);
       return proguard::inferSourceFile(holder, printed_file);
     }
-    std::string key = proguard::sourceFileKey(map.load_id, holder);  // frames inlined from elsewhere
+    // Frames inlined from other classes: that class's own `sourceFile` entry, if any.
+    const uint64_t hash = source_files.hashOf(map.load_key, holder);
     std::shared_ptr<const std::string> file;
-    if (!source_files.get(key, file)) {
-      auto value = store.get(SymbolFamily::kProguard, key);
+    if (!source_files.get(map.load_key, holder, hash, file)) {
+      auto value = store.get(SymbolFamily::kProguard, proguard::sourceFileKey(map.load_id, holder));
       if (!value) return value.error();
       if (value->has_value()) {
         auto decoded = proguard::decodeSourceFile(**value);
         if (!decoded) return decoded.error();
         file = std::make_shared<const std::string>(std::move(*decoded));
       }
-      source_files.put(key, file, file ? file->size() : 0);
+      source_files.put(map.load_key, holder, hash, file, file ? file->size() : 0);
     }
     if (file && !file->empty()) return *file;
     return proguard::inferSourceFile(holder, printed_file);
   }
 
+  // "loader/module@1.0/" with an obfuscated class as the loader name: the loader restored.
+  Expected<std::string> modulePrefix(const MapHandle& map, std::string_view prefix) {
+    size_t first = prefix.find('/');
+    if (first == std::string_view::npos || first == 0 || first + 1 == prefix.size()) return std::string(prefix);
+    auto loader = classRecord(map, prefix.substr(0, first));  // only "loader/…/" has two slashes
+    if (!loader) return loader.error();
+    if (!*loader) return std::string(prefix);
+    return std::string((*loader)->original_name) + std::string(prefix.substr(first));
+  }
+
+  // The record of the class a line names (null: not in the mapping), through a one-entry memo
+  // of the current run: traces often repeat a class on consecutive lines, and the memo holds
+  // the only extra reference, so the record stays alive until the memo moves on.
+  struct RunMemo {
+    uint64_t load_key = 0;
+    bool valid = false;
+    std::string name;
+    std::shared_ptr<const ClassRecord> record;
+  };
+  Expected<const ClassRecord*> classRecord(const MapHandle& map, std::string_view name, RunMemo& memo) {
+    if (memo.valid && memo.load_key == map.load_key && memo.name == name) return memo.record.get();
+    memo.valid = false;
+    auto record = classRecord(map, name);
+    if (!record) return record.error();
+    memo.valid = true;
+    memo.load_key = map.load_key;
+    memo.name.assign(name);
+    memo.record = std::move(*record);
+    return memo.record.get();
+  }
+
+  Expected<std::optional<std::string>> restoreMessage(const MapHandle& map, std::string_view message) {
+    proguard::ClassLookup lookup = [&](std::string_view name) -> Expected<std::shared_ptr<const ClassRecord>> {
+      auto record = classRecord(map, name);
+      // A class name that is not a valid store key, or a corrupt record: leave the name as it is.
+      if (!record && record.error().code() != ErrorCode::kIo) return std::shared_ptr<const ClassRecord>();
+      return record;
+    };
+    return proguard::restoreExceptionMessage(message, lookup);
+  }
+
   Expected<FrameLookup> retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
-                                     proguard::RetraceContext& context);
+                                     proguard::RetraceContext& context, RunMemo& memo);
 };
 
 namespace {
@@ -278,7 +341,7 @@ FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) 
 
 Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice,
                                                            const stack::JavaFrameLine& frame,
-                                                           proguard::RetraceContext& context) {
+                                                           proguard::RetraceContext& context, RunMemo& memo) {
   const MapChoice* choice = &event_choice;
   MapChoice frame_choice;
   if (frame.file.starts_with(kMapIdFilePrefix)) {
@@ -294,18 +357,27 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   const MapHandle& map = *choice->map;
-  auto record = classRecord(map, frame.class_name);
+  auto record = classRecord(map, frame.class_name, memo);
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
     context = {};
     return FrameLookup::notFound(record.error().message());
   }
-  if (!*record) {
-    context = {};
-    return unchangedFrame(frame, "not in mapping");
+  std::string module;
+  if (!frame.module_prefix.empty()) {
+    auto prefix = modulePrefix(map, frame.module_prefix);
+    if (!prefix) return prefix.error();
+    module = std::move(*prefix);
   }
-  const ClassRecord& cls = **record;
-  proguard::MethodRetrace retraced = proguard::retraceMethod(cls, frame.method, frame.line, context);
+  if (*record == nullptr) {
+    context = {};
+    FrameLookup lookup = unchangedFrame(frame, "not in mapping");
+    lookup.frames[0].module = std::move(module);
+    return lookup;
+  }
+  const ClassRecord& cls = **record;  // alive while `memo` holds it: until the next line
+  thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
+  proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
   context = {};
   context.outline_position = retraced.next_outline_position;
 
@@ -314,9 +386,16 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   lookup.tier = "mapping";
   lookup.note = retraced.note;
   if (!choice->note.empty()) lookup.note += (lookup.note.empty() ? "" : "; ") + choice->note;
+  if (!retraced.method_found && cls.synthesized) {  // a compiler-made class: nothing to show
+    lookup.removed = true;
+    lookup.note = "frame of a synthesized class";
+    return lookup;
+  }
   if (!retraced.method_found) {
     SymbolizedFrame out;
-    out.function = cls.original_name + "." + frame.method;
+    out.function.reserve(cls.original_name.size() + 1 + frame.method.size());
+    out.function.append(cls.original_name).append(".").append(frame.method);
+    out.module = module;
     auto file = fileFor(map, cls, cls.original_name, frame.file);
     if (!file) return file.error();
     out.file = std::move(*file);
@@ -333,6 +412,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
     std::vector<SymbolizedFrame> frames;
     const auto& answer = retraced.alternatives[a];
+    frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
       SymbolizedFrame out;
       out.function.reserve(answer[i].holder.size() + 1 + answer[i].method.size());
@@ -342,6 +422,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       out.file = std::move(*file);
       out.line = answer[i].line.value_or(0);
       out.inlined = i + 1 < answer.size();
+      out.module = module;
       frames.push_back(std::move(out));
     }
     // Answers that differ only in what the output does not show (parameter types of
@@ -372,11 +453,12 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   auto event_choice = impl_->chooseEventMap(scope);
   if (!event_choice) return event_choice.error();
   proguard::RetraceContext context;
+  Impl::RunMemo memo;
   for (size_t i = 0; i < lines.size(); ++i) {
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
     if (const auto* frame = line.javaFrame()) {
-      auto lookup = impl_->retraceFrame(*event_choice, *frame, context);
+      auto lookup = impl_->retraceFrame(*event_choice, *frame, context, memo);
       if (!lookup) return lookup.error();
       result.lookup = std::move(*lookup);
       continue;
@@ -386,11 +468,16 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
       result.exception_class = exception->class_name;
       result.lookup.status = FrameStatus::kSymbolicated;
       if (event_choice->map) {
-        auto record = impl_->classRecord(*event_choice->map, exception->class_name);
+        auto record = impl_->classRecord(*event_choice->map, exception->class_name, memo);
         if (!record && record.error().code() == ErrorCode::kIo) return record.error();
-        if (record && *record) {
-          result.exception_class = (*record)->original_name;
+        if (record && *record != nullptr) {
+          result.exception_class = std::string((*record)->original_name);
           result.lookup.tier = "mapping";
+        }
+        if (exception->has_message) {
+          auto message = impl_->restoreMessage(*event_choice->map, exception->message);
+          if (!message) return message.error();
+          if (*message) result.exception_message = std::move(**message);
         }
       } else {
         result.lookup = FrameLookup::missing(event_choice->missing_id);
@@ -414,7 +501,16 @@ Expected<std::optional<std::string>> ProguardResolver::deobfuscateClass(const Ev
   auto record = impl_->classRecord(*choice->map, obfuscated);
   if (!record) return record.error();
   if (!*record) return std::optional<std::string>();
-  return std::optional<std::string>((*record)->original_name);
+  return std::optional<std::string>(std::string((*record)->original_name));
+}
+
+Expected<std::optional<std::string>> ProguardResolver::deobfuscateMessage(const EventScope& scope,
+                                                                          std::string_view message) {
+  impl_->syncEpoch();
+  auto choice = impl_->chooseEventMap(scope);
+  if (!choice) return choice.error();
+  if (!choice->map) return std::optional<std::string>();
+  return impl_->restoreMessage(*choice->map, message);
 }
 
 }  // namespace restack

@@ -22,6 +22,9 @@ struct ProguardResolverOptions {
 struct JavaLineResult {
   FrameLookup lookup;          // for kJavaFrame lines
   std::string exception_class; // for kJavaException lines: the deobfuscated class name
+  // For kJavaException lines: the message with the obfuscated names inside it restored
+  // (proguard_message.h); empty when nothing in it changed (print the message as received).
+  std::string exception_message;
 };
 
 class ProguardResolver {
@@ -36,6 +39,9 @@ class ProguardResolver {
   // Deobfuscates a class name such as the event's exception.type; std::nullopt when unknown.
   Expected<std::optional<std::string>> deobfuscateClass(const EventScope& scope,
                                                         std::string_view obfuscated);
+  // Restores the obfuscated names inside an exception message such as the event's
+  // exception.message (shapes: proguard_message.h); std::nullopt when nothing changed.
+  Expected<std::optional<std::string>> deobfuscateMessage(const EventScope& scope, std::string_view message);
 
  private:
   struct Impl;

@@ -88,6 +88,12 @@ std::optional<uint32_t> frameLine(const RangeRecord& range, std::optional<uint32
   return static_cast<uint32_t>(line);
 }
 
+// The outermost frame of a chain is dropped when its method is synthesized or an outline, or
+// when it is a method of a class synthesized as a whole (not one moved there from elsewhere).
+bool dropsOutermost(const ClassRecord& record, const RangeRecord& outermost) {
+  return outermost.synthesized || outermost.outline || (record.synthesized && record.strings[outermost.holder].empty());
+}
+
 bool throwsMatches(const RewriteRule& rule, const RetraceContext& context) {
   for (const std::string& descriptor : rule.throws_descriptors) {
     std::string name = descriptorToClassName(descriptor);
@@ -125,16 +131,50 @@ std::string inferSourceFile(std::string_view original_class, std::string_view pr
   return std::string(simple) + (extension == "kt" ? ".kt" : ".java");
 }
 
+void MethodRetrace::reset() {
+  method_found = false;
+  ambiguous = false;
+  removed = false;
+  next_outline_position.reset();
+  note.clear();
+  for (auto& answer : alternatives) {
+    answer.clear();
+    spare_.push_back(std::move(answer));
+  }
+  alternatives.clear();
+}
+
+std::vector<RetracedFrame>& MethodRetrace::newAnswer() {
+  if (spare_.empty()) return alternatives.emplace_back();
+  alternatives.push_back(std::move(spare_.back()));
+  spare_.pop_back();
+  return alternatives.back();
+}
+
+void MethodRetrace::dropAnswer(size_t index) {
+  alternatives[index].clear();
+  spare_.push_back(std::move(alternatives[index]));
+  alternatives.erase(alternatives.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
 MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
                             std::optional<uint32_t> input_line, const RetraceContext& context) {
   MethodRetrace result;
+  retraceMethod(record, obfuscated_method, input_line, context, result);
+  return result;
+}
+
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
+                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& result) {
+  result.reset();
   const MethodRecord* method = record.findMethod(obfuscated_method);
-  if (method == nullptr || method->ranges.empty()) return result;
+  if (method == nullptr || method->ranges.empty()) return;
   std::optional<uint32_t> position;
   if (input_line && *input_line > 0) position = input_line;
 
-  std::vector<Candidate> candidates;
-  candidates.reserve(4);
+  // Scratch reused by every call on this thread: no allocation per frame once warm.
+  thread_local std::vector<Candidate> candidates;
+  candidates.clear();
   selectCandidates(*method, position, candidates);
   // Rule 6: the frame above was an outline; map its position through this call site.
   if (context.outline_position) {
@@ -158,20 +198,20 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
   if (candidates.empty()) {
     if (position) {  // a position no range covers: restore the class, keep the method name
       result.method_found = false;
-      return result;
+      return;
     }
     // No position and no range for "no position": every overload by its signature alone.
     result.ambiguous = method->overloads.size() > 1;
     for (const auto& overload : method->overloads) {
       const RangeRecord& outermost = method->outermost(method->chains[overload[0]]);
-      if (outermost.synthesized || outermost.outline) continue;
+      if (dropsOutermost(record, outermost)) continue;
       RetracedFrame frame;
       frame.holder = record.holderOf(outermost);
       frame.method = record.strings[outermost.name];
       frame.params = record.strings[outermost.params];
       frame.return_type = record.strings[outermost.return_type];
       if (!result.ambiguous && input_line && *input_line > 0) frame.line = input_line;
-      result.alternatives.push_back({std::move(frame)});
+      result.newAnswer().push_back(frame);
     }
   } else {
     result.ambiguous = candidates.size() > 1;
@@ -206,10 +246,9 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
       for (uint64_t split_line = split_first; split_line <= split_last; ++split_line) {
         std::optional<uint32_t> top_line;
         if (split) top_line = static_cast<uint32_t>(split_line);
-        std::vector<RetracedFrame> frames;
-        frames.reserve(count);
+        std::vector<RetracedFrame>& frames = result.newAnswer();
         for (size_t i = remove_inner; i < count; ++i) {
-          if (i + 1 == count && (outermost.synthesized || outermost.outline)) break;
+          if (i + 1 == count && dropsOutermost(record, outermost)) break;
           const RangeRecord& range = ranges[i];
           RetracedFrame frame;
           frame.holder = record.holderOf(range);
@@ -222,19 +261,22 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
           if (frame.line && *frame.line == 0) frame.line.reset();
           frames.push_back(std::move(frame));
         }
-        if (!frames.empty()) result.alternatives.push_back(std::move(frames));
+        if (frames.empty()) result.dropAnswer(result.alternatives.size() - 1);
       }
       if (outermost.outline && candidate.position) result.next_outline_position = candidate.position;
     }
   }
   result.removed = result.alternatives.empty();
-  if (result.alternatives.size() <= 1) return result;
+  if (result.alternatives.size() <= 1) return;
   // Identical answers (e.g. split lines of a frame printed without a line) are shown once.
-  std::vector<std::vector<RetracedFrame>> unique;
-  for (auto& answer : result.alternatives) {
-    if (std::find(unique.begin(), unique.end(), answer) == unique.end()) unique.push_back(std::move(answer));
+  for (size_t i = 1; i < result.alternatives.size();) {
+    auto first = result.alternatives.begin();
+    if (std::find(first, first + static_cast<std::ptrdiff_t>(i), result.alternatives[i]) != first + static_cast<std::ptrdiff_t>(i)) {
+      result.dropAnswer(i);
+    } else {
+      ++i;
+    }
   }
-  result.alternatives = std::move(unique);
   // Sorted by class and method as R8 prints them; equal keys keep their mapping order (an
   // insertion sort: answers are few, and it is stable).
   auto before = [](const std::vector<RetracedFrame>& a, const std::vector<RetracedFrame>& b) {
@@ -245,7 +287,6 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
     for (size_t j = i; j > 0 && before(answers[j], answers[j - 1]); --j) std::swap(answers[j], answers[j - 1]);
   }
   result.removed = result.alternatives.empty();
-  return result;
 }
 
 }  // namespace restack::proguard

@@ -18,7 +18,7 @@
 //     the mapping cannot tell, the input line is kept; an input without a line stays without
 //     one when the answer is ambiguous. Line 0 means "no line".
 //  5. Frames are dropped: the outermost frame of a synthesized (com.android.tools.r8.synthesized)
-//     or outline method; the innermost n frames named by a rewriteFrame rule whose throws(...)
+//     or outline method, or of a method of a class synthesized as a whole; the innermost n frames named by a rewriteFrame rule whose throws(...)
 //     condition matches the exception directly above the frame.
 //  6. An outline frame passes its position to the next frame, whose outlineCallsite positions
 //     map it to the call site's position before step 2 runs.
@@ -66,11 +66,23 @@ struct MethodRetrace {
   // Set when this frame is an outline: the position the next frame must map.
   std::optional<uint32_t> next_outline_position;
   std::string note;  // something odd in the mapping that the reader should know
+
+  // For reuse across calls (see the second retraceMethod): answers' storage is kept.
+  void reset();
+  std::vector<RetracedFrame>& newAnswer();
+  void dropAnswer(size_t index);
+
+ private:
+  std::vector<std::vector<RetracedFrame>> spare_;  // cleared answer vectors, capacity kept
 };
 
 // `input_line`: the line printed in the trace, if any (0 counts as printed).
 MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
                             std::optional<uint32_t> input_line, const RetraceContext& context);
+// The same into `out`, reusing its storage: a caller that keeps one MethodRetrace per thread
+// retraces without allocating once warm.
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
+                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& out);
 
 // R8's file-name inference for a restored frame whose class has no `sourceFile` entry: the
 // outer class's simple name, ".kt" for a class named "…Kt" (when the printed file has no

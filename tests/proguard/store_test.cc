@@ -1,8 +1,10 @@
 // Store behaviour: which mapping an event uses (app + build, pg_map_id, r8-map-id-<id> source
-// files), re-uploads, missing mappings, record round trips, errors on bad uploads, concurrency.
+// files), re-uploads, missing mappings, record round trips (v1 and v2), the method table, the
+// CLOCK cache, errors on bad uploads, concurrency.
 #include <thread>
 
 #include "formats/proguard/mapping_reader.h"
+#include "symbolstore/proguard/clock_cache.h"
 #include "symbolstore/proguard/proguard_records.h"
 #include "tests/proguard/retrace_harness.h"
 
@@ -128,7 +130,7 @@ TEST(ProguardStore, ClassRecordRoundTripAndCorruptionIsAnError) {
   EXPECT_EQ(record->holderOf(method->ranges[0]), "a.B");
   EXPECT_EQ(record->strings[method->ranges[0].params], "int,long");
   ASSERT_EQ(method->ranges[1].rules.size(), 1u);
-  ASSERT_TRUE(method->ranges[2].callsite.has_value());
+  ASSERT_NE(method->ranges[2].callsite, nullptr);
   EXPECT_EQ(method->ranges[2].callsite->outline, "Lb;a()V");
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
     EXPECT_FALSE(proguard::decodeClassRecord(std::string_view(bytes).substr(0, cut))) << cut;
@@ -178,12 +180,154 @@ TEST(ProguardStore, ClassRecordMatchesTheDocumentedExample) {
   proguard::ClassMapping mapping;
   auto more = reader.next(mapping);
   ASSERT_TRUE(more && *more);
-  std::string expected = std::string("\x01\x0F") + "com.example.Foo" + std::string("\x00\x00", 2) +
+  std::string expected = std::string("\x02\x0F") + "com.example.Foo" + std::string("\x00\x00", 2) +
                          std::string("\x06\x00\x04", 3) + "void" + "\x10" + "com.example.Util" + "\x03" + "log" +
                          "\x03" + "bar" + "\x03" + "int" + "\x01\x01" + "c" + "\x02" +
                          std::string("\x03\x01\x01\x07\x07\x01\x02\x03\x00", 9) +
-                         std::string("\x03\x01\x01\x0E\x0E\x01\x00\x04\x05", 9);
+                         std::string("\x03\x01\x01\x0E\x0E\x01\x00\x04\x05", 9) + std::string("\x00", 1);
   EXPECT_EQ(proguard::encodeClassRecord(mapping), expected);
+}
+
+}  // namespace
+}  // namespace restack::testing
+
+namespace restack::testing {
+namespace {
+
+// Records written by the previous format (v1: no field section) are still read.
+TEST(ProguardStore, ClassRecordVersion1IsStillRead) {
+  const std::string text = lines({"com.example.Foo -> a.b:", "    int count -> x", "    1:1:void com.example.Util.log():7:7 -> c",
+                                  "    1:1:void bar(int):14 -> c"});
+  proguard::MappingReader reader(text);
+  proguard::ClassMapping mapping;
+  auto more = reader.next(mapping);
+  ASSERT_TRUE(more && *more);
+  std::string v2 = proguard::encodeClassRecord(mapping);
+  auto current = proguard::decodeClassRecord(v2);
+  ASSERT_TRUE(current) << current.error().describe();
+  ASSERT_EQ(current->fields.size(), 1u);
+  EXPECT_EQ(current->fields[0].obfuscated_name, "x");
+  EXPECT_EQ(current->strings[current->fields[0].name], "count");
+  EXPECT_EQ(current->strings[current->fields[0].type], "int");
+  // The v1 bytes of the same class: version 1, the field's strings not in the table, no field
+  // section (the documented example of the previous format).
+  mapping.fields.clear();
+  std::string v1 = proguard::encodeClassRecord(mapping);
+  v1[0] = 1;
+  ASSERT_EQ(v1.back(), '\0');  // the empty field section
+  v1.pop_back();
+  auto old = proguard::decodeClassRecord(v1);
+  ASSERT_TRUE(old) << old.error().describe();
+  EXPECT_TRUE(old->fields.empty());
+  const proguard::MethodRecord* method = old->findMethod("c");
+  ASSERT_NE(method, nullptr);
+  EXPECT_EQ(method->chains.size(), 1u);
+  EXPECT_EQ(old->holderOf(method->ranges[0]), "com.example.Util");
+  EXPECT_EQ(old->findMethod("d"), nullptr);
+}
+
+// Many methods: every one is found through the decoded hash table, absent names are not.
+TEST(ProguardStore, MethodTableFindsEveryMethod) {
+  std::string text = "org.app.Big -> b:\n";
+  for (int m = 0; m < 300; ++m) {
+    text += "    " + std::to_string(m + 1) + ":" + std::to_string(m + 1) + ":void m" + std::to_string(m) + "():" +
+            std::to_string(m + 100) + " -> n" + std::to_string(m) + "\n";
+  }
+  proguard::MappingReader reader(text);
+  proguard::ClassMapping mapping;
+  auto more = reader.next(mapping);
+  ASSERT_TRUE(more && *more);
+  std::string bytes = proguard::encodeClassRecord(mapping);
+  auto record = proguard::decodeClassRecord(bytes);
+  ASSERT_TRUE(record);
+  for (int m = 0; m < 300; ++m) {
+    const proguard::MethodRecord* method = record->findMethod("n" + std::to_string(m));
+    ASSERT_NE(method, nullptr) << m;
+    EXPECT_EQ(record->strings[method->ranges[0].name], "m" + std::to_string(m));
+    EXPECT_EQ(record->findMethod("x" + std::to_string(m)), nullptr);
+  }
+}
+
+// The CLOCK cache stays within its budget, keeps every entry it still has findable after
+// evictions (backward-shift deletion), and prefers recently used entries.
+TEST(ProguardStore, ClockCacheEvictsWithinBudget) {
+  constexpr size_t kCapacity = 64u << 10;
+  proguard::ClockCache<std::string> cache(kCapacity, 4);
+  auto value = [](int i) { return std::make_shared<const std::string>("value" + std::to_string(i)); };
+  const uint64_t space = 7;
+  for (int i = 0; i < 5000; ++i) {
+    std::string name = "c" + std::to_string(i);
+    cache.put(space, name, cache.hashOf(space, name), value(i), 100);
+    // Entry 0 is used all the time: it must survive.
+    std::shared_ptr<const std::string> hot;
+    if (i > 0) {
+      ASSERT_TRUE(cache.get(space, "c0", cache.hashOf(space, "c0"), hot)) << i;
+      EXPECT_EQ(*hot, "value0");
+    }
+    ASSERT_LE(cache.bytes(), kCapacity);
+  }
+  size_t present = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string name = "c" + std::to_string(i);
+    std::shared_ptr<const std::string> got;
+    if (cache.get(space, name, cache.hashOf(space, name), got)) {
+      ++present;
+      EXPECT_EQ(*got, "value" + std::to_string(i));
+    }
+    // Another space never sees this one's entries.
+    EXPECT_FALSE(cache.get(space + 1, name, cache.hashOf(space + 1, name), got));
+  }
+  EXPECT_GT(present, 10u);
+  EXPECT_LT(present, 5000u);
+}
+
+// A resolver whose class cache holds only a few records still answers right (records are
+// evicted and read again while traces keep coming).
+TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
+  RetraceHarness harness;
+  std::string mapping;
+  for (int c = 0; c < 300; ++c) {
+    mapping += "org.app.C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
+    for (int m = 0; m < 10; ++m) {
+      mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" + std::to_string(m) +
+                 "():" + std::to_string(100 + m * 10) + ":" + std::to_string(108 + m * 10) + " -> " +
+                 std::string(1, static_cast<char>('a' + m)) + "\n";
+    }
+  }
+  ASSERT_TRUE(harness.ingest(mapping));
+  ProguardResolverOptions options;
+  options.cache_bytes = 48u << 10;
+  ProguardResolver resolver(harness.store(), options);
+  int wrong = 0;
+  for (int i = 0; i < 3000; ++i) {
+    int c = (i * 37) % 300, m = i % 10, offset = i % 9;
+    auto lines = stack::parseStack("\tat c" + std::to_string(c) + "." + std::string(1, static_cast<char>('a' + m)) +
+                                   "(SourceFile:" + std::to_string(m * 10 + 1 + offset) + ")");
+    auto results = resolver.retrace({"app", "1", "android", ""}, lines);
+    ASSERT_TRUE(results) << results.error().describe();
+    const auto& frames = (*results)[0].lookup.frames;
+    if (frames.size() != 1 || frames[0].function != "org.app.C" + std::to_string(c) + ".m" + std::to_string(m) ||
+        frames[0].line != static_cast<uint32_t>(100 + m * 10 + offset)) {
+      ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+// The event's exception.message goes through the same restoration as exception lines.
+TEST(ProguardStore, DeobfuscateMessageForTheEventField) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines({"org.shop.Cart -> q.a:", "org.shop.Basket -> q.c:"})));
+  auto restored = harness.resolver().deobfuscateMessage({"app", "1", "android", ""}, "q.a cannot be cast to q.c");
+  ASSERT_TRUE(restored);
+  ASSERT_TRUE(restored->has_value());
+  EXPECT_EQ(**restored, "org.shop.Cart cannot be cast to org.shop.Basket");
+  auto unchanged = harness.resolver().deobfuscateMessage({"app", "1", "android", ""}, "boom");
+  ASSERT_TRUE(unchanged);
+  EXPECT_FALSE(unchanged->has_value());
+  auto no_mapping = harness.resolver().deobfuscateMessage({"app", "2", "android", ""}, "q.a cannot be cast to q.c");
+  ASSERT_TRUE(no_mapping);
+  EXPECT_FALSE(no_mapping->has_value());
 }
 
 }  // namespace
