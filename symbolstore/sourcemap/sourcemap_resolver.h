@@ -3,19 +3,28 @@
 //
 // Which map: the frame URL's file name (formats/sourcemap/url.h) under the event's app — plus
 // the build for React Native (platform "react_native"), whose bundle names repeat across builds;
-// uploads marked shared serve every app. Index-map "url" sections resolve the same way.
+// uploads marked shared serve every app. Index-map "url" sections resolve the same way. Metro
+// RAM-bundle module names ("seg-N.js", "seg-N_M.js", "M.js") that no upload is named after are
+// served by the app/build's RAM-bundle map, as metro-symbolicate reads them: segment N from
+// x_facebook_segments, module M's first line from that segment's x_facebook_offsets.
 // Position: frame line/column are 1-based as printed; Hermes "(address at …)" columns are
 // bytecode offsets, used as the map's 0-based generated column (as metro-symbolicate does).
+// Hermes crash-report frames (SegmentID, FunctionID, ByteCodeOffset; stack_line.h) go through
+// lookupBytecode: line SegmentID, column x_hermes_function_offsets[SegmentID][FunctionID] +
+// ByteCodeOffset of the map their SourceURL names (without SourceURL: the build's only map).
 // Answer: the original file (sourceRoot applied), 1-based line and column (as V8 prints them),
 // the enclosing function's original name from the source's function map — Metro's
 // x_facebook_sources (tier "function_map") or one inferred from sourcesContent at ingest
 // (tier "sourcemap"; see formats/sourcemap/function_scanner.h) — and context lines from
 // sourcesContent. Without either, the printed (minified) name is kept and `note` says so.
 //
-// Cost: a warm frame touches only the in-memory cache (decoded chunks of 256 segments, source
-// records, pointers); a cold one reads one pointer, the map header, one chunk (one SeekForPrev),
-// one source record and at most two text chunks. The cache is bounded by cache_bytes; when full
-// it is dropped and refilled from RocksDB. Safe to call from several threads.
+// Cost: a warm frame is one probe of the route table, a binary search over the map's cached
+// chunk starts and a short search inside one chunk, under one shared lock; its answer (source,
+// function, context lines) was resolved the first time any frame hit that segment and is
+// shared, context lines included (sourcemap_cache.h). A cold frame reads one pointer, the map
+// header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
+// cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to
+// call from several threads.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +53,9 @@ class SourcemapResolver {
 
   // Hermes frames given as (SegmentID, FunctionID, ByteCodeOffset), e.g. from a Hermes crash
   // report: the generated position is line SegmentID, column x_hermes_function_offsets[SegmentID]
-  // [FunctionID] + ByteCodeOffset of the map serving `bundle` (or its x_facebook_segments entry).
+  // [FunctionID] + ByteCodeOffset of the map serving `bundle` ("seg-N.js": segment N's map, as
+  // metro-symbolicate's symbolicateHermesMinidumpTrace picks it). lookup() calls this for
+  // JsFrameLine::hermes_function_offset frames.
   Expected<FrameLookup> lookupBytecode(const EventScope& scope, std::string_view bundle,
                                        uint32_t segment_id, uint32_t function_id,
                                        uint32_t bytecode_offset);

@@ -202,6 +202,109 @@ TEST_F(SourcemapStoreTest, HermesBytecodeColumnsAndFunctionOffsets) {
   EXPECT_EQ(unknown_function->status, FrameStatus::kNotFound);
 }
 
+TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
+  // (SegmentID, FunctionID, ByteCodeOffset) lines reach lookupBytecode from the normal lookup().
+  const std::string mappings = sourcemap::test::encodeMappings({{{0, 0, 0, 0, -1}, {95, 0, 7, 2, -1}}});
+  const std::string map = R"({"version":3,"sources":["app.js"],"names":[],"mappings":")" + mappings +
+                          R"(","x_hermes_function_offsets":{"0":[0,90]}})";
+  ingest(map, uploadMeta("shop", "7", "index.android.bundle"));
+  SourcemapResolver resolver(*store_, {});
+  const EventScope scope = eventScope("shop", "7", "react_native");
+  const stack::StackLine named = stack::parseStackLine(
+      R"({"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})");
+  ASSERT_EQ(named.kind, stack::LineKind::kJsFrame);
+  auto restored = resolver.lookup(scope, *named.jsFrame());
+  ASSERT_TRUE(restored) << restored.error().message();
+  ASSERT_EQ(restored->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(restored->frames[0].line, 8u);
+  EXPECT_EQ(restored->frames[0].module, "index.android.bundle");
+
+  // No SourceURL: the build's only map serves it; with two maps the frame says why it cannot.
+  const stack::StackLine anonymous = stack::parseStackLine(R"({"FunctionID":1,"ByteCodeOffset":5})");
+  auto single = resolver.lookup(scope, *anonymous.jsFrame());
+  ASSERT_TRUE(single);
+  ASSERT_EQ(single->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(single->frames[0].line, 8u);
+  ingest(R"({"version":3,"sources":["other.js"],"names":[],"mappings":"AAAA"})",
+         uploadMeta("shop", "7", "other.bundle"));
+  auto ambiguous = resolver.lookup(scope, *anonymous.jsFrame());
+  ASSERT_TRUE(ambiguous);
+  EXPECT_EQ(ambiguous->status, FrameStatus::kNotFound);
+  EXPECT_NE(ambiguous->note.find("2 source maps"), std::string::npos) << ambiguous->note;
+
+  // A native frame of the crash callstack has no position; a segment without offsets says so.
+  auto native = resolver.lookup(scope, *stack::parseStackLine(R"({"NativeCode":true})").jsFrame());
+  ASSERT_TRUE(native);
+  EXPECT_EQ(native->status, FrameStatus::kNotFound);
+  auto segment = resolver.lookup(
+      scope, *stack::parseStackLine(R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")
+                  .jsFrame());
+  ASSERT_TRUE(segment);
+  EXPECT_EQ(segment->status, FrameStatus::kNotFound);
+  EXPECT_NE(segment->note.find("segment 4"), std::string::npos) << segment->note;
+}
+
+TEST_F(SourcemapStoreTest, RamBundleModuleNamesRouteToSegmentsAndModuleOffsets) {
+  // Segment 0: module 1 starts at generated line 3 (x_facebook_offsets), module 0 does not exist.
+  // Segment 1 (x_facebook_segments): its module 2 starts at line 1.
+  const std::string main_mappings = sourcemap::test::encodeMappings({{}, {}, {}, {{0, 0, 40, 0, -1}}});
+  const std::string segment_mappings = sourcemap::test::encodeMappings({{{0, 0, 10, 0, -1}}, {{0, 0, 20, 0, -1}}});
+  const std::string map = R"({"version":3,"file":"index.android.bundle","sources":["main.js"],"names":[],)"
+                          R"("mappings":")" + main_mappings + R"(","x_facebook_offsets":[null,3],)"
+                          R"("x_facebook_segments":{"1":{"version":3,"sources":["seg.js"],"names":[],)"
+                          R"("mappings":")" + segment_mappings + R"(","x_facebook_offsets":[null,null,1]}}})";
+  const EventScope scope = eventScope("shop", "9", "react_native");
+  {
+    // Before any RAM-bundle map is uploaded, module names are missing symbols, like any name.
+    SourcemapResolver resolver(*store_, {});
+    auto early = resolver.lookup(scope, frame("seg-1.js", 1, 1));
+    ASSERT_TRUE(early);
+    EXPECT_EQ(early->status, FrameStatus::kMissingSymbols);
+    EXPECT_EQ(early->missing_id, "seg-1.js");
+  }
+  ingest(map, uploadMeta("shop", "9", ""));
+  SourcemapResolver resolver(*store_, {});
+  struct Case {
+    const char* url;
+    uint32_t line;
+    FrameStatus status;
+    std::string file;
+    uint32_t original_line;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"https://h/seg-1.js", 1, FrameStatus::kSymbolicated, "seg.js", 11},  // segment 1 line 0
+           {"seg-1.js", 2, FrameStatus::kSymbolicated, "seg.js", 21},
+           {"seg-1_2.js", 1, FrameStatus::kSymbolicated, "seg.js", 21},  // module 2 starts at line 1
+           {"1.js", 1, FrameStatus::kSymbolicated, "main.js", 41},       // module 1 starts at line 3
+           {"seg-0_1.js", 1, FrameStatus::kSymbolicated, "main.js", 41},
+           {"0.js", 1, FrameStatus::kNotFound, "", 0},        // null offset: no module 0
+           {"seg-1_5.js", 1, FrameStatus::kNotFound, "", 0},  // past the segment's offsets
+           {"seg-7.js", 1, FrameStatus::kNotFound, "", 0},    // no segment 7
+       }) {
+    SCOPED_TRACE(c.url);
+    for (int pass = 0; pass < 2; ++pass) {  // cold, then from the cached route
+      auto result = resolver.lookup(scope, frame(c.url, c.line, 1));
+      ASSERT_TRUE(result) << result.error().message();
+      ASSERT_EQ(result->status, c.status) << result->note;
+      if (c.status == FrameStatus::kSymbolicated) {
+        EXPECT_EQ(result->frames[0].file, c.file);
+        EXPECT_EQ(result->frames[0].line, c.original_line);
+      } else {
+        EXPECT_FALSE(result->note.empty());
+      }
+    }
+  }
+  // The bundle's own name still serves the whole segment 0 map, without module offsets.
+  auto bundle = resolver.lookup(scope, frame("index.android.bundle", 4, 1));
+  ASSERT_TRUE(bundle);
+  ASSERT_EQ(bundle->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(bundle->frames[0].line, 41u);
+  // Another build has no RAM bundle: its module names stay missing.
+  auto other = resolver.lookup(eventScope("shop", "10", "react_native"), frame("seg-1.js", 1, 1));
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
+}
+
 TEST_F(SourcemapStoreTest, TinyCacheAndThreadsStayCorrect) {
   ingest(syntheticMap(2, 600), uploadMeta("shop", "", ""));
   SourcemapResolverOptions options;
@@ -217,6 +320,15 @@ TEST_F(SourcemapStoreTest, TinyCacheAndThreadsStayCorrect) {
         auto result = resolver.lookup(eventScope("shop", "", "web"), frame("bundle.min.js", line + 1, column + 1));
         const uint32_t k = std::min<uint32_t>(column / 7, 599);
         if (!result || result->status != FrameStatus::kSymbolicated || result->frames[0].line != 2 * line + k + 1) {
+          ++failures;
+          continue;
+        }
+        // Context lines are shared with the cache, which these lookups keep dropping: the answer
+        // must hold them alive and read right.
+        const SymbolizedFrame& out = result->frames[0];
+        if (k % 3 == 0 && out.line <= 200 &&
+            (out.context_lines.empty() ||
+             out.context_lines[out.line - out.context_first_line] != "line " + std::to_string(out.line))) {
           ++failures;
         }
       }

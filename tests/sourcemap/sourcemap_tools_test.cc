@@ -1,6 +1,8 @@
 // End to end on real bundles made at test time (fixtures/make_cases.js): esbuild, terser, index
-// maps (inline and "url" sections), a Metro-shaped map with Metro's own function maps, Hermes
-// bytecode maps from hermesc and a composed Metro+Hermes map. Each bundled frame, restored by
+// maps (inline and "url" sections), a Metro-shaped map with Metro's own function maps, a Metro
+// RAM-bundle map (frames in "seg-1.js", "5.js", "seg-2_7.js" routed through x_facebook_segments
+// and x_facebook_offsets), Hermes bytecode maps from hermesc (frames as printed, and as Hermes
+// crash-report (SegmentID, FunctionID, ByteCodeOffset) objects) and a composed Metro+Hermes map. Each bundled frame, restored by
 // Restack, must land on the file, line and column of the same frame in the original run, and
 // agree with `source-map` (positions) and metro-symbolicate (positions, function names, ignore
 // list). Needs the npm tools from scripts/setup.sh.
@@ -96,7 +98,7 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
     content.display_name = fs::path(content.path).filename().string();
     auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
     ASSERT_TRUE(report) << name << ": " << report.error().message();
-    EXPECT_EQ(report->ids.at(0), std::string(c["js_name"].get_string().value())) << name;
+    EXPECT_EQ(report->ids.at(0), std::string(c["served_name"].get_string().value())) << name;
     scopes[name] = EventScope{"demo", meta.build_id, platform, ""};
   }
 

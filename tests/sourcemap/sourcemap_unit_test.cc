@@ -137,6 +137,11 @@ TEST(SourceMapDocument, IndexMapsAndSegments) {
     "x_facebook_segments":{"1":{"version":3,"sources":["s.js"],"names":[],"mappings":"AAAA"}}})");
   ASSERT_TRUE(segmented) << segmented.error().message();
   EXPECT_EQ(segmented->segments.at(1)->sources[0], "s.js");
+
+  // Legacy RAM-bundle module offsets: null means "no such module".
+  auto modules = parseSourceMap(R"({"version":3,"sources":[],"names":[],"mappings":"","x_facebook_offsets":[0,null,12]})");
+  ASSERT_TRUE(modules) << modules.error().message();
+  EXPECT_EQ(modules->module_offsets, (std::vector<uint32_t>{0, kNoModuleOffset, 12}));
 }
 
 TEST(SourceMapDocument, MalformedDocumentsGiveClearErrors) {
@@ -156,6 +161,8 @@ TEST(SourceMapDocument, MalformedDocumentsGiveClearErrors) {
       {R"({"version":3,"sections":[{"offset":{"line":3,"column":0},"url":"a"},{"offset":{"line":1,"column":0},"url":"b"}]})",
        "before the previous section"},
       {R"({"version":3,"sources":[],"mappings":"","x_hermes_function_offsets":{"x":[1]}})", "non-numeric key"},
+      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":{"0":1}})", "\"x_facebook_offsets\" is not an array"},
+      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":[0,-3]})", "\"x_facebook_offsets[1]\" is not a non-negative"},
   };
   for (const Case& c : cases) {
     auto doc = parseSourceMap(c.json);
@@ -235,6 +242,25 @@ TEST(Url, FileNamesDropHostPathQueryAndFragment) {
   EXPECT_EQ(minifiedFileName("/data/user/0/app/files/index.android.bundle"), "index.android.bundle");
   EXPECT_EQ(servedFileName("", "dist/main.3f9a.js.map"), "main.3f9a.js");
   EXPECT_EQ(servedFileName("static/js/main.js", "x.map"), "main.js");
+}
+
+TEST(Url, RamBundleModuleNamesAsMetroSymbolicateReadsThem) {
+  auto segment = parseRamBundleName("seg-3.js");
+  ASSERT_TRUE(segment);
+  EXPECT_EQ(segment->segment, 3u);
+  EXPECT_FALSE(segment->module);
+  auto segment_module = parseRamBundleName("seg-3_12.js");
+  ASSERT_TRUE(segment_module);
+  EXPECT_EQ(segment_module->segment, 3u);
+  EXPECT_EQ(segment_module->module, std::optional<uint32_t>(12));
+  auto module = parseRamBundleName("12.js");
+  ASSERT_TRUE(module);
+  EXPECT_EQ(module->segment, 0u);
+  EXPECT_EQ(module->module, std::optional<uint32_t>(12));
+  for (const char* name : {"seg-.js", "seg-3_.js", "seg-3x.js", "a12.js", "12.jsx", "12.bundle", "index.android.bundle",
+                           "seg-3_4_5.js", "1234567890.js", ".js", ""}) {
+    EXPECT_FALSE(parseRamBundleName(name)) << name;
+  }
 }
 
 TEST(Fuzz, DeterministicRunOverMutatedMaps) {

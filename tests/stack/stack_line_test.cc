@@ -146,6 +146,50 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_EQ(hermes.jsFrame()->column, 9876u);
 }
 
+TEST(StackLine, HermesCrashReportFrames) {
+  // One frame of a Hermes crash callstack, as the VM writes it (StackFrameRegOffs quoted).
+  StackLine crash = parseStackLine(
+      R"(  {"StackFrameRegOffs":"1234","FunctionID":12,"ByteCodeOffset":34,"CJSModuleOffset":2,)"
+      R"("SourceURL":"https://h/index.android.bundle?platform=android"})");
+  ASSERT_EQ(crash.kind, LineKind::kJsFrame);
+  const JsFrameLine* frame = crash.jsFrame();
+  EXPECT_EQ(frame->style, JsStyle::kHermes);
+  EXPECT_TRUE(frame->hermes_function_offset);
+  EXPECT_EQ(frame->segment_id, 2u);
+  EXPECT_EQ(frame->function_id, 12u);
+  EXPECT_EQ(frame->bytecode_offset, 34u);
+  EXPECT_EQ(frame->url, "https://h/index.android.bundle?platform=android");
+  EXPECT_EQ(frame->line, 0u);
+
+  // Newer Hermes says SegmentID; older ones print neither (segment 0) and no SourceURL.
+  StackLine segment = parseStackLine(R"({"SegmentID": 3, "FunctionID": 1, "ByteCodeOffset": 0})");
+  ASSERT_EQ(segment.kind, LineKind::kJsFrame);
+  EXPECT_EQ(segment.jsFrame()->segment_id, 3u);
+  EXPECT_TRUE(segment.jsFrame()->url.empty());
+  StackLine plain = parseStackLine(R"({"FunctionID":7,"ByteCodeOffset":5,"SourceLocation":"a.js:1:2"})");
+  ASSERT_EQ(plain.kind, LineKind::kJsFrame);
+  EXPECT_EQ(plain.jsFrame()->segment_id, 0u);
+  EXPECT_EQ(plain.jsFrame()->function_id, 7u);
+
+  // Native frames of the callstack are frames without a script position.
+  StackLine native = parseStackLine(R"({"StackFrameRegOffs":"12","NativeCode":true})");
+  ASSERT_EQ(native.kind, LineKind::kJsFrame);
+  EXPECT_FALSE(native.jsFrame()->hermes_function_offset);
+  EXPECT_EQ(native.jsFrame()->url, "native");
+
+  // Not crash frames: missing fields, non-numeric ids, other JSON, broken syntax.
+  for (const char* text : {R"({"FunctionID":1})", R"({"FunctionID":"x","ByteCodeOffset":1})",
+                           R"({"event_id":"0f8e"})", R"({"FunctionID":1,"ByteCodeOffset":2)",
+                           R"({"FunctionID":1 "ByteCodeOffset":2})", R"({"FunctionID":-1,"ByteCodeOffset":2})",
+                           R"({"SourceURL":"a\"b","FunctionID":99999999999,"ByteCodeOffset":2})"}) {
+    EXPECT_NE(parseStackLine(text).kind, LineKind::kJsFrame) << text;
+  }
+  // Escaped quotes inside strings do not end them.
+  StackLine escaped = parseStackLine(R"({"SourceURL":"a\"b.bundle","FunctionID":1,"ByteCodeOffset":2})");
+  ASSERT_EQ(escaped.kind, LineKind::kJsFrame);
+  EXPECT_EQ(escaped.jsFrame()->function_id, 1u);
+}
+
 TEST(StackLine, UnknownAndBlankLines) {
   EXPECT_EQ(parseStackLine("").kind, LineKind::kBlank);
   EXPECT_EQ(parseStackLine(" \t\r").kind, LineKind::kBlank);
