@@ -1,7 +1,8 @@
 // End to end against a real obfuscator: Java classes compiled at test time, shrunk, optimized
 // (inlining on) and obfuscated by ProGuard 7, run before and after; the obfuscated stack traces
 // restored through ingest + ProguardResolver must equal the original ones. A second test checks
-// the traces of a build with every optimization on against ProGuard's own ReTrace.
+// the traces of a build with every optimization on against ProGuard's own ReTrace, and a third
+// the class names inside ClassCastException messages against the original run.
 // Needs javac/java 17 and the jars that scripts/setup.sh puts in .deps/proguard.
 #include <array>
 #include <cstdio>
@@ -47,7 +48,8 @@ struct Build {
   std::string mapping;
 };
 
-Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimizations) {
+Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimizations,
+                            const std::string& program_args = "") {
   fs::create_directories(dir / "classes");
   std::string sources;
   for (const auto& entry : fs::recursive_directory_iterator(kJavaSources)) {
@@ -71,9 +73,9 @@ Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimization
   auto proguard = run("java -cp " + quote(kDeps / "lib") + "'/*' proguard.ProGuard @" + quote(dir / "proguard.pro"));
   if (!proguard) return proguard.error();
   Build build;
-  auto original = run("java -cp " + quote(dir / "classes") + " org.restack.demo.Main");
+  auto original = run("java -cp " + quote(dir / "classes") + " org.restack.demo.Main " + program_args);
   if (!original) return original.error();
-  auto obfuscated = run("java -cp " + quote(dir / "out.jar") + " org.restack.demo.Main");
+  auto obfuscated = run("java -cp " + quote(dir / "out.jar") + " org.restack.demo.Main " + program_args);
   if (!obfuscated) return obfuscated.error();
   auto mapping = readFile((dir / "mapping.txt").string());
   if (!mapping) return mapping.error();
@@ -152,6 +154,26 @@ TEST(ProguardTools, RestoredTracesEqualTheOriginalRun) {
   auto report = harness.ingest(build->mapping, "demo", "1.0");
   ASSERT_TRUE(report) << report.error().describe();
   std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "1.0", "android", ""});
+  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace))
+      << "mapping:\n" << build->mapping << "\nobfuscated:\n" << build->obfuscated_trace;
+}
+
+// ClassCastException messages name the classes involved ("class a.b cannot be cast to class
+// a.c (a.b and a.c are in unnamed module of loader 'app')"): restored, they must read as the
+// original run's messages.
+TEST(ProguardTools, ClassNamesInsideExceptionMessagesEqualTheOriginalRun) {
+  requireTools();
+  RetraceHarness harness;
+  auto build = buildAndRun(harness.dir() / "java",
+                           "-optimizations !method/removal/parameter,!method/specialization/**,!method/propagation/**",
+                           "messages");
+  ASSERT_TRUE(build) << build.error().message();
+  ASSERT_NE(build->original_trace.find("class org.restack.demo.Cart cannot be cast to class"), std::string::npos)
+      << build->original_trace;
+  ASSERT_EQ(build->obfuscated_trace.find("demo.Cart"), std::string::npos) << build->obfuscated_trace;
+  auto report = harness.ingest(build->mapping, "demo", "3.0");
+  ASSERT_TRUE(report) << report.error().describe();
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "3.0", "android", ""});
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace))
       << "mapping:\n" << build->mapping << "\nobfuscated:\n" << build->obfuscated_trace;
 }

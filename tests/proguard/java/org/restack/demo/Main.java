@@ -6,7 +6,9 @@ import java.util.List;
 public class Main {
   public static void main(String[] args) {
     int scenario = 0;
-    for (Runnable r : scenarios()) {
+    // "messages": exceptions whose message names app classes (restored by the retracer too).
+    List<Runnable> chosen = args.length > 0 && args[0].equals("messages") ? messageScenarios() : scenarios();
+    for (Runnable r : chosen) {
       System.out.println("=== scenario " + scenario++);
       try {
         r.run();
@@ -25,6 +27,21 @@ public class Main {
     list.add(() -> suppressed());
     list.add(() -> Pipeline.run(5, v -> v * 2));
     return list;
+  }
+
+  static List<Runnable> messageScenarios() {
+    List<Runnable> list = new ArrayList<>();
+    list.add(() -> castToStage(new Cart(2)));
+    list.add(() -> castToCart(new Pipeline.Stage(v -> v)));
+    return list;
+  }
+
+  static int castToStage(Object value) {
+    return ((Pipeline.Stage) value).apply(1);
+  }
+
+  static int castToCart(Object value) {
+    return ((Cart) value).total();
   }
 
   static void wrapped() {
