@@ -32,6 +32,7 @@ int fuzzSourcemapOnce(const uint8_t* data, size_t size) {
   FunctionMap inferred = inferFunctionMap(text);
   (void)inferred.enclosing(1, 5);
   (void)minifiedFileName(text);
+  (void)parseRamBundleName(text);
   return 0;
 }
 

@@ -56,7 +56,8 @@ std::string canonicalPath(const fs::path& path) {
 class SourcemapToolsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* tool : {".bin/esbuild", "hermes-engine-cli/linux64-bin/hermes", "metro-symbolicate", "source-map"}) {
+    for (const char* tool : {".bin/esbuild", "hermes-engine-cli/linux64-bin/hermes", "hermes-engine-cli/linux64-bin/hbcdump",
+                             "metro-symbolicate", "source-map"}) {
       ASSERT_TRUE(fs::exists(kNodeModules / tool))
           << (kNodeModules / tool).string() << " is missing: run scripts/setup.sh (scripts/setup.d/sourcemap.sh)";
     }

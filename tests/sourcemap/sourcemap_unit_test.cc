@@ -270,6 +270,9 @@ TEST(Fuzz, DeterministicRunOverMutatedMaps) {
       R"({"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a"],"names":[],"mappings":"AAAA"}}]})",
       R"({"version":3,"sources":["a"],"names":[],"mappings":"AAAA","x_facebook_sources":[[{"names":["<global>"],"mappings":"AAA"}]],"x_hermes_function_offsets":{"0":[0,4]}})",
       "class A { m() { `${`${1}`}` } } /re/ ( { [ ",
+      R"({"version":3,"sources":["a"],"names":[],"mappings":";;AAAA","x_facebook_offsets":[null,2],)"
+      R"("x_facebook_segments":{"1":{"version":3,"sources":["s"],"names":[],"mappings":"AAAA","x_facebook_offsets":[0]}}})",
+      "seg-12_3.js",
   };
   std::mt19937 random(12345);
   for (int iteration = 0; iteration < 3000; ++iteration) {
