@@ -50,7 +50,18 @@ std::string normalizeJsFile(std::string_view url) {
     }
     s = rest;
   }
-  while (s.starts_with("./") || s.starts_with("/")) s.remove_prefix(s[0] == '.' ? 2 : 1);
+  // Restored sources are relative to the map's folder ("../../src/cart.js" next to
+  // dist/chunks/, "../../../src/cart.js" next to dist/static/js/): the output layout is not part
+  // of the source's identity, so leading "./", "../" and "/" go.
+  for (bool again = true; again;) {
+    again = false;
+    for (std::string_view prefix : {"./", "../", "/"}) {
+      if (s.starts_with(prefix)) {
+        s.remove_prefix(prefix.size());
+        again = true;
+      }
+    }
+  }
 
   // Rebuild the base name without hash parts: "207.e017fea1.chunk.js" -> "207.chunk.js".
   size_t slash = s.rfind('/');

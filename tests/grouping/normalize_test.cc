@@ -109,6 +109,9 @@ TEST(NormalizeJs, FileHashesGoAway) {
   EXPECT_EQ(normalizeJsFile("app:///index.android.bundle"), "index.android.bundle");
   EXPECT_EQ(normalizeJsFile("https://h/assets/index-a1b2c3d4.js"), "assets/index.js");
   EXPECT_EQ(normalizeJsFile("webpack://shop/./src/a.js"), "src/a.js");
+  // Relative to the map's folder: the output layout is not the source's identity.
+  EXPECT_EQ(normalizeJsFile("../../src/cart.js"), "src/cart.js");
+  EXPECT_EQ(normalizeJsFile("../../../src/cart.js"), "src/cart.js");
 }
 
 TEST(MaskMessage, NumbersIdsAndAddresses) {
