@@ -1,0 +1,91 @@
+// Support for the end-to-end grouping tests (tests/grouping_e2e): running the real toolchains
+// that make two builds of the same code, and pushing each build's symbols and raw events through
+// Restack's own pipeline — ingestUpload into a private SymbolStore, then EventProcessor::process,
+// exactly what the worker does for one Kafka record — to read back the fingerprint it published.
+//
+// Worked example (what a test does with it):
+//
+//   auto pipeline = Pipeline::create();                      // a fresh store in a temp folder
+//   pipeline->ingest({.app = "shop", .build_id = "1"}, "build1/mapping.txt");
+//   Outcome crash = pipeline->process("shop:1", R"({"app":"shop","build_id":"1",…})");
+//   crash.fingerprint   -> "5c0e…"  (the restack.fingerprints record's "fingerprint")
+//   crash.frames        -> {"com.shop.cart.Cart.lambda$total", …}  (the record's "frames")
+//   crash.describe()    -> raw stack, restored text and record, for assertion messages
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/temp_dir.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/symbolizer.h"
+#include "worker/pipeline/event_processor.h"
+
+namespace restack::grouping_e2e {
+
+// Tools installed by scripts/setup.sh (ProGuard jars, node_modules).
+inline const std::string kDepsDir = RESTACK_DEPS_DIR;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs `command` through /bin/sh in `dir`.
+CommandResult run(const std::string& dir, const std::string& command);
+// Runs `command` in `dir`; on a non-zero exit, fails the current test with the command's output.
+bool runOrFail(const std::string& dir, const std::string& command);
+// True when `tool` is on PATH; otherwise fails the current test naming scripts/setup.sh.
+bool requireTool(const std::string& tool);
+
+void writeFile(const std::string& path, const std::string& text);
+std::string readFile(const std::string& path);
+std::string replaceAll(std::string text, std::string_view from, std::string_view to);
+// `text` as a JSON string literal, quotes included.
+std::string jsonString(std::string_view text);
+
+// What the pipeline published for one raw event.
+struct Outcome {
+  bool processed = false;       // false: the pipeline failed or dead-lettered the event
+  std::string fingerprint;      // restack.fingerprints record: "fingerprint"
+  std::string event_fingerprint;  // the restored event's own "fingerprint"."fingerprint"
+  std::string key;              // output key, "<app>:<fingerprint>"
+  std::string quality;          // complete | partial | provisional
+  std::string source;           // in_app | all | message | type | forced
+  std::string culprit;
+  std::string exception_type;   // as the record states it (restored)
+  std::vector<std::string> frames;  // normalized names the hash used, innermost first
+  std::string symbolication;    // the restored event's symbolication.status
+  std::string raw_event;
+  std::string restored_event;   // JSON
+  std::string record;           // JSON
+  // Everything above in one message for failed assertions.
+  std::string describe() const;
+};
+
+// Restack's pipeline over a private store in a temporary folder.
+class Pipeline {
+ public:
+  // Opens the store; fails the current test and returns nullptr when it cannot.
+  static std::unique_ptr<Pipeline> create();
+
+  // ingestUpload of one symbol file; fails the current test on an error. The kind is detected
+  // from the content, as `restack ingest` does.
+  bool ingest(const UploadMeta& meta, const std::string& path);
+
+  // EventProcessor::process of one raw event (DESIGN.md §3) under the Kafka key `input_key`.
+  Outcome process(const std::string& input_key, const std::string& event);
+
+ private:
+  Pipeline() = default;
+  std::optional<TempDir> dir_;
+  std::unique_ptr<SymbolStore> store_;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  std::unique_ptr<pipeline::EventProcessor> processor_;
+};
+
+}  // namespace restack::grouping_e2e
