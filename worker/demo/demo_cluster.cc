@@ -16,22 +16,19 @@ std::string_view sample(std::string_view name) {
   return {};
 }
 
-struct Upload {
-  std::string file;
-  worker::UploadMessage message;
-};
+}  // namespace
 
-Expected<std::vector<Upload>> readManifest() {
+Expected<std::vector<SampleUpload>> sampleUploads() {
   std::string_view manifest = sample("manifest.json");
   if (manifest.empty()) return Error(ErrorCode::kInternal, "the demo samples have no manifest.json");
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(manifest.data(), manifest.size()).get(root)) return malformed("demo manifest.json is not JSON");
-  std::vector<Upload> uploads;
+  std::vector<SampleUpload> uploads;
   simdjson::dom::array list;
   if (root["uploads"].get_array().get(list)) return malformed("demo manifest.json has no uploads array");
   for (auto entry : list) {
-    Upload upload;
+    SampleUpload upload;
     std::string_view text;
     if (!entry["file"].get_string().get(text)) upload.file = std::string(text);
     if (!entry["kind"].get_string().get(text)) {
@@ -45,13 +42,12 @@ Expected<std::vector<Upload>> readManifest() {
     bool shared = false;
     if (!entry["shared"].get_bool().get(shared)) upload.message.meta.shared = shared;
     upload.message.file_name = upload.file.substr(upload.file.find_last_of('/') + 1);
-    if (sample(upload.file).empty()) return malformed("demo sample " + upload.file + " is missing");
+    upload.bytes = sample(upload.file);
+    if (upload.bytes.empty()) return malformed("demo sample " + upload.file + " is missing");
     uploads.push_back(std::move(upload));
   }
   return uploads;
 }
-
-}  // namespace
 
 Expected<std::unique_ptr<MockKafka>> MockKafka::start(const config::Topics& topics, int partitions) {
   std::unique_ptr<MockKafka> mock(new MockKafka());
@@ -97,14 +93,14 @@ Status produceRecord(RdKafka::Producer& producer, const std::string& topic, cons
 
 Status publishSampleSymbols(RdKafka::Producer& producer, const config::Topics& topics,
                             const std::function<void(const std::string&, const std::string&)>& on_published) {
-  auto uploads = readManifest();
+  auto uploads = sampleUploads();
   if (!uploads) return uploads.error();
-  for (const Upload& upload : *uploads) {
+  for (const SampleUpload& upload : *uploads) {
     const auto& meta = upload.message.meta;
     const std::string& topic = meta.shared ? topics.symbols_shared : topics.symbols;
     const std::string key = meta.shared ? upload.file : meta.app + ":" + meta.build_id;
     RESTACK_RETURN_IF_ERROR(
-        produceRecord(producer, topic, key, sample(upload.file), worker::encodeUploadHeaders(upload.message)));
+        produceRecord(producer, topic, key, upload.bytes, worker::encodeUploadHeaders(upload.message)));
     if (on_published) on_published(upload.file, topic);
   }
   return Status::ok();

@@ -34,6 +34,14 @@ class MockKafka {
   std::string bootstrap_;
 };
 
+// A sample symbol file and what it is (samples/manifest.json).
+struct SampleUpload {
+  std::string file;  // path under worker/demo/samples
+  worker::UploadMessage message;
+  std::string_view bytes;
+};
+Expected<std::vector<SampleUpload>> sampleUploads();
+
 // Publishes every upload of samples/manifest.json to the symbols topics.
 Status publishSampleSymbols(RdKafka::Producer& producer, const config::Topics& topics,
                             const std::function<void(const std::string& file, const std::string& topic)>& on_published);

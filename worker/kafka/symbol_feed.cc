@@ -241,12 +241,14 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
   std::map<PartitionKey, int64_t> targets;
   for (const auto& key : impl_->assigned) {
     if (key.first == impl_->config.kafka.topics.symbols && !partitions.count(key.second)) continue;
+    // The watermarks of the consumer's last fetch: no broker round trip per batch. The symbols
+    // consumer fetches continuously, so they trail the brokers by at most one fetch wait.
     int64_t low = 0, high = 0;
-    RdKafka::ErrorCode code = impl_->consumer->query_watermark_offsets(key.first, key.second, &low, &high, 5000);
-    if (code != RdKafka::ERR_NO_ERROR) return ioError("cannot read the end of " + key.first + ": " + errorText(code));
+    RdKafka::ErrorCode code = impl_->consumer->get_watermark_offsets(key.first, key.second, &low, &high);
+    if (code != RdKafka::ERR_NO_ERROR || high < 0) continue;
     auto applied = impl_->store.appliedOffset(key.first, key.second);
     if (!applied) return applied.error();
-    if (applied->value_or(low) < high) targets[key] = high;
+    if (applied->value_or(std::max<int64_t>(low, 0)) < high) targets[key] = high;
   }
   if (targets.empty()) return size_t{0};
   return impl_->consumeUntil(

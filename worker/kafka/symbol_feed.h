@@ -36,7 +36,7 @@ class SymbolFeed {
   // Applies the uploads already fetched, without waiting.
   Status applyFetched();
   // Applies uploads until the given symbols partitions (and the shared topic) are applied up to
-  // their high watermarks as of now. Returns how many uploads were applied.
+  // the high watermarks the consumer last saw. Returns how many uploads were applied.
   Expected<size_t> catchUpToHighWatermarks(const std::set<int32_t>& partitions);
 
  private:
