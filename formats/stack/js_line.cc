@@ -59,6 +59,11 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     frame.style = JsStyle::kHermes;
     location.remove_prefix(11);
   }
+  if (!frame.function.empty() && (location == "<anonymous>" || location == "native")) {
+    frame.builtin = true;
+    frame.url = std::string(location);
+    return frame;
+  }
   if (location.find(' ') != std::string_view::npos) return std::nullopt;
   if (!splitLocation(location, frame)) return std::nullopt;
   return frame;
@@ -136,6 +141,7 @@ std::optional<JsFrameLine> parseHermesCrashFrame(std::string_view text) {
   }
   if (native_code) {
     frame.url = "native";
+    frame.builtin = true;
     return frame;
   }
   if (!has_function || !has_offset) return std::nullopt;

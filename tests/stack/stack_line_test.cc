@@ -139,6 +139,14 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_EQ(safari.jsFrame()->line, 5u);
   EXPECT_EQ(safari.jsFrame()->column, 0u);
 
+  StackLine builtin = parseStackLine("    at Array.map (<anonymous>)");
+  ASSERT_EQ(builtin.kind, LineKind::kJsFrame);
+  EXPECT_TRUE(builtin.jsFrame()->builtin);
+  EXPECT_EQ(builtin.jsFrame()->function, "Array.map");
+  EXPECT_EQ(builtin.jsFrame()->url, "<anonymous>");
+  EXPECT_TRUE(parseStackLine("at JSON.parse (native)").jsFrame()->builtin);
+  EXPECT_FALSE(chrome.jsFrame()->builtin);
+
   StackLine hermes = parseStackLine("    at render (address at index.android.bundle:1:9876)");
   ASSERT_EQ(hermes.kind, LineKind::kJsFrame);
   EXPECT_EQ(hermes.jsFrame()->style, JsStyle::kHermes);

@@ -24,6 +24,34 @@ int64_t steadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
 }
 
+// At most `kLines` log lines per `kWindow`, then one line saying how many were left out: a flood
+// of bad events must not flood the log (the DLQ and /metrics still count every one).
+class LogLimiter {
+ public:
+  bool allow() {
+    const auto now = Clock::now();
+    if (now - window_start_ > kWindow) {
+      if (suppressed_ > 0) spdlog::warn("{} more DLQ records in the last {} s were not logged", suppressed_, kWindow.count());
+      window_start_ = now;
+      lines_ = 0;
+      suppressed_ = 0;
+    }
+    if (lines_ < kLines) {
+      ++lines_;
+      return true;
+    }
+    ++suppressed_;
+    return false;
+  }
+
+ private:
+  static constexpr int kLines = 20;
+  static constexpr std::chrono::seconds kWindow{10};
+  Clock::time_point window_start_{};
+  int lines_ = 0;
+  uint64_t suppressed_ = 0;
+};
+
 struct PendingEvent {
   int32_t partition = 0;
   int64_t offset = 0;
@@ -44,6 +72,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<PendingEvent> batch;
   std::map<int32_t, int64_t> uncommitted;  // events partition -> next offset, outputs acknowledged
+  LogLimiter dlq_log;
   std::atomic<uint64_t> delivery_failures{0};
   std::string last_delivery_error;
   Status fatal;  // set from inside callbacks, checked by the loop
@@ -242,8 +271,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           out.headers.emplace_back("restack.source.topic", config.kafka.topics.events);
           out.headers.emplace_back("restack.source.partition", std::to_string(batch[i].partition));
           out.headers.emplace_back("restack.source.offset", std::to_string(batch[i].offset));
-          spdlog::warn("event at {}/{}:{} sent to the DLQ: {}", config.kafka.topics.events, batch[i].partition,
-                       batch[i].offset, result.error);
+          if (dlq_log.allow()) {
+            spdlog::warn("event at {}/{}:{} sent to the DLQ: {}", config.kafka.topics.events, batch[i].partition,
+                         batch[i].offset, result.error);
+          }
         }
         RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
       }

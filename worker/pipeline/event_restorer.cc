@@ -41,6 +41,20 @@ std::vector<OutputFrame> toOutputFrames(const stack::StackLine& line, FrameFamil
   return out;
 }
 
+// Engine code ("at Array.map (<anonymous>)") is already as restored as it gets: it counts as
+// restored, not as a failure, and is never the app's own code.
+FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
+  FrameLookup lookup;
+  lookup.status = FrameStatus::kSymbolicated;
+  lookup.tier = "builtin";
+  SymbolizedFrame out;
+  out.function = frame.function;
+  out.file = frame.url;
+  out.in_app = false;
+  lookup.frames.push_back(std::move(out));
+  return lookup;
+}
+
 }  // namespace
 
 const char* frameFamilyName(FrameFamily family) {
@@ -121,11 +135,11 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
         if (java.kind == stack::LineKind::kJavaFrame) {
           record(java, FrameFamily::kJava, std::move(result.lookup));
         } else if (java.kind == stack::LineKind::kJavaException) {
-          const std::string& name =
-              result.exception_class.empty() ? java.javaException()->class_name : result.exception_class;
-          text.push_back(formatJavaException(java, name));
-          out.sections.push_back(
-              {java.javaException()->prefix, name, java.javaException()->message, out.frames.size()});
+          const auto* header = java.javaException();
+          const std::string& name = result.exception_class.empty() ? header->class_name : result.exception_class;
+          const std::string& message = result.exception_message.empty() ? header->message : result.exception_message;
+          text.push_back(formatJavaException(java, name, message));
+          out.sections.push_back({header->prefix, name, message, out.frames.size()});
         } else {
           text.push_back(java.raw);
         }
@@ -142,9 +156,13 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
       if (!lookup) return lookup.error();
       record(line, FrameFamily::kNative, std::move(*lookup));
     } else if (const auto* js = line.jsFrame()) {
-      auto lookup = symbolizer_.sourcemap().lookup(scope, *js);
-      if (!lookup) return lookup.error();
-      record(line, FrameFamily::kJs, std::move(*lookup));
+      if (js->builtin) {
+        record(line, FrameFamily::kJs, builtinFrame(*js));
+      } else {
+        auto lookup = symbolizer_.sourcemap().lookup(scope, *js);
+        if (!lookup) return lookup.error();
+        record(line, FrameFamily::kJs, std::move(*lookup));
+      }
     } else {
       FrameLookup unparsed;
       unparsed.status = FrameStatus::kUnparsed;
@@ -163,10 +181,18 @@ Expected<RestoredEvent> EventRestorer::restore(const RawEvent& event) {
   EventScope scope{event.app, event.build_id, event.platform, event.proguard_map_id};
   RestoredEvent restored;
   restored.exception_type = event.exception_type;
-  if (event.has_exception && !event.exception_type.empty() && event.platform == "android") {
-    auto name = symbolizer_.proguard().deobfuscateClass(scope, event.exception_type);
-    if (!name) return name.error();
-    if (name->has_value()) restored.exception_type = **name;
+  restored.exception_message = event.exception_message;
+  if (event.has_exception && event.platform == "android") {
+    if (!event.exception_type.empty()) {
+      auto name = symbolizer_.proguard().deobfuscateClass(scope, event.exception_type);
+      if (!name) return name.error();
+      if (name->has_value()) restored.exception_type = **name;
+    }
+    if (!event.exception_message.empty()) {
+      auto message = symbolizer_.proguard().deobfuscateMessage(scope, event.exception_message);
+      if (!message) return message.error();
+      if (message->has_value()) restored.exception_message = **message;
+    }
   }
   for (const RawThread& thread : event.threads) {
     RestoredThread out;

@@ -155,6 +155,10 @@ std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restore
     json.key("exception_type");
     json.string(restored.exception_type);
   }
+  if (restored.exception_message != raw.exception_message) {
+    json.key("exception_message");
+    json.string(restored.exception_message);
+  }
   json.endObject();
 
   json.key("fingerprint");

@@ -70,7 +70,7 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
   input.platform = raw.platform;
   input.kind = raw.kind.empty() ? "crash" : raw.kind;
   input.exception_type = restored.exception_type;
-  input.exception_message = raw.exception_message;
+  input.exception_message = restored.exception_message;
   input.event_id = raw.event_id;
   input.build_id = raw.build_id;
   input.timestamp_ms = raw.timestamp_ms > 0 ? static_cast<uint64_t>(raw.timestamp_ms) : 0;

@@ -55,6 +55,7 @@ struct RestoredEvent {
   SymbolicationState state = SymbolicationState::kComplete;
   std::set<std::string> missing_ids;    // debug ids / mapping ids / files that had no symbols
   std::string exception_type;           // deobfuscated when a mapping knew it; else as received
+  std::string exception_message;        // class names inside it deobfuscated (Android)
   bool any_missing = false;     // some frame waits for symbols never uploaded
   bool any_unrestored = false;  // some frame was not found or not parsed
   size_t frames_total = 0;

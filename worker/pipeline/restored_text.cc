@@ -22,8 +22,9 @@ std::string formatNative(const SymbolizedFrame& frame, const std::string& tier) 
   return text;
 }
 
+// `module` carries a Java 9+ class-loader/module prefix ("app//", "java.base@17/") when printed.
 std::string formatJava(const SymbolizedFrame& frame) {
-  std::string text = "at " + frame.function + "(";
+  std::string text = "at " + frame.module + frame.function + "(";
   text += frame.file.empty() ? std::string("Unknown Source") : frame.file;
   if (frame.line != 0) text += ":" + std::to_string(frame.line);
   return text + ")";
@@ -50,10 +51,11 @@ std::string nativePrefix(const stack::NativeFrameLine& raw) {
 
 }  // namespace
 
-std::string formatJavaException(const stack::StackLine& line, const std::string& class_name) {
+std::string formatJavaException(const stack::StackLine& line, const std::string& class_name,
+                                const std::string& message) {
   const auto* exception = line.javaException();
   std::string text = line.indent + exception->prefix + class_name;
-  if (exception->has_message) text += ": " + exception->message;
+  if (exception->has_message) text += ": " + message;
   return text;
 }
 

@@ -19,6 +19,7 @@ namespace restack::pipeline {
 void appendRestoredLines(const stack::StackLine& line, const std::vector<const OutputFrame*>& frames,
                          std::vector<std::string>& out);
 
-std::string formatJavaException(const stack::StackLine& line, const std::string& class_name);
+std::string formatJavaException(const stack::StackLine& line, const std::string& class_name,
+                                const std::string& message);
 
 }  // namespace restack::pipeline
