@@ -1,0 +1,1011 @@
+// `restack run` as real child processes against a real Apache Kafka broker (KRaft, loopback):
+//   - symbols and events in; restored events, fingerprint records and DLQ records out, each
+//     output on the partition the Java client's murmur2 gives its key;
+//   - SIGTERM in a steady stream: exit code 0, and a restarted worker restores every event
+//     exactly once;
+//   - SIGKILL in a steady stream: a restarted worker loses nothing, and repeats at most what was
+//     acknowledged but not yet committed (one batch per partition);
+//   - two worker processes in one group split the partitions, and the survivor takes all;
+//   - /healthz, /readyz and /metrics.
+//
+// One broker serves every test of the process (a JVM start costs seconds of CPU; ctest runs
+// each test in its own process, the binary run alone shares one broker across all five); each
+// test names its topics and its group after itself. Worker processes are killed (SIGKILL) by their
+// guards' destructors and, should this test process die first, by the kernel
+// (PR_SET_PDEATHSIG), so none is ever left behind.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <simdjson.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/common/mapped_file.h"
+#include "formats/common/temp_dir.h"
+#include "tests/support/kafka_broker.h"
+#include "tests/support/kafka_records.h"
+#include "tests/worker/worker_fixtures.h"
+
+#ifndef RESTACK_BINARY
+#error "RESTACK_BINARY (the path of the built restack program) must be defined by CMake"
+#endif
+
+extern char** environ;
+
+namespace restack::worker_test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+using testkafka::KafkaBroker;
+using testkafka::KafkaRecord;
+
+// ---------------------------------------------------------------------------------------------
+// Partitioning witnesses: librdkafka's murmur2_random (what Restack configures) and Kafka's
+// murmur2 from the spec (org.apache.kafka.common.utils.Utils.murmur2, the Java client's default).
+
+int32_t specMurmur2(const std::string& key) {
+  const auto* data = reinterpret_cast<const uint8_t*>(key.data());
+  const uint32_t length = static_cast<uint32_t>(key.size());
+  const uint32_t m = 0x5bd1e995;
+  uint32_t h = 0x9747b28c ^ length;
+  for (uint32_t i = 0; i < length / 4; ++i) {
+    const uint8_t* b = data + 4 * i;
+    uint32_t k = uint32_t(b[0]) | (uint32_t(b[1]) << 8) | (uint32_t(b[2]) << 16) | (uint32_t(b[3]) << 24);
+    k *= m;
+    k ^= k >> 24;
+    k *= m;
+    h *= m;
+    h ^= k;
+  }
+  const uint8_t* tail = data + 4 * (length / 4);
+  switch (length % 4) {
+    case 3: h ^= uint32_t(tail[2]) << 16; [[fallthrough]];
+    case 2: h ^= uint32_t(tail[1]) << 8; [[fallthrough]];
+    case 1: h ^= uint32_t(tail[0]); h *= m;
+  }
+  h ^= h >> 13;
+  h *= m;
+  h ^= h >> 15;
+  return static_cast<int32_t>(h);
+}
+
+int specPartition(const std::string& key, int partitions) {
+  return static_cast<int>((static_cast<uint32_t>(specMurmur2(key)) & 0x7fffffff) % static_cast<uint32_t>(partitions));
+}
+
+// librdkafka's own murmur2_random partitioner, called directly on a topic handle (nothing is
+// produced).
+class RdKafkaPartitioner {
+ public:
+  explicit RdKafkaPartitioner(const std::string& bootstrap) {
+    auto client = testkafka::makeClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
+    EXPECT_TRUE(client) << client.error().message();
+    if (client) client_ = std::move(*client);
+  }
+  ~RdKafkaPartitioner() {
+    for (auto& [name, topic] : topics_) rd_kafka_topic_destroy(topic);
+  }
+  int partition(const std::string& topic, const std::string& key, int partitions) {
+    rd_kafka_topic_t*& handle = topics_[topic];
+    if (handle == nullptr) handle = rd_kafka_topic_new(client_.get(), topic.c_str(), nullptr);
+    return rd_kafka_msg_partitioner_murmur2_random(handle, key.data(), key.size(), partitions, nullptr, nullptr);
+  }
+
+ private:
+  testkafka::KafkaClient client_;
+  std::map<std::string, rd_kafka_topic_t*> topics_;
+};
+
+// "b<i>" build names chosen so that "<app>:<build>" keys cover every events partition,
+// `per_partition` builds each.
+std::vector<std::string> buildsCoveringPartitions(const std::string& app, int partitions, int per_partition) {
+  std::vector<std::string> builds;
+  std::map<int, int> used;
+  for (int i = 0; builds.size() < static_cast<size_t>(partitions * per_partition); ++i) {
+    const std::string build = "b" + std::to_string(i);
+    int& count = used[specPartition(app + ":" + build, partitions)];
+    if (count < per_partition) {
+      ++count;
+      builds.push_back(build);
+    }
+  }
+  return builds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A `restack run` child process.
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string lastLines(const std::string& text, int lines) {
+  size_t at = text.size();
+  for (int n = 0; n <= lines && at != std::string::npos && at > 0; ++n) at = text.rfind('\n', at - 1);
+  return at == std::string::npos || at == 0 ? text : text.substr(at + 1);
+}
+
+std::string describeWaitStatus(int status) {
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  return "wait status " + std::to_string(status);
+}
+
+class WorkerProcess {
+ public:
+  WorkerProcess(std::string name, std::string config_path, std::string log_path)
+      : name_(std::move(name)), config_path_(std::move(config_path)), log_path_(std::move(log_path)) {}
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  ~WorkerProcess() {
+    if (running()) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    // RESTACK_KAFKAINT_LOGS=1 shows the logs of passing tests too.
+    if (::testing::Test::HasFailure() || std::getenv("RESTACK_KAFKAINT_LOGS") != nullptr) {
+      std::fprintf(stderr, "---- %s (%s), last lines of its log ----\n%s\n", name_.c_str(), log_path_.c_str(),
+                   lastLines(readText(log_path_), 60).c_str());
+    }
+  }
+
+  // fork/exec `restack run --config FILE`, stdout and stderr appended to the log file.
+  bool start() {
+    const std::string binary = RESTACK_BINARY;
+    if (::access(binary.c_str(), X_OK) != 0) {
+      ADD_FAILURE() << binary << " is not an executable (build the restack target)";
+      return false;
+    }
+    std::vector<std::string> arguments = {binary, "run", "--config", config_path_};
+    // The child sees this process's environment minus RESTACK_* overrides, so only the YAML
+    // file configures it.
+    std::vector<std::string> environment;
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::strncmp(*e, "RESTACK_", 8) != 0) environment.emplace_back(*e);
+    }
+    std::vector<char*> argv, envp;
+    for (auto& a : arguments) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log < 0) {
+      ADD_FAILURE() << "cannot open " << log_path_ << ": " << std::strerror(errno);
+      return false;
+    }
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      // Only async-signal-safe calls between fork and exec.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(126);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::signal(SIGTERM, SIG_DFL);
+      ::signal(SIGINT, SIG_DFL);
+      ::signal(SIGPIPE, SIG_DFL);
+      ::dup2(log, STDOUT_FILENO);
+      ::dup2(log, STDERR_FILENO);
+      ::syscall(SYS_close_range, 3u, ~0u, 0u);
+      ::execve(binary.c_str(), argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ::close(log);
+    if (pid < 0) {
+      ADD_FAILURE() << "fork failed: " << std::strerror(errno);
+      return false;
+    }
+    pid_ = pid;
+    reaped_ = false;
+    return true;
+  }
+
+  bool running() {
+    if (pid_ <= 0 || reaped_) return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      reaped_ = true;
+      status_ = status;
+      return false;
+    }
+    return true;
+  }
+
+  void signal(int number) {
+    if (running()) ::kill(pid_, number);
+  }
+
+  // The wait status once the process ended, nullopt when it still runs after `timeout`.
+  std::optional<int> waitForExit(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (running()) {
+      if (Clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(20ms);
+    }
+    return reaped_ ? std::optional<int>(status_) : std::nullopt;
+  }
+
+  // SIGTERM and the exit status; SIGKILL after `timeout`.
+  std::optional<int> terminate(std::chrono::milliseconds timeout = 30s) {
+    signal(SIGTERM);
+    auto status = waitForExit(timeout);
+    if (!status) {
+      ADD_FAILURE() << name_ << " did not stop within " << timeout.count() << " ms of SIGTERM";
+      signal(SIGKILL);
+      waitForExit(10s);
+    }
+    return status;
+  }
+
+  std::string log() const { return readText(log_path_); }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::string config_path_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+  bool reaped_ = true;
+  int status_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The status port.
+
+int freeLoopbackPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+struct HttpReply {
+  int status = 0;  // 0: no answer
+  std::string headers;
+  std::string body;
+};
+
+HttpReply httpGet(int port, const std::string& path) {
+  HttpReply reply;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval timeout{3, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return reply;
+  }
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string response;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0) response.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  if (!response.starts_with("HTTP/1.1 ")) return reply;
+  reply.status = std::atoi(response.c_str() + 9);
+  const size_t end = response.find("\r\n\r\n");
+  reply.headers = response.substr(0, end);
+  if (end != std::string::npos) reply.body = response.substr(end + 4);
+  return reply;
+}
+
+// The value of `restack_<name>` on /metrics, nullopt when the worker does not answer.
+std::optional<uint64_t> metric(int port, const std::string& name) {
+  HttpReply reply = httpGet(port, "/metrics");
+  if (reply.status != 200) return std::nullopt;
+  std::istringstream lines(reply.body);
+  std::string line;
+  const std::string prefix = "restack_" + name + " ";
+  while (std::getline(lines, line)) {
+    if (line.starts_with(prefix)) return std::stoull(line.substr(prefix.size()));
+  }
+  return std::nullopt;
+}
+
+bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds step = 200ms) {
+  const auto deadline = Clock::now() + timeout;
+  while (!done()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(step);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records.
+
+struct Json {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  bool parse(const std::optional<std::string>& text) {
+    return text && parser.parse(*text).get(root) == simdjson::SUCCESS;
+  }
+};
+
+std::string stringAt(simdjson::dom::element element) {
+  std::string_view value;
+  return element.get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
+}
+
+std::string eventId(const KafkaRecord& record) {
+  Json json;
+  if (!json.parse(record.value)) return {};
+  return stringAt(json.root["event_id"]);
+}
+
+KafkaRecord uploadRecord(const NativeLibrary& library, const std::string& app, const std::string& build) {
+  auto file = readFile(library.path);
+  EXPECT_TRUE(file) << library.path;
+  KafkaRecord record;
+  record.key = app + ":" + build;
+  record.value = file ? *file : std::string();
+  record.headers = {{"restack.kind", std::string("elf")}, {"restack.file_name", std::string("libcrash.so")}};
+  return record;
+}
+
+KafkaRecord eventRecord(const std::string& id, const NativeLibrary& library, const std::string& app,
+                        const std::string& build) {
+  KafkaRecord record;
+  record.key = app + ":" + build;
+  record.value = nativeCrashEvent(id, app, build, library);
+  return record;
+}
+
+// Events "<prefix><first>" … "<prefix><first + count - 1>", round-robin over `builds`.
+std::vector<KafkaRecord> events(const std::string& prefix, int first, int count, const NativeLibrary& library,
+                                const std::string& app, const std::vector<std::string>& builds) {
+  std::vector<KafkaRecord> records;
+  for (int i = first; i < first + count; ++i) {
+    records.push_back(eventRecord(prefix + std::to_string(i), library, app, builds[i % builds.size()]));
+  }
+  return records;
+}
+
+std::vector<KafkaRecord> readTopic(const std::string& bootstrap, const std::string& topic,
+                                   std::chrono::milliseconds idle = 1000ms) {
+  testkafka::ConsumeOptions options;
+  options.idle = idle;
+  auto records = testkafka::consumeAll(bootstrap, topic, options);
+  EXPECT_TRUE(records) << records.error().message();
+  return records ? std::move(*records) : std::vector<KafkaRecord>{};
+}
+
+// The ids "<prefix><i>", i < count, that `seen` lacks, as "a, b, c … (N)" ("" when none).
+std::string missingIds(const std::map<std::string, int>& seen, const std::string& prefix, int count) {
+  std::string text;
+  int missing = 0;
+  for (int i = 0; i < count; ++i) {
+    if (seen.count(prefix + std::to_string(i))) continue;
+    if (++missing <= 10) text += (text.empty() ? "" : ", ") + prefix + std::to_string(i);
+  }
+  return missing == 0 ? std::string() : text + (missing > 10 ? " …" : "") + " (" + std::to_string(missing) + ")";
+}
+
+// Reads `topic` until it holds at least `count` records or the time is up.
+std::vector<KafkaRecord> waitForRecords(const std::string& bootstrap, const std::string& topic, size_t count,
+                                        std::chrono::milliseconds limit = 60s) {
+  const auto deadline = Clock::now() + limit;
+  std::vector<KafkaRecord> records;
+  while (true) {
+    testkafka::ConsumeOptions options;
+    options.idle = 200ms;
+    auto got = testkafka::consumeAll(bootstrap, topic, options);
+    if (got) records = std::move(*got);
+    if (records.size() >= count || Clock::now() > deadline) return records;
+    std::this_thread::sleep_for(300ms);
+  }
+}
+
+// How often each event id was published.
+std::map<std::string, int> countIds(const std::vector<KafkaRecord>& records) {
+  std::map<std::string, int> seen;
+  for (const auto& record : records) ++seen[eventId(record)];
+  return seen;
+}
+
+// Reads `topic` until it holds an event "<prefix><i>" for every i < count (or the time is up).
+bool waitForIds(const std::string& bootstrap, const std::string& topic, const std::string& prefix, int count,
+                std::chrono::milliseconds limit = 90s) {
+  return waitUntil(
+      [&] {
+        testkafka::ConsumeOptions options;
+        options.idle = 200ms;
+        auto got = testkafka::consumeAll(bootstrap, topic, options);
+        if (!got) return false;
+        const auto seen = countIds(*got);
+        for (int i = 0; i < count; ++i) {
+          if (!seen.count(prefix + std::to_string(i))) return false;
+        }
+        return true;
+      },
+      limit, 300ms);
+}
+
+// Produces events in small chunks with pauses on its own thread: a steady stream.
+class EventStream {
+ public:
+  EventStream(std::string bootstrap, std::string topic, std::vector<KafkaRecord> records, size_t chunk,
+              std::chrono::milliseconds pause)
+      : bootstrap_(std::move(bootstrap)), topic_(std::move(topic)), records_(std::move(records)), chunk_(chunk),
+        pause_(pause) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~EventStream() { join(); }
+  size_t produced() const { return produced_; }
+  size_t total() const { return records_.size(); }
+  // The first error, empty when every record was acknowledged.
+  std::string join() {
+    if (thread_.joinable()) thread_.join();
+    return error_;
+  }
+
+ private:
+  void run() {
+    for (size_t at = 0; at < records_.size(); at += chunk_) {
+      std::vector<KafkaRecord> part(records_.begin() + at, records_.begin() + std::min(records_.size(), at + chunk_));
+      auto sent = testkafka::produceAll(bootstrap_, topic_, part);
+      if (!sent) {
+        error_ = sent.error().message();
+        return;
+      }
+      produced_ += part.size();
+      std::this_thread::sleep_for(pause_);
+    }
+  }
+
+  std::string bootstrap_, topic_;
+  std::vector<KafkaRecord> records_;
+  size_t chunk_;
+  std::chrono::milliseconds pause_;
+  std::atomic<size_t> produced_{0};
+  std::string error_;
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The fixture: one broker per process, topics and group per test.
+
+constexpr int kEventPartitions = 4;
+constexpr int kSymbolicatedPartitions = 3;
+constexpr int kFingerprintPartitions = 5;
+constexpr int kDlqPartitions = 2;
+
+struct WorkerSettings {
+  std::string store;
+  int http_port = 0;
+  uint32_t batch_size = 50;
+};
+
+class WorkerOnKafka : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Shared& shared = sharedBroker();
+    ASSERT_TRUE(shared.broker) << "the Kafka test broker did not start: " << shared.start_error;
+    const std::string base = testName();
+    topics_.events = base + ".events";
+    topics_.symbols = base + ".symbols";
+    topics_.symbols_shared = base + ".symbols.shared";
+    topics_.symbolicated = base + ".symbolicated";
+    topics_.fingerprints = base + ".fingerprints";
+    topics_.dlq = base + ".dlq";
+    group_ = base + ".group";
+    ASSERT_TRUE(broker().createTopics({{topics_.events, kEventPartitions},
+                                       {topics_.symbols, kEventPartitions},
+                                       {topics_.symbols_shared, 1},
+                                       {topics_.symbolicated, kSymbolicatedPartitions},
+                                       {topics_.fingerprints, kFingerprintPartitions},
+                                       {topics_.dlq, kDlqPartitions}}));
+    auto dir = TempDir::create("restack-kafkaint-");
+    ASSERT_TRUE(dir);
+    dir_.emplace(std::move(*dir));
+    started_ = Clock::now();
+  }
+
+  void TearDown() override {
+    const auto seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    std::fprintf(stderr, "[timing] %s: %.1f s after the topics were created\n", testName().c_str(), seconds);
+    if (HasFailure() && sharedBroker().broker) {
+      std::fprintf(stderr, "---- broker log ----\n%s\n", broker().logTail(30).c_str());
+    }
+  }
+
+  KafkaBroker& broker() { return *sharedBroker().broker; }
+  const std::string& bootstrap() { return broker().bootstrap(); }
+  const std::string& path() const { return dir_->path(); }
+
+  // A worker process with its own YAML file and log; not started yet.
+  std::unique_ptr<WorkerProcess> worker(const std::string& name, const WorkerSettings& settings) {
+    const std::string config = path() + "/" + name + ".yaml";
+    std::ofstream out(config);
+    out << "kafka:\n"
+        << "  brokers: \"" << bootstrap() << "\"\n"
+        << "  group_id: \"" << group_ << "\"\n"
+        << "  session_timeout_ms: 6000\n"
+        << "  topics:\n"
+        << "    events: \"" << topics_.events << "\"\n"
+        << "    symbols: \"" << topics_.symbols << "\"\n"
+        << "    symbols_shared: \"" << topics_.symbols_shared << "\"\n"
+        << "    symbolicated: \"" << topics_.symbolicated << "\"\n"
+        << "    fingerprints: \"" << topics_.fingerprints << "\"\n"
+        << "    dlq: \"" << topics_.dlq << "\"\n"
+        << "store:\n"
+        << "  path: \"" << settings.store << "\"\n"
+        << "  block_cache_mb: 8\n"
+        << "cache:\n  native_mb: 16\n  proguard_mb: 16\n  sourcemap_mb: 16\n"
+        << "worker:\n"
+        << "  batch_size: " << settings.batch_size << "\n"
+        << "  batch_linger_ms: 20\n"
+        << "observability:\n"
+        << "  http_port: " << settings.http_port << "\n"
+        << "  log_level: info\n";
+    out.close();
+    return std::make_unique<WorkerProcess>(name, config, path() + "/" + name + ".log");
+  }
+
+  void produce(const std::string& topic, const std::vector<KafkaRecord>& records) {
+    auto sent = testkafka::produceAll(bootstrap(), topic, records);
+    ASSERT_TRUE(sent) << sent.error().message();
+  }
+
+  // Waits until the worker's /metrics answers and restack_assigned_partitions satisfies `ok`;
+  // gives up at once when the process ended.
+  bool waitForAssigned(WorkerProcess& process, int port, const std::function<bool(uint64_t)>& ok,
+                       std::chrono::milliseconds limit = 60s) {
+    bool ended = false;
+    const bool done = waitUntil(
+        [&] {
+          if (!process.running()) return ended = true;
+          auto assigned = metric(port, "assigned_partitions");
+          return assigned && ok(*assigned);
+        },
+        limit);
+    if (ended) {
+      ADD_FAILURE() << process.name() << " ended before it owned its partitions: "
+                    << describeWaitStatus(process.waitForExit(0ms).value_or(-1));
+    }
+    return done && !ended;
+  }
+
+  static std::string testName() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("kafkaint.") + info->name();
+    for (char& c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    }
+    return name;
+  }
+
+  config::Topics topics_;
+  std::string group_;
+  std::optional<TempDir> dir_;
+  Clock::time_point started_;
+
+ private:
+  struct Shared {
+    std::unique_ptr<KafkaBroker> broker;
+    std::string start_error;
+  };
+  static Shared& sharedBroker() {
+    static Shared shared = [] {
+      Shared started;
+      const auto begin = Clock::now();
+      auto broker = KafkaBroker::start();
+      if (broker) {
+        started.broker = std::move(*broker);
+        std::fprintf(stderr, "[timing] broker started in %.1f s\n",
+                     std::chrono::duration<double>(Clock::now() - begin).count());
+      } else {
+        started.start_error = broker.error().message();
+      }
+      return started;
+    }();
+    return shared;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndDeadLetters) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+
+  // Two apps, builds on every events partition; events first, their uploads second: the worker
+  // must still apply the uploads before restoring the events.
+  const auto shop_builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  const auto mall_builds = buildsCoveringPartitions("mall", kEventPartitions, 1);
+  std::vector<KafkaRecord> input = events("shop-", 0, 8, library, "shop", shop_builds);
+  for (auto& record : events("mall-", 0, 8, library, "mall", mall_builds)) input.push_back(record);
+  NativeLibrary unknown;  // an image nobody uploaded
+  unknown.build_id = "00112233445566778899aabbccddeeff00112233";
+  unknown.crash_address = 0x1000;
+  unknown.caller_return = 0x2000;
+  input.push_back(eventRecord("missing", unknown, "shop", "9.9"));
+  KafkaRecord broken;  // valid JSON, invalid event
+  broken.key = "shop:" + shop_builds[0];
+  broken.value = R"({"event_id":"broken","app":"shop","build_id":")" + shop_builds[0] +
+                 R"(","platform":"android","threads":{}})";
+  KafkaRecord garbage;  // not JSON at all, with bytes that are not UTF-8
+  garbage.key = "mall:" + mall_builds[1];
+  garbage.value = std::string("\xff\xfe not json \x00\x01 at all", 21);
+  input.push_back(broken);
+  input.push_back(garbage);
+  produce(topics_.events, input);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : shop_builds) uploads.push_back(uploadRecord(library, "shop", build));
+  for (const auto& build : mall_builds) uploads.push_back(uploadRecord(library, "mall", build));
+  KafkaRecord bad_upload;
+  bad_upload.key = "shop:" + shop_builds[1];
+  bad_upload.value = "this is not a symbol file";
+  uploads.push_back(bad_upload);
+  produce(topics_.symbols, uploads);
+
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  auto process = worker("worker", {.store = store->path(), .http_port = freeLoopbackPort()});
+  ASSERT_TRUE(process->start());
+  const size_t good = 16, restored_count = good + 1;  // + "missing"
+  waitForRecords(bootstrap(), topics_.symbolicated, restored_count);
+  waitForRecords(bootstrap(), topics_.fingerprints, restored_count);
+  waitForRecords(bootstrap(), topics_.dlq, 3);
+  auto status = process->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+
+  const auto restored = readTopic(bootstrap(), topics_.symbolicated);
+  const auto fingerprints = readTopic(bootstrap(), topics_.fingerprints);
+  const auto dead = readTopic(bootstrap(), topics_.dlq);
+  RdKafkaPartitioner partitioner(bootstrap());
+
+  // Restored events: the fixture's llvm-symbolizer answers, keyed <app>:<fingerprint>.
+  ASSERT_EQ(restored.size(), restored_count);
+  std::set<int> restored_partitions;
+  std::map<std::string, std::string> fingerprint_of;  // event id -> fingerprint id
+  for (const KafkaRecord& record : restored) {
+    Json json;
+    ASSERT_TRUE(json.parse(record.value)) << *record.value;
+    const std::string id = stringAt(json.root["event_id"]);
+    const std::string app = stringAt(json.root["app"]);
+    const std::string fingerprint = stringAt(json.root["fingerprint"]["fingerprint"]);
+    SCOPED_TRACE("restored event " + id);
+    ASSERT_FALSE(fingerprint.empty()) << *record.value;
+    fingerprint_of[id] = fingerprint;
+    ASSERT_TRUE(record.key);
+    EXPECT_EQ(*record.key, app + ":" + fingerprint);
+    EXPECT_EQ(record.partition, partitioner.partition(topics_.symbolicated, *record.key, kSymbolicatedPartitions));
+    EXPECT_EQ(record.partition, specPartition(*record.key, kSymbolicatedPartitions));
+    restored_partitions.insert(record.partition);
+    simdjson::dom::array frames;
+    ASSERT_EQ(json.root["threads"].at(0)["frames"].get(frames), simdjson::SUCCESS) << *record.value;
+    if (id == "missing") {
+      EXPECT_EQ(stringAt(json.root["symbolication"]["status"]), "pending");
+      EXPECT_EQ(stringAt(json.root["symbolication"]["missing"].at(0)), unknown.build_id) << *record.value;
+      EXPECT_EQ(stringAt(frames.at(0)["status"]), "missing_symbols");
+      continue;
+    }
+    EXPECT_EQ(stringAt(json.root["symbolication"]["status"]), "complete") << *record.value;
+    ASSERT_EQ(frames.size(), 2u) << *record.value;
+    EXPECT_EQ(stringAt(frames.at(0)["status"]), "symbolicated");
+    EXPECT_EQ(stringAt(frames.at(0)["function"]), library.expected_crash_function);
+    EXPECT_EQ(stringAt(frames.at(1)["status"]), "symbolicated");
+    EXPECT_EQ(stringAt(frames.at(1)["function"]), library.expected_caller_function);
+    // Unknown fields pass through untouched.
+    EXPECT_EQ(simdjson::to_string(json.root["sdk"]), R"({"name":"apm","version":[1,2.5,null]})");
+  }
+  EXPECT_GT(restored_partitions.size(), 1u) << "every restored event on one partition proves little";
+  std::set<std::string> expected_ids = {"missing"};
+  for (int i = 0; i < 8; ++i) expected_ids.insert({"shop-" + std::to_string(i), "mall-" + std::to_string(i)});
+  std::set<std::string> restored_ids;
+  for (const auto& [id, fp] : fingerprint_of) restored_ids.insert(id);
+  EXPECT_EQ(restored_ids, expected_ids);
+
+  // Fingerprint records: one per restored event, same key, murmur2 partition.
+  ASSERT_EQ(fingerprints.size(), restored_count);
+  std::map<std::string, std::set<std::string>> keys;  // key -> event ids
+  for (const KafkaRecord& record : fingerprints) {
+    Json json;
+    ASSERT_TRUE(json.parse(record.value)) << *record.value;
+    const std::string id = stringAt(json.root["event_id"]);
+    const std::string fingerprint = stringAt(json.root["fingerprint"]);
+    SCOPED_TRACE("fingerprint record of " + id);
+    ASSERT_TRUE(record.key);
+    EXPECT_EQ(*record.key, stringAt(json.root["app"]) + ":" + fingerprint);
+    EXPECT_EQ(fingerprint, fingerprint_of[id]);
+    EXPECT_EQ(stringAt(json.root["algorithm"]), "v1");
+    EXPECT_EQ(record.partition, partitioner.partition(topics_.fingerprints, *record.key, kFingerprintPartitions));
+    EXPECT_EQ(record.partition, specPartition(*record.key, kFingerprintPartitions));
+    keys[*record.key].insert(id);
+  }
+  // All crashes of one app are the same problem (one key); the event without symbols is another.
+  EXPECT_EQ(keys.size(), 3u);
+  for (const auto& [key, ids] : keys) EXPECT_TRUE(ids.size() == 8 || (ids.size() == 1 && ids.count("missing"))) << key;
+
+  // DLQ: the two unreadable events and the unreadable upload, input bytes and keys unchanged.
+  ASSERT_EQ(dead.size(), 3u);
+  int from_events = 0, from_symbols = 0;
+  for (const KafkaRecord& record : dead) {
+    ASSERT_TRUE(record.header("restack.error"));
+    EXPECT_FALSE(record.header("restack.error")->empty());
+    ASSERT_TRUE(record.header("restack.source.topic"));
+    ASSERT_TRUE(record.key);
+    EXPECT_EQ(record.partition, partitioner.partition(topics_.dlq, *record.key, kDlqPartitions));
+    if (*record.header("restack.source.topic") == topics_.events) {
+      ++from_events;
+      const KafkaRecord& original = *record.key == *broken.key ? broken : garbage;
+      EXPECT_EQ(*record.key, *original.key);
+      EXPECT_EQ(record.value, original.value) << "DLQ value must be the input bytes unchanged";
+      if (&original == &broken) {
+        EXPECT_NE(record.header("restack.error")->find("'threads' must be an array"), std::string::npos)
+            << *record.header("restack.error");
+      }
+    } else {
+      ++from_symbols;
+      EXPECT_EQ(*record.header("restack.source.topic"), topics_.symbols);
+      EXPECT_EQ(*record.key, *bad_upload.key);
+      EXPECT_EQ(record.value, bad_upload.value);
+    }
+  }
+  EXPECT_EQ(from_events, 2);
+  EXPECT_EQ(from_symbols, 1);
+  const std::string log = process->log();
+  EXPECT_NE(log.find("restack worker stopped cleanly"), std::string::npos);
+}
+
+TEST_F(WorkerOnKafka, SigtermInASteadyStreamExitsCleanlyAndTheRestartRestoresEveryEventOnce) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  const int port_first = freeLoopbackPort();
+  auto first = worker("first", {.store = store->path(), .http_port = port_first, .batch_size = 10});
+  ASSERT_TRUE(first->start());
+  ASSERT_TRUE(waitForAssigned(*first, port_first, [](uint64_t n) { return n == kEventPartitions; }))
+      << "the first worker never owned every events partition";
+
+  const int total = 300;
+  EventStream stream(bootstrap(), topics_.events, events("s", 0, total, library, "shop", builds), 10, 100ms);
+  ASSERT_TRUE(waitUntil([&] { return metric(port_first, "events_published_total").value_or(0) >= 40; }, 60s));
+  const size_t produced_at_stop = stream.produced();
+  auto status = first->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+  EXPECT_LT(produced_at_stop, static_cast<size_t>(total)) << "the stream should still have been running";
+  EXPECT_NE(first->log().find("restack worker stopped cleanly"), std::string::npos);
+
+  const int port_second = freeLoopbackPort();
+  auto second = worker("second", {.store = store->path(), .http_port = port_second, .batch_size = 10});
+  ASSERT_TRUE(second->start());
+  EXPECT_EQ(stream.join(), "");
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "s", total)) << "the restarted worker did not catch up";
+  // The store remembered how far the symbols topic was applied: nothing ingested again.
+  EXPECT_EQ(metric(port_second, "uploads_ingested_total"), std::optional<uint64_t>(0));
+  status = second->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+
+  const auto seen = countIds(readTopic(bootstrap(), topics_.symbolicated));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(total));
+  int repeated = 0;
+  for (const auto& [id, count] : seen) {
+    if (count != 1 && ++repeated <= 10) ADD_FAILURE() << id << " was published " << count << " times";
+  }
+  EXPECT_EQ(repeated, 0) << "a graceful stop commits everything it published";
+  EXPECT_EQ(missingIds(seen, "s", total), "") << "lost events";
+}
+
+TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsAtMostOneBatchPerPartition) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+
+  constexpr uint32_t kBatch = 5;
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  const int port_first = freeLoopbackPort();
+  auto first = worker("first", {.store = store->path(), .http_port = port_first, .batch_size = kBatch});
+  ASSERT_TRUE(first->start());
+  ASSERT_TRUE(waitForAssigned(*first, port_first, [](uint64_t n) { return n == kEventPartitions; }));
+
+  // The stream outpaces the worker, so it is always busy (consume, restore, produce, wait for
+  // acks, commit) and the kill lands inside a batch rather than between two.
+  const int total = 600;
+  EventStream stream(bootstrap(), topics_.events, events("k", 0, total, library, "shop", builds), 30, 30ms);
+  ASSERT_TRUE(
+      waitUntil([&] { return metric(port_first, "events_published_total").value_or(0) >= 150; }, 60s, 20ms));
+  first->signal(SIGKILL);
+  auto status = first->waitForExit(10s);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL) << describeWaitStatus(*status);
+  const size_t before_restart = readTopic(bootstrap(), topics_.symbolicated, 300ms).size();
+  EXPECT_LT(before_restart, static_cast<size_t>(total)) << "the worker should have been killed in the middle";
+
+  // The restart reuses the store; the group waits for the killed member's session to expire.
+  const int port_second = freeLoopbackPort();
+  auto second = worker("second", {.store = store->path(), .http_port = port_second, .batch_size = kBatch});
+  ASSERT_TRUE(second->start());
+  EXPECT_EQ(stream.join(), "");
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "k", total)) << "the restarted worker did not catch up";
+  status = second->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+
+  const auto seen = countIds(readTopic(bootstrap(), topics_.symbolicated));
+  EXPECT_EQ(missingIds(seen, "k", total), "") << "lost events";
+  EXPECT_EQ(seen.size(), static_cast<size_t>(total));
+  size_t duplicates = 0;
+  for (const auto& [id, count] : seen) duplicates += static_cast<size_t>(count - 1);
+  std::fprintf(stderr, "[result] SIGKILL with %zu of %d events restored: %zu duplicate(s), bound %u\n",
+               before_restart, total, duplicates, kBatch * kEventPartitions);
+  // At-least-once: only outputs acknowledged but not yet committed are published again.
+  EXPECT_LE(duplicates, static_cast<size_t>(kBatch * kEventPartitions));
+}
+
+TEST_F(WorkerOnKafka, TwoWorkerProcessesShareTheGroupAndTheSurvivorTakesEverything) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 2);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+
+  constexpr uint32_t kBatch = 10;
+  auto store_a = TempDir::create("restack-kafkaint-a-");
+  auto store_b = TempDir::create("restack-kafkaint-b-");
+  ASSERT_TRUE(store_a && store_b);
+  const int port_a = freeLoopbackPort();
+  int port_b = freeLoopbackPort();
+  while (port_b == port_a) port_b = freeLoopbackPort();
+  auto a = worker("a", {.store = store_a->path(), .http_port = port_a, .batch_size = kBatch});
+  auto b = worker("b", {.store = store_b->path(), .http_port = port_b, .batch_size = kBatch});
+  ASSERT_TRUE(a->start());
+  ASSERT_TRUE(waitForAssigned(*a, port_a, [](uint64_t n) { return n == kEventPartitions; }));
+
+  // B joins while A works through a backlog: A's revocation flushes and commits mid-work.
+  produce(topics_.events, events("p", 0, 300, library, "shop", builds));
+  ASSERT_TRUE(b->start());
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        auto assigned_a = metric(port_a, "assigned_partitions");
+        auto assigned_b = metric(port_b, "assigned_partitions");
+        return assigned_a && assigned_b && *assigned_a > 0 && *assigned_b > 0 &&
+               *assigned_a + *assigned_b == kEventPartitions;
+      },
+      60s))
+      << "a: " << metric(port_a, "assigned_partitions").value_or(99)
+      << ", b: " << metric(port_b, "assigned_partitions").value_or(99);
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "p", 300));
+  // B replayed the uploads of the partitions it took over into its own store.
+  EXPECT_GT(metric(port_b, "uploads_ingested_total").value_or(0), 0u);
+  EXPECT_LT(metric(port_b, "uploads_ingested_total").value_or(0), builds.size());
+
+  // A steady stream that both restore (each owns partitions that receive events); A stops in
+  // the middle of it and B takes every partition over.
+  const uint64_t a_before = metric(port_a, "events_consumed_total").value_or(0);
+  const uint64_t b_before = metric(port_b, "events_consumed_total").value_or(0);
+  EventStream stream(bootstrap(), topics_.events, events("p", 300, 300, library, "shop", builds), 10, 60ms);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return metric(port_a, "events_consumed_total").value_or(0) > a_before &&
+               metric(port_b, "events_consumed_total").value_or(0) > b_before;
+      },
+      30s))
+      << "a consumed " << metric(port_a, "events_consumed_total").value_or(0) - a_before << ", b consumed "
+      << metric(port_b, "events_consumed_total").value_or(0) - b_before << " of the stream";
+  auto status = a->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+  EXPECT_LT(stream.produced(), stream.total()) << "a should have stopped in the middle of the stream";
+  ASSERT_TRUE(waitForAssigned(*b, port_b, [](uint64_t n) { return n == kEventPartitions; }))
+      << "b did not take every partition after a stopped";
+  EXPECT_EQ(stream.join(), "");
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "p", 600));
+  EXPECT_EQ(metric(port_b, "uploads_ingested_total"), std::optional<uint64_t>(builds.size()))
+      << "b should hold every build's upload, each ingested once";
+  status = b->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+
+  const auto restored = readTopic(bootstrap(), topics_.symbolicated);
+  std::map<std::string, int> seen;
+  for (const auto& record : restored) {
+    Json json;
+    ASSERT_TRUE(json.parse(record.value));
+    ++seen[stringAt(json.root["event_id"])];
+    EXPECT_EQ(stringAt(json.root["symbolication"]["status"]), "complete") << *record.value;
+  }
+  EXPECT_EQ(missingIds(seen, "p", 600), "") << "lost events";
+  EXPECT_EQ(seen.size(), 600u);
+  size_t duplicates = 0;
+  for (const auto& [id, count] : seen) duplicates += static_cast<size_t>(count - 1);
+  std::fprintf(stderr, "[result] rebalance: %zu duplicate(s), bound %u\n", duplicates, kBatch * kEventPartitions);
+  // At-least-once across the two hand-overs: at most one batch per partition that moved.
+  EXPECT_LE(duplicates, static_cast<size_t>(kBatch * kEventPartitions));
+}
+
+TEST_F(WorkerOnKafka, HealthReadinessAndMetricsEndpoints) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  const int port = freeLoopbackPort();
+  auto process = worker("worker", {.store = store->path(), .http_port = port});
+  ASSERT_TRUE(process->start());
+
+  ASSERT_TRUE(waitUntil([&] { return httpGet(port, "/readyz").status == 200; }, 60s))
+      << "/readyz never answered 200: " << httpGet(port, "/readyz").status;
+  EXPECT_EQ(httpGet(port, "/readyz").body, "ready\n");
+  ASSERT_TRUE(waitUntil([&] { return httpGet(port, "/healthz").status == 200; }, 10s))
+      << "/healthz: " << httpGet(port, "/healthz").status << " " << httpGet(port, "/healthz").body;
+  EXPECT_EQ(httpGet(port, "/nothing-here").status, 404);
+
+  HttpReply metrics = httpGet(port, "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.headers.find("Content-Type: text/plain; version=0.0.4"), std::string::npos) << metrics.headers;
+  EXPECT_NE(metrics.body.find("# TYPE restack_events_consumed_total counter\n"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("\nrestack_events_consumed_total "), std::string::npos) << metrics.body;
+
+  // The counters count what happened.
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+  produce(topics_.events, events("h", 0, 12, library, "shop", builds));
+  ASSERT_TRUE(waitUntil([&] { return metric(port, "events_published_total").value_or(0) >= 12; }, 60s))
+      << httpGet(port, "/metrics").body;
+  EXPECT_EQ(metric(port, "events_consumed_total"), std::optional<uint64_t>(12));
+  EXPECT_EQ(metric(port, "uploads_ingested_total"), std::optional<uint64_t>(builds.size()));
+  EXPECT_EQ(metric(port, "assigned_partitions"), std::optional<uint64_t>(kEventPartitions));
+  EXPECT_EQ(httpGet(port, "/healthz").status, 200);
+
+  auto status = process->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+  EXPECT_EQ(httpGet(port, "/healthz").status, 0) << "the status port should be closed with the process";
+}
+
+}  // namespace
+}  // namespace restack::worker_test
