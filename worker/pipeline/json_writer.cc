@@ -1,11 +1,28 @@
 #include "worker/pipeline/json_writer.h"
 
+#include <simdjson.h>
+
 namespace restack::pipeline {
+
+namespace {
+
+bool needsEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+}  // namespace
 
 void JsonWriter::appendString(std::string_view value) {
   static constexpr char kHex[] = "0123456789abcdef";
   out_.push_back('"');
+  // Fast path, almost every string: valid UTF-8, copied in runs between the bytes to escape.
+  const bool valid_utf8 = simdjson::validate_utf8(value.data(), value.size());
   for (size_t i = 0; i < value.size(); ++i) {
+    if (valid_utf8) {
+      size_t run = i;
+      while (run < value.size() && !needsEscape(static_cast<unsigned char>(value[run]))) ++run;
+      out_.append(value.data() + i, run - i);
+      if (run == value.size()) break;
+      i = run;
+    }
     const auto c = static_cast<unsigned char>(value[i]);
     switch (c) {
       case '"': out_.append("\\\""); break;
