@@ -19,13 +19,14 @@
 #include <string>
 #include <string_view>
 
+#include "formats/common/json_text.h"
 #include "grouping/model.h"
 
 namespace restack::grouping {
 
 std::string fingerprintRecordJson(const GroupingInput& input, const Fingerprint& fingerprint);
 
-// Appends `text` as a JSON string literal (with quotes) to `out`.
-void appendJsonString(std::string& out, std::string_view text);
+// Appends `text` as a JSON string literal (with quotes) to `out` (formats/common/json_text.h).
+using restack::appendJsonString;
 
 }  // namespace restack::grouping
