@@ -7,7 +7,9 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Endian.h>
 
 #include <algorithm>
 #include <map>
@@ -66,13 +68,25 @@ class UnitWalker {
     out_.unit_offset = unit_.getOffset();
     std::map<uint64_t, Painted> painted;
     uint32_t index = 0;
+    size_t die_count = unit_.getNumDIEs();
+    kind_.assign(die_count, kOther);
+    enclosing_.assign(die_count, kNoDie);
+    node_of_die_.assign(die_count, kNoNode);
     for (const llvm::DWARFDebugInfoEntry& entry : unit_.dies()) {
-      DWARFDie die(&unit_, &entry);
       uint32_t die_index = index++;
-      auto tag = die.getTag();
-      if (tag != llvm::dwarf::DW_TAG_subprogram && tag != llvm::dwarf::DW_TAG_inlined_subroutine) {
+      // Parents precede their children, so the parent's entries are already filled in.
+      if (std::optional<uint32_t> parent = entry.getParentIdx(); parent && *parent < die_count) {
+        enclosing_[die_index] = kind_[*parent] != kOther ? *parent : enclosing_[*parent];
+      }
+      auto tag = entry.getTag();
+      if (tag == llvm::dwarf::DW_TAG_subprogram) {
+        kind_[die_index] = kSubprogram;
+      } else if (tag == llvm::dwarf::DW_TAG_inlined_subroutine) {
+        kind_[die_index] = kInlined;
+      } else {
         continue;
       }
+      DWARFDie die(&unit_, &entry);
       auto ranges = die.getAddressRanges();
       if (!ranges) {
         warn("unit at 0x" + hex(out_.unit_offset) + ": " + llvm::toString(ranges.takeError()));
@@ -142,35 +156,57 @@ class UnitWalker {
   }
 
   // The LLVM inlined chain of `die_index`, innermost first: inlined subroutines up to (and
-  // including) the first subprogram among its ancestors.
+  // including) the first subprogram among its ancestors. Written to chain_ (reused scratch).
   const std::vector<uint32_t>& chainOf(uint32_t die_index) {
-    auto found = chains_.find(die_index);
-    if (found != chains_.end()) return found->second;
-    std::vector<uint32_t> chain;
-    DWARFDie die = unit_.getDIEAtIndex(die_index);
-    while (die) {
-      auto tag = die.getTag();
-      if (tag == llvm::dwarf::DW_TAG_subprogram) {
-        chain.push_back(unit_.getDIEIndex(die));
-        break;
-      }
-      if (tag == llvm::dwarf::DW_TAG_inlined_subroutine) chain.push_back(unit_.getDIEIndex(die));
-      die = die.getParent();
+    chain_.clear();
+    for (uint32_t at = die_index; at != kNoDie; at = enclosing_[at]) {
+      chain_.push_back(at);
+      if (kind_[at] == kSubprogram) break;
     }
-    return chains_.emplace(die_index, std::move(chain)).first->second;
+    return chain_;
   }
 
-  uint32_t nodeFor(FunctionRanges& function, std::unordered_map<uint32_t, uint32_t>& nodes,
-                   const std::vector<uint32_t>& chain, size_t position) {
+  // Name as DWARFDie::getSubroutineName(LinkageName) gives it. Inlined copies (and out-of-line
+  // instances) of a function carry only DW_AT_abstract_origin; the name is then the origin's,
+  // resolved once per origin instead of once per copy (LLVM's lookup follows the references
+  // and allocates on every call).
+  std::string_view subroutineName(const DWARFDie& die) {
+    const llvm::DWARFAbbreviationDeclaration* abbrev = die.getAbbreviationDeclarationPtr();
+    auto [known, inserted] = origin_only_.try_emplace(abbrev, false);
+    if (inserted && abbrev) {
+      auto has = [abbrev](llvm::dwarf::Attribute attribute) {
+        return abbrev->findAttributeIndex(attribute).has_value();
+      };
+      known->second = has(llvm::dwarf::DW_AT_abstract_origin) &&
+                      !has(llvm::dwarf::DW_AT_specification) && !has(llvm::dwarf::DW_AT_name) &&
+                      !has(llvm::dwarf::DW_AT_linkage_name) &&
+                      !has(llvm::dwarf::DW_AT_MIPS_linkage_name);
+    }
+    if (known->second) {
+      DWARFDie origin = die.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
+      if (origin) {
+        auto [cached, fresh] = origin_names_.try_emplace(origin.getOffset());
+        if (fresh) {
+          const char* name = origin.getName(llvm::DINameKind::LinkageName);
+          cached->second = name ? name : "";
+        }
+        return cached->second;
+      }
+    }
+    const char* name = die.getSubroutineName(llvm::DINameKind::LinkageName);
+    return name ? name : "";
+  }
+
+  uint32_t nodeFor(FunctionRanges& function, const std::vector<uint32_t>& chain,
+                   size_t position) {
     uint32_t die_index = chain[position];
-    auto found = nodes.find(die_index);
-    if (found != nodes.end()) return found->second;
+    if (node_of_die_[die_index] != kNoNode) return node_of_die_[die_index];
     uint32_t parent =
-        position + 1 < chain.size() ? nodeFor(function, nodes, chain, position + 1) : kNoNode;
+        position + 1 < chain.size() ? nodeFor(function, chain, position + 1) : kNoNode;
     DWARFDie die = unit_.getDIEAtIndex(die_index);
     InlineNode node;
     node.parent = parent;
-    if (const char* name = die.getSubroutineName(llvm::DINameKind::LinkageName)) node.name = name;
+    node.name = subroutineName(die);
     if (parent != kNoNode) {
       uint32_t file = 0, line = 0, column = 0, discriminator = 0;
       die.getCallerFrame(file, line, column, discriminator);
@@ -180,14 +216,14 @@ class UnitWalker {
     }
     uint32_t id = static_cast<uint32_t>(function.nodes.size());
     function.nodes.push_back(node);
-    nodes.emplace(die_index, id);
+    node_of_die_[die_index] = id;
+    touched_.push_back(die_index);
     return id;
   }
 
   void groupIntoFunctions(const std::map<uint64_t, Painted>& painted) {
     FunctionRanges* current = nullptr;
     uint32_t current_root = kNoDie;
-    std::unordered_map<uint32_t, uint32_t> nodes;  // DIE index -> node of `current`
     for (const auto& [begin, piece] : painted) {
       if (piece.end <= begin) continue;
       const std::vector<uint32_t>& chain = chainOf(piece.die);
@@ -198,10 +234,12 @@ class UnitWalker {
         current = &out_.functions.back();
         current->begin = begin;
         current_root = root;
-        nodes.clear();
+        // Node ids are per function: forget the previous function's DIE -> node entries.
+        for (uint32_t die : touched_) node_of_die_[die] = kNoNode;
+        touched_.clear();
       }
       current->end = piece.end;
-      uint32_t node = nodeFor(*current, nodes, chain, 0);
+      uint32_t node = nodeFor(*current, chain, 0);
       if (current->tiles.empty() || current->tiles.back().node != node) {
         current->tiles.push_back({begin, node});
       }
@@ -239,9 +277,59 @@ class UnitWalker {
   std::vector<std::string>* warnings_;
   const llvm::DWARFDebugLine::LineTable* line_table_ = nullptr;
   std::vector<uint64_t> row_addresses_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> chains_;
+  // Per DIE index of the unit: what it is, its nearest enclosing subroutine DIE (kNoDie: none)
+  // and its node in the function being grouped (kNoNode: none yet; reset through touched_).
+  enum : uint8_t { kOther, kSubprogram, kInlined };
+  std::vector<uint8_t> kind_;
+  std::vector<uint32_t> enclosing_;
+  std::vector<uint32_t> node_of_die_;
+  std::vector<uint32_t> touched_;
+  std::vector<uint32_t> chain_;
+  std::unordered_map<const llvm::DWARFAbbreviationDeclaration*, bool> origin_only_;
+  std::unordered_map<uint64_t, std::string_view> origin_names_;  // origin DIE offset -> name
   CompileUnitFunctions out_;
 };
+
+// Checks the header of every compressed ELF section before LLVM inflates it (see
+// DwarfWalkOptions::max_uncompressed_section_bytes). Elf64_Chdr is {u32 type, u32 reserved,
+// u64 size, u64 align}, Elf32_Chdr {u32 type, u32 size, u32 align}, in the file's byte order.
+Status checkCompressedSections(const ImageSlice& slice, const DwarfWalkOptions& options) {
+  const auto* elf = llvm::dyn_cast_or_null<llvm::object::ELFObjectFileBase>(slice.object);
+  if (!elf) return Status::ok();
+  bool is64 = elf->getBytesInAddress() == 8;
+  llvm::endianness order =
+      elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
+  for (const llvm::object::ELFSectionRef section : elf->sections()) {
+    if (!(section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;  // LLVM reports unreadable sections itself, as warnings
+    }
+    size_t header_size = is64 ? 24 : 12;
+    if (contents->size() < header_size) continue;  // LLVM rejects a truncated header cleanly
+    const char* size_field = contents->data() + (is64 ? 8 : 4);
+    uint64_t declared = is64 ? llvm::support::endian::read<uint64_t>(size_field, order)
+                             : llvm::support::endian::read<uint32_t>(size_field, order);
+    uint64_t compressed = contents->size() - header_size;
+    uint64_t ratio_limit = compressed > UINT64_MAX / kMaxCompressionRatio
+                               ? UINT64_MAX
+                               : compressed * kMaxCompressionRatio + 4096;
+    if (declared > options.max_uncompressed_section_bytes || declared > ratio_limit) {
+      llvm::Expected<llvm::StringRef> name = section.getName();
+      std::string section_name = name ? name->str() : "?";
+      if (!name) llvm::consumeError(name.takeError());
+      return malformed(slice.source + ": compressed section " + section_name + " claims " +
+                       std::to_string(declared) + " bytes uncompressed from " +
+                       std::to_string(compressed) + " compressed bytes (limits: " +
+                       std::to_string(options.max_uncompressed_section_bytes) + " bytes, " +
+                       std::to_string(kMaxCompressionRatio) +
+                       "x); the file is corrupt: upload it again, or uncompressed "
+                       "(llvm-objcopy --decompress-debug-sections)");
+    }
+  }
+  return Status::ok();
+}
 
 }  // namespace
 
@@ -252,6 +340,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
     std::string text = llvm::toString(std::move(error));
     if (warnings && warnings->size() < 20) warnings->push_back(text);
   };
+  RESTACK_RETURN_IF_ERROR(checkCompressedSections(slice, options));
   std::unique_ptr<llvm::DWARFContext> context = llvm::DWARFContext::create(
       // Linked images carry no debug relocations; not resolving them keeps a corrupt relocation
       // section of a bad upload from reaching LLVM's fatal-error paths.

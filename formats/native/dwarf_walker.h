@@ -78,7 +78,16 @@ struct DwarfWalkOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
   // DWARF problems worth telling the uploader (first 20 kept); parsing continues past them.
   std::vector<std::string>* warnings = nullptr;
+  // Compressed debug sections (ELF SHF_COMPRESSED) are inflated in one piece by LLVM, which
+  // aborts the process when the size their header declares cannot be allocated. A header may
+  // declare at most this many bytes (default 4 GiB, already more than DWARF32 can address) and
+  // at most kMaxCompressionRatio times its compressed size; otherwise the upload is rejected.
+  uint64_t max_uncompressed_section_bytes = uint64_t{4} << 30;
 };
+
+// Real DWARF compresses 3-10x; deflate cannot exceed 1032x at all. A header claiming more than
+// this is corrupt or hostile (a 300-byte section "holding" 100 GB).
+inline constexpr uint64_t kMaxCompressionRatio = 1100;
 
 // Receives one unit at a time; the string_views inside are valid during the call only.
 // A failing sink stops the walk and its error is returned.

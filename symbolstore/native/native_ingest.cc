@@ -64,7 +64,7 @@ class StringTable {
   StringTable(BatchWriter& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
 
   Expected<uint32_t> intern(std::string_view text) {
-    auto found = ids_.find(std::string(text));
+    auto found = ids_.find(text);  // heterogeneous: no std::string per lookup
     if (found != ids_.end()) return found->second;
     uint32_t id = next_++;
     ids_.emplace(std::string(text), id);
@@ -75,11 +75,21 @@ class StringTable {
 
   // Raw DWARF names: demangled once per distinct raw name.
   Expected<uint32_t> internName(std::string_view raw) {
+    // Names of one image mostly point into its merged .debug_str, so the same name is the same
+    // bytes: a lookup by address skips hashing long mangled names.
+    auto by_address = raw_ids_by_address_.find({raw.data(), raw.size()});
+    if (by_address != raw_ids_by_address_.end()) return by_address->second;
     auto found = raw_ids_.find(raw);
-    if (found != raw_ids_.end()) return found->second;
-    auto id = intern(native::demangleName(raw));
-    if (!id) return id;
-    raw_ids_.emplace(raw, *id);
+    uint32_t id;
+    if (found != raw_ids_.end()) {
+      id = found->second;
+    } else {
+      auto interned = intern(native::demangleName(raw));
+      if (!interned) return interned;
+      id = *interned;
+      raw_ids_.emplace(raw, id);
+    }
+    raw_ids_by_address_.emplace(std::pair{raw.data(), raw.size()}, id);
     return id;
   }
 
@@ -96,10 +106,20 @@ class StringTable {
  private:
   BatchWriter& writer_;
   std::string id_;
-  std::unordered_map<std::string, uint32_t> ids_;
-  // Keys point into the DWARF sections (the mapped file / the DWARF context), alive while the
-  // image's units are walked; the table does not outlive that walk.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  struct AddressHash {
+    size_t operator()(const std::pair<const char*, size_t>& key) const {
+      return std::hash<const char*>{}(key.first) ^ (key.second * 0x9e3779b97f4a7c15ull);
+    }
+  };
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> ids_;
+  // Keys point into the DWARF sections (the mapped file / the DWARF context) or the image's
+  // symbol table, alive while the image's units are walked; the table does not outlive that walk.
   std::unordered_map<std::string_view, uint32_t> raw_ids_;
+  std::unordered_map<std::pair<const char*, size_t>, uint32_t, AddressHash> raw_ids_by_address_;
   std::vector<std::string> pending_;
   uint32_t next_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "formats/native/demangle.h"
+#include "formats/native/dwarf_walker.h"
 #include "formats/native/native_object.h"
 #include "formats/native/symbol_table.h"
 #include "symbolstore/native/native_records.h"
@@ -328,9 +329,101 @@ std::string fatHeader(uint32_t count) {
   return fat;
 }
 
+// A little-endian ELF64 .so (aarch64) with a GNU build id (PT_NOTE) and one SHF_COMPRESSED
+// .debug_info whose Elf64_Chdr declares `declared_size` uncompressed bytes for 16 bytes of
+// payload. Layout: ELF header | program header | note | Chdr + payload | .shstrtab | 4 section
+// headers (null, .note.gnu.build-id, .debug_info, .shstrtab).
+std::string elfWithCompressedDebugInfo(uint64_t declared_size) {
+  auto put = [](std::string& out, size_t offset, auto value) {
+    if (out.size() < offset + sizeof(value)) out.resize(offset + sizeof(value));
+    memcpy(out.data() + offset, &value, sizeof(value));
+  };
+  constexpr size_t kPhdr = 64, kNote = kPhdr + 56, kNoteSize = 12 + 4 + 8;
+  constexpr size_t kDebug = kNote + kNoteSize, kDebugSize = 24 + 16;
+  const std::string names = std::string("\0.note.gnu.build-id\0.debug_info\0.shstrtab\0", 42);
+  const size_t strtab = kDebug + kDebugSize, headers = (strtab + names.size() + 7) / 8 * 8;
+  std::string elf = minimalElf();
+  put(elf, 32, uint64_t{kPhdr});       // e_phoff
+  put(elf, 40, uint64_t{headers});     // e_shoff
+  put(elf, 54, uint16_t{56});          // e_phentsize
+  put(elf, 56, uint16_t{1});           // e_phnum
+  put(elf, 60, uint16_t{4});           // e_shnum
+  put(elf, 62, uint16_t{3});           // e_shstrndx
+  put(elf, kPhdr, uint32_t{4});        // PT_NOTE
+  put(elf, kPhdr + 8, uint64_t{kNote});
+  put(elf, kPhdr + 32, uint64_t{kNoteSize});
+  put(elf, kPhdr + 40, uint64_t{kNoteSize});
+  put(elf, kPhdr + 48, uint64_t{4});
+  put(elf, kNote, uint32_t{4});        // namesz ("GNU\0")
+  put(elf, kNote + 4, uint32_t{8});    // descsz
+  put(elf, kNote + 8, uint32_t{3});    // NT_GNU_BUILD_ID
+  elf.resize(kDebug);
+  memcpy(elf.data() + kNote + 12, "GNU\0\x12\x34\x56\x78\x9a\xbc\xde\xf0", 12);
+  put(elf, kDebug, uint32_t{1});       // ELFCOMPRESS_ZLIB
+  put(elf, kDebug + 8, declared_size);  // ch_size
+  put(elf, kDebug + 16, uint64_t{1});  // ch_addralign
+  elf.resize(kDebug + kDebugSize, '\x5a');
+  elf += names;
+  elf.resize(headers + 4 * 64, '\0');  // section 0 stays null
+  auto section = [&](size_t index, uint32_t name, uint32_t type, uint64_t flags,
+                     uint64_t offset, uint64_t size) {
+    size_t at = headers + 64 * index;
+    put(elf, at, name);
+    put(elf, at + 4, type);
+    put(elf, at + 8, flags);
+    put(elf, at + 24, offset);
+    put(elf, at + 32, size);
+    put(elf, at + 48, uint64_t{1});    // sh_addralign
+  };
+  section(1, 1, 7 /*SHT_NOTE*/, 2 /*SHF_ALLOC*/, kNote, kNoteSize);
+  section(2, 20, 1 /*SHT_PROGBITS*/, 0x800 /*SHF_COMPRESSED*/, kDebug, kDebugSize);
+  section(3, 32, 3 /*SHT_STRTAB*/, 0, strtab, names.size());
+  return elf;
+}
+
+// Fuzz regression (libFuzzer, 2026-11-21): a compressed .debug_info whose header declared
+// 0x1a00000001 bytes made LLVM's DWARFContext allocate 104 GB and abort the process.
+TEST(NativeFuzz, CompressedSectionClaimingHugeSizeIsRejected) {
+  std::string hostile = elfWithCompressedDebugInfo(0x1a00000001);
+  auto file = native::NativeFile::fromBytes(hostile);
+  ASSERT_TRUE(file) << file.error().describe();
+  ASSERT_EQ((*file)->slices().size(), 1u);
+  EXPECT_EQ((*file)->slices()[0].debug_id, "123456789abcdef0");
+  auto walked = native::walkDwarf((*file)->slices()[0], {},
+                                  [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  ASSERT_FALSE(walked);
+  EXPECT_EQ(walked.error().code(), ErrorCode::kMalformedInput);
+  EXPECT_NE(walked.error().message().find("compressed section .debug_info claims 111669149697 "
+                                          "bytes uncompressed from 16 compressed bytes"),
+            std::string::npos)
+      << walked.error().message();
+  fuzzNativeInput(reinterpret_cast<const uint8_t*>(hostile.data()), hostile.size());
+
+  // A plausible size passes the check (LLVM then reports the bad zlib stream as a warning).
+  std::string plausible = elfWithCompressedDebugInfo(4096);
+  auto plausible_file = native::NativeFile::fromBytes(plausible);
+  ASSERT_TRUE(plausible_file);
+  std::vector<std::string> warnings;
+  native::DwarfWalkOptions options;
+  options.warnings = &warnings;
+  auto plausible_walk = native::walkDwarf(
+      (*plausible_file)->slices()[0], options,
+      [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  EXPECT_TRUE(plausible_walk) << plausible_walk.error().message();
+
+  // The absolute cap (DwarfWalkOptions::max_uncompressed_section_bytes) applies on its own.
+  options.max_uncompressed_section_bytes = 1024;
+  auto capped = native::walkDwarf((*plausible_file)->slices()[0], options,
+                                  [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  ASSERT_FALSE(capped);
+  EXPECT_NE(capped.error().message().find("claims 4096 bytes"), std::string::npos);
+}
+
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
   std::vector<std::string> seeds = {minimalElf(), minimalMachO(1), minimalMachO(0xffffffff),
                                     fatHeader(1), fatHeader(0x7fffffff),
+                                    elfWithCompressedDebugInfo(0x1a00000001),
+                                    elfWithCompressedDebugInfo(64),
                                     encodeFunction(workedExample()),
                                     encodeImage(ImageRecord{}), encodeStringBlock({"x", "y"})};
   uint64_t state = 0x2545F4914F6CDD1Dull;
