@@ -106,6 +106,9 @@ class MethodCollector {
   // Reads a method_list_t at `list` and names each method "<kind>[<owner> <selector>]".
   void readMethodList(uint64_t list, char kind, std::string_view owner) {
     if (list == 0 || (list & 1)) return;  // absent, or a preoptimized list of lists
+    // Compilers give every class and category its own list; reading one twice (a corrupt file
+    // pointing many categories at it) would only repeat work.
+    if (!visited_lists_.insert(list).second) return;
     auto header = memory_.u32(list);
     auto count = memory_.u32(list + 4);
     if (!header || !count) return;
@@ -115,6 +118,9 @@ class MethodCollector {
     for (uint64_t i = 0; i < *count; ++i) {
       if (methods_.size() >= options_.max_methods) return;
       uint64_t entry = list + 8 + i * entry_size;
+      // A count larger than the file holds ends where the bytes end (not after 4 billion
+      // unreadable entries).
+      if (!memory_.bytes(entry, relative ? 12 : 24)) return;
       std::optional<std::string_view> selector;
       uint64_t imp = 0;
       if (relative) {
@@ -185,6 +191,7 @@ class MethodCollector {
   const ObjcReadOptions& options_;
   std::vector<SymbolEntry> methods_;
   std::unordered_set<uint64_t> visited_;
+  std::unordered_set<uint64_t> visited_lists_;
 };
 
 }  // namespace
@@ -207,6 +214,8 @@ std::vector<SymbolEntry> readObjcMethods(const ImageSlice& slice, const ObjcRead
     uint64_t start = section.getAddress();
     uint64_t count = section.getSize() / 8;
     for (uint64_t i = 0; i < count; ++i) {
+      // The section header's size is not trusted: the list ends where the file's bytes end.
+      if (!memory.bytes(start + i * 8, 8)) break;
       uint64_t pointer = memory.pointer(start + i * 8);
       if (classes) {
         collector.readClass(pointer);

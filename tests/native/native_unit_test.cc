@@ -12,6 +12,7 @@
 #include "formats/native/demangle.h"
 #include "formats/native/dwarf_walker.h"
 #include "formats/native/native_object.h"
+#include "formats/native/objc_metadata.h"
 #include "formats/native/symbol_table.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
@@ -419,11 +420,73 @@ TEST(NativeFuzz, CompressedSectionClaimingHugeSizeIsRejected) {
   EXPECT_NE(capped.error().message().find("claims 4096 bytes"), std::string::npos);
 }
 
+// An arm64 Mach-O executable (no __TEXT, image base 0) whose only Objective-C metadata is one category
+// "Extras" with one instance method "qux" at 0x40, in a method list whose count says 0xffffffff,
+// listed by a zerofill __objc_catlist whose header claims `catlist_size` bytes (LLVM checks
+// zerofill sizes against the segment's vmsize only, not the file). Layout: header | LC_UUID |
+// LC_SEGMENT_64 "__DATA" (vmaddr 0, the whole file) + 1 section | "Extras" | "qux" |
+// category_t | method_list_t with one classic entry | the catlist's one pointer, last in the file.
+std::string machOWithHostileObjcCounts(uint64_t catlist_size) {
+  auto put = [](std::string& out, size_t offset, auto value) {
+    if (out.size() < offset + sizeof(value)) out.resize(offset + sizeof(value));
+    memcpy(out.data() + offset, &value, sizeof(value));
+  };
+  std::string macho = minimalMachO(2);
+  constexpr size_t kSegment = 56, kSegmentSize = 72 + 80;
+  constexpr size_t kName = kSegment + kSegmentSize, kSelector = kName + 8;
+  constexpr size_t kCategory = kSelector + 8, kList = kCategory + 48, kCatlist = kList + 8 + 24;
+  constexpr size_t kFileSize = kCatlist + 8;
+  macho.resize(kFileSize, '\0');
+  put(macho, 12, uint32_t{2});                  // MH_EXECUTE (a dylib needs LC_ID_DYLIB)
+  put(macho, 20, uint32_t{24 + kSegmentSize});  // sizeofcmds
+  put(macho, kSegment, uint32_t{0x19});         // LC_SEGMENT_64
+  put(macho, kSegment + 4, uint32_t{kSegmentSize});
+  memcpy(macho.data() + kSegment + 8, "__DATA", 6);
+  put(macho, kSegment + 24, uint64_t{0});             // vmaddr
+  put(macho, kSegment + 32, uint64_t{1} << 44);       // vmsize: room for the claimed section
+  put(macho, kSegment + 40, uint64_t{0});             // fileoff
+  put(macho, kSegment + 48, uint64_t{kFileSize});     // filesize
+  put(macho, kSegment + 64, uint32_t{1});             // nsects
+  size_t section = kSegment + 72;
+  memcpy(macho.data() + section, "__objc_catlist", 14);
+  memcpy(macho.data() + section + 16, "__DATA", 6);
+  put(macho, section + 32, uint64_t{kCatlist});       // addr
+  put(macho, section + 40, catlist_size);             // size
+  put(macho, section + 48, uint32_t{kCatlist});       // offset
+  put(macho, section + 52, uint32_t{3});              // align 2^3
+  put(macho, section + 64, uint32_t{1});              // flags: S_ZEROFILL
+  memcpy(macho.data() + kName, "Extras", 6);
+  memcpy(macho.data() + kSelector, "qux", 3);
+  put(macho, kCategory, uint64_t{kName});             // category_t.name
+  put(macho, kCategory + 16, uint64_t{kList});        // instanceMethods
+  put(macho, kList, uint32_t{24});                    // entsize, classic entries
+  put(macho, kList + 4, uint32_t{0xffffffff});        // count
+  put(macho, kList + 8, uint64_t{kSelector});         // entry 0: SEL
+  put(macho, kList + 24, uint64_t{0x40});             // entry 0: imp
+  put(macho, kCatlist, uint64_t{kCategory});
+  return macho;
+}
+
+// Fuzz regression (libFuzzer timeout, 2026-11-21): counts from section headers and method lists
+// were trusted, so reading the Objective-C tier of an 83 KB file spun for minutes.
+TEST(NativeFuzz, ObjcCountsBeyondTheFileEndWhereTheBytesEnd) {
+  std::string hostile = machOWithHostileObjcCounts(uint64_t{1} << 40);
+  auto file = native::NativeFile::fromBytes(hostile);
+  ASSERT_TRUE(file) << file.error().describe();
+  ASSERT_EQ((*file)->slices().size(), 1u);
+  std::vector<native::SymbolEntry> methods = native::readObjcMethods((*file)->slices()[0]);
+  ASSERT_EQ(methods.size(), 1u);
+  EXPECT_EQ(methods[0].address, 0x40u);
+  EXPECT_EQ(methods[0].name, "-[?(Extras) qux]");
+  fuzzNativeInput(reinterpret_cast<const uint8_t*>(hostile.data()), hostile.size());
+}
+
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
   std::vector<std::string> seeds = {minimalElf(), minimalMachO(1), minimalMachO(0xffffffff),
                                     fatHeader(1), fatHeader(0x7fffffff),
                                     elfWithCompressedDebugInfo(0x1a00000001),
                                     elfWithCompressedDebugInfo(64),
+                                    machOWithHostileObjcCounts(uint64_t{1} << 40),
                                     encodeFunction(workedExample()),
                                     encodeImage(ImageRecord{}), encodeStringBlock({"x", "y"})};
   uint64_t state = 0x2545F4914F6CDD1Dull;
