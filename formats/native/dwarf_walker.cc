@@ -7,13 +7,16 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
-#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
-#include <llvm/Support/Endian.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
+
+#include "formats/native/dwarf_preflight.h"
 
 namespace restack::native {
 
@@ -36,6 +39,7 @@ using llvm::DWARFDie;
 using llvm::DWARFUnit;
 
 constexpr uint32_t kNoDie = std::numeric_limits<uint32_t>::max();
+constexpr size_t kMaxWarnings = 20;
 
 struct Painted {
   uint64_t end;
@@ -58,13 +62,13 @@ void paint(std::map<uint64_t, Painted>& map, uint64_t low, uint64_t high, uint32
 
 class UnitWalker {
  public:
-  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice,
-             std::vector<std::string>* warnings)
-      : context_(context), unit_(unit), slice_(slice), warnings_(warnings) {}
+  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice)
+      : context_(context), unit_(unit), slice_(slice) {}
 
-  Status run(const CompileUnitSink& sink) {
+  // Fills output() and warnings(); touches only this unit (and the context's locked line tables).
+  void walk() {
     DWARFDie unit_die = unit_.getUnitDIE(/*ExtractUnitDieOnly=*/false);
-    if (!unit_die) return Status::ok();
+    if (!unit_die) return;
     out_.unit_offset = unit_.getOffset();
     std::map<uint64_t, Painted> painted;
     uint32_t index = 0;
@@ -107,9 +111,10 @@ class UnitWalker {
     collectRowAddresses();
     groupIntoFunctions(painted);
     for (FunctionRanges& function : out_.functions) addLines(function);
-    Status status = sink(out_);
-    return status;
   }
+
+  CompileUnitFunctions& output() { return out_; }
+  std::vector<std::string>& warnings() { return warnings_; }
 
  private:
   static std::string hex(uint64_t value) {
@@ -119,7 +124,7 @@ class UnitWalker {
   }
 
   void warn(std::string message) {
-    if (warnings_ && warnings_->size() < 20) warnings_->push_back(std::move(message));
+    if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(message));
   }
 
   void loadFiles() {
@@ -274,7 +279,7 @@ class UnitWalker {
   llvm::DWARFContext& context_;
   DWARFUnit& unit_;
   const ImageSlice& slice_;
-  std::vector<std::string>* warnings_;
+  std::vector<std::string> warnings_;
   const llvm::DWARFDebugLine::LineTable* line_table_ = nullptr;
   std::vector<uint64_t> row_addresses_;
   // Per DIE index of the unit: what it is, its nearest enclosing subroutine DIE (kNoDie: none)
@@ -290,75 +295,127 @@ class UnitWalker {
   CompileUnitFunctions out_;
 };
 
-// Checks the header of every compressed ELF section before LLVM inflates it (see
-// DwarfWalkOptions::max_uncompressed_section_bytes). Elf64_Chdr is {u32 type, u32 reserved,
-// u64 size, u64 align}, Elf32_Chdr {u32 type, u32 size, u32 align}, in the file's byte order.
-Status checkCompressedSections(const ImageSlice& slice, const DwarfWalkOptions& options) {
-  const auto* elf = llvm::dyn_cast_or_null<llvm::object::ELFObjectFileBase>(slice.object);
-  if (!elf) return Status::ok();
-  bool is64 = elf->getBytesInAddress() == 8;
-  llvm::endianness order =
-      elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
-  for (const llvm::object::ELFSectionRef section : elf->sections()) {
-    if (!(section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
-    auto contents = section.getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      continue;  // LLVM reports unreadable sections itself, as warnings
-    }
-    size_t header_size = is64 ? 24 : 12;
-    if (contents->size() < header_size) continue;  // LLVM rejects a truncated header cleanly
-    const char* size_field = contents->data() + (is64 ? 8 : 4);
-    uint64_t declared = is64 ? llvm::support::endian::read<uint64_t>(size_field, order)
-                             : llvm::support::endian::read<uint32_t>(size_field, order);
-    uint64_t compressed = contents->size() - header_size;
-    uint64_t ratio_limit = compressed > UINT64_MAX / kMaxCompressionRatio
-                               ? UINT64_MAX
-                               : compressed * kMaxCompressionRatio + 4096;
-    if (declared > options.max_uncompressed_section_bytes || declared > ratio_limit) {
-      llvm::Expected<llvm::StringRef> name = section.getName();
-      std::string section_name = name ? name->str() : "?";
-      if (!name) llvm::consumeError(name.takeError());
-      return malformed(slice.source + ": compressed section " + section_name + " claims " +
-                       std::to_string(declared) + " bytes uncompressed from " +
-                       std::to_string(compressed) + " compressed bytes (limits: " +
-                       std::to_string(options.max_uncompressed_section_bytes) + " bytes, " +
-                       std::to_string(kMaxCompressionRatio) +
-                       "x); the file is corrupt: upload it again, or uncompressed "
-                       "(llvm-objcopy --decompress-debug-sections)");
-    }
-  }
-  return Status::ok();
+// One walked unit on its way from a walking thread to the sink.
+struct WalkedUnit {
+  bool done = false;
+  CompileUnitFunctions functions;
+  std::vector<std::string> warnings;
+  uint64_t next_unit_offset = 0;
+};
+
+// Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
+// point into the string sections, which live as long as the context).
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice,
+              WalkedUnit& result) {
+  UnitWalker walker(context, unit, slice);
+  walker.walk();
+  context.clearLineTableForUnit(&unit);
+  clearUnitDies(unit, /*keep_unit_die=*/false);
+  result.functions = std::move(walker.output());
+  result.warnings = std::move(walker.warnings());
+  result.next_unit_offset = unit.getNextUnitOffset();
 }
+
+class WarningList {
+ public:
+  explicit WarningList(std::vector<std::string>* out) : out_(out) {}
+  void add(std::string text) {
+    std::lock_guard<std::mutex> lock(mutex_);  // LLVM reports from any walking thread
+    if (out_ && out_->size() < kMaxWarnings) out_->push_back(std::move(text));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string>* out_;
+};
 
 }  // namespace
 
 Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
                  const CompileUnitSink& sink) {
-  std::vector<std::string>* warnings = options.warnings;
-  auto handler = [warnings](llvm::Error error) {
-    std::string text = llvm::toString(std::move(error));
-    if (warnings && warnings->size() < 20) warnings->push_back(text);
-  };
-  RESTACK_RETURN_IF_ERROR(checkCompressedSections(slice, options));
+  WarningList warnings(options.warnings);
+  auto handler = [&warnings](llvm::Error error) { warnings.add(llvm::toString(std::move(error))); };
+  RESTACK_RETURN_IF_ERROR(checkCompressedSections(slice, options.max_uncompressed_section_bytes));
   std::unique_ptr<llvm::DWARFContext> context = llvm::DWARFContext::create(
       // Linked images carry no debug relocations; not resolving them keeps a corrupt relocation
       // section of a bad upload from reaching LLVM's fatal-error paths.
       *slice.object, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "", handler,
-      handler);
+      handler, /*ThreadSafe=*/true);
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
       [&total](const llvm::DWARFSection& section) { total += section.Data.size(); });
+  std::vector<DWARFUnit*> units;
   for (const auto& unit : context->compile_units()) {
-    if (unit->isTypeUnit()) continue;
-    UnitWalker walker(*context, *unit, slice, warnings);
-    Status status = walker.run(sink);
-    context->clearLineTableForUnit(unit.get());
-    clearUnitDies(*unit, /*keep_unit_die=*/false);
-    if (!status) return status;
-    if (options.progress) options.progress(unit->getNextUnitOffset(), total);
+    if (!unit->isTypeUnit()) units.push_back(unit.get());
   }
-  return Status::ok();
+
+  // Hands one walked unit to the sink (always on this thread, in file order).
+  auto deliver = [&](WalkedUnit& walked) -> Status {
+    for (std::string& text : walked.warnings) warnings.add(std::move(text));
+    Status status = sink(walked.functions);
+    if (status && options.progress) options.progress(walked.next_unit_offset, total);
+    return status;
+  };
+
+  unsigned threads = options.threads;
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context)) {
+    for (DWARFUnit* unit : units) {
+      WalkedUnit walked;
+      walkUnit(*context, *unit, slice, walked);
+      RESTACK_RETURN_IF_ERROR(deliver(walked));
+    }
+    return Status::ok();
+  }
+
+  // Parallel: threads claim units in order, at most `window` ahead of the sink; the sink takes
+  // them in order. LLVM's lazily built per-unit abbreviation pointers are set here first, so the
+  // walking threads only read shared state (the thread-safe context locks its line tables).
+  for (DWARFUnit* unit : units) unit->getAbbreviations();
+  size_t window = options.max_units_in_flight ? options.max_units_in_flight : 2 * threads;
+  std::vector<WalkedUnit> slots(units.size());
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next_claim = 0, next_sink = 0;
+  bool stop = false;
+  auto work = [&] {
+    while (true) {
+      size_t index;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] {
+          return stop || next_claim >= units.size() || next_claim < next_sink + window;
+        });
+        if (stop || next_claim >= units.size()) return;
+        index = next_claim++;
+      }
+      WalkedUnit walked;
+      walkUnit(*context, *units[index], slice, walked);
+      walked.done = true;
+      std::lock_guard<std::mutex> lock(mutex);
+      slots[index] = std::move(walked);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(work);
+  Status status = Status::ok();
+  for (size_t index = 0; index < units.size() && status; ++index) {
+    WalkedUnit walked;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return slots[index].done; });
+      walked = std::move(slots[index]);
+      slots[index] = WalkedUnit{};
+    }
+    status = deliver(walked);
+    std::lock_guard<std::mutex> lock(mutex);
+    next_sink = index + 1;
+    if (!status) stop = true;
+    changed.notify_all();
+  }
+  for (std::thread& thread : pool) thread.join();
+  return status;
 }
 
 }  // namespace restack::native

@@ -13,8 +13,10 @@
 //     LineTable::lookupAddress for each piece (the last row at or below the address within its
 //     sequence, as llvm-symbolizer does; LLVM 19 does not prefer is_stmt rows, so neither do we),
 //     merging neighbouring pieces with equal file/line/column into one `LineSpan`;
-//  4. hands the unit's functions to the sink and frees the unit's DIEs and line table, so memory
-//     stays bounded by the largest unit, not the file.
+//  4. frees the unit's DIEs and line table and hands the unit's functions to the sink, so memory
+//     stays bounded by the largest units in flight, not the file.
+// Units are independent, so several threads walk them at once when the image allows it (see
+// dwarf_preflight.h); the sink still receives them in file order, on the calling thread.
 //
 // Worked example (C, -O2): main() at 0x100-0x140 calls inline helper() (a.c:3) at 0x110-0x120:
 //   nodes  [0] {name "main"}  [1] {name "helper", parent 0, call a.c:9:5}
@@ -83,14 +85,18 @@ struct DwarfWalkOptions {
   // declare at most this many bytes (default 4 GiB, already more than DWARF32 can address) and
   // at most kMaxCompressionRatio times its compressed size; otherwise the upload is rejected.
   uint64_t max_uncompressed_section_bytes = uint64_t{4} << 30;
+  // Threads walking compile units at once (each unit on one thread; the sink still sees the
+  // units one at a time, in file order, on the calling thread). 0 (default): the machine's
+  // hardware threads, at most 4. Images whose units reference each other are walked on one
+  // thread whatever this says (see dwarf_preflight.h).
+  unsigned threads = 0;
+  // Units walked ahead of the sink at most (bounds memory: each holds one unit's functions).
+  // Default 0: twice the threads.
+  unsigned max_units_in_flight = 0;
 };
 
-// Real DWARF compresses 3-10x; deflate cannot exceed 1032x at all. A header claiming more than
-// this is corrupt or hostile (a 300-byte section "holding" 100 GB).
-inline constexpr uint64_t kMaxCompressionRatio = 1100;
-
 // Receives one unit at a time; the string_views inside are valid during the call only.
-// A failing sink stops the walk and its error is returned.
+// A failing sink stops the walk and its error is returned. Called on walkDwarf's thread only.
 using CompileUnitSink = std::function<Status(const CompileUnitFunctions&)>;
 
 Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,

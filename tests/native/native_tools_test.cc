@@ -7,6 +7,12 @@
 #include <map>
 #include <sstream>
 
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/Object/ObjectFile.h>
+
+#include "formats/native/dwarf_preflight.h"
+#include "formats/native/dwarf_walker.h"
+#include "formats/native/native_object.h"
 #include "formats/stack/stack_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/native/native_resolver.h"
@@ -494,6 +500,83 @@ TEST_F(NativeToolsTest, AppleCrashReportLinesResolveByModuleName) {
                                line.native()->address);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking compile units on several threads
+
+// Everything walkDwarf hands to its sink, as text, unit by unit in delivery order.
+std::string walkAsText(const native::ImageSlice& slice, unsigned threads, unsigned in_flight) {
+  native::DwarfWalkOptions options;
+  options.threads = threads;
+  options.max_units_in_flight = in_flight;
+  std::ostringstream out;
+  auto status = native::walkDwarf(slice, options, [&](const native::CompileUnitFunctions& unit) {
+    out << "unit " << unit.unit_offset << "\n";
+    for (const auto& f : unit.functions) {
+      out << std::hex << f.begin << "-" << f.end << std::dec;
+      for (const auto& n : f.nodes) {
+        out << " {" << n.parent << " " << n.name << " "
+            << (n.call_file < unit.files.size() ? unit.files[n.call_file] : "-") << ":"
+            << n.call_line << ":" << n.call_column << "}";
+      }
+      for (const auto& t : f.tiles) out << " t" << std::hex << t.begin << std::dec << ">" << t.node;
+      for (const auto& l : f.lines) {
+        out << " l" << std::hex << l.begin << std::dec << "="
+            << (l.file < unit.files.size() ? unit.files[l.file] : "-") << ":" << l.line << ":"
+            << l.column;
+      }
+      out << "\n";
+    }
+    return Status::ok();
+  });
+  EXPECT_TRUE(status) << status.error().describe();
+  return out.str();
+}
+
+bool unitsIndependent(const std::string& path) {
+  auto file = native::NativeFile::open(path);
+  if (!file) return false;
+  auto context = llvm::DWARFContext::create(*(*file)->slices()[0].object);
+  return native::unitsAreIndependent(*context);
+}
+
+TEST_F(NativeToolsTest, ParallelWalkDeliversExactlyTheSequentialWalk) {
+  std::string so = buildAndroidLibrary(work, "libparallel.so", "-g");
+  ASSERT_FALSE(so.empty());
+  ASSERT_TRUE(unitsIndependent(so));
+  auto file = native::NativeFile::open(so);
+  ASSERT_TRUE(file);
+  const native::ImageSlice& slice = (*file)->slices()[0];
+  std::string sequential = walkAsText(slice, 1, 0);
+  EXPECT_NE(sequential.find("unit "), sequential.rfind("unit ")) << "needs two compile units";
+  EXPECT_EQ(walkAsText(slice, 2, 1), sequential);
+  EXPECT_EQ(walkAsText(slice, 4, 0), sequential);
+}
+
+TEST_F(NativeToolsTest, CrossUnitInliningAfterLtoIsWalkedSequentiallyAndMatchesLlvmSymbolizer) {
+  // Full LTO inlines helper() of one unit into user() of the other: the inlined copy names its
+  // abstract origin in the other unit (DW_FORM_ref_addr), so units are not independent.
+  writeFile(work.file("helper.c"),
+            "int helper(int x) { int s = 0; for (int i = 0; i < x; ++i) s += i * x; return s; }\n");
+  writeFile(work.file("user.c"),
+            "int helper(int);\n__attribute__((noinline)) int user(int n) {\n"
+            "  return helper(n) + helper(n + 3) * 2;\n}\nint entry(int n) { return user(n); }\n");
+  std::string so = work.file("liblto.so");
+  for (const char* name : {"helper", "user"}) {
+    ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -O2 -flto -c " + work.file(std::string(name) + ".c") +
+                          " -o " + work.file(std::string(name) + ".o")));
+  }
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -flto -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                        work.file("helper.o") + " " + work.file("user.o") + " -o " + so));
+  ASSERT_FALSE(unitsIndependent(so)) << runCommand("llvm-dwarfdump-19 --debug-info " + so).output;
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "liblto.so", so, codeRange(so), 0, 2,
+                                Expect::kFullFrames);
+  EXPECT_GT(result.with_inlines, 2u) << "helper() should be inlined into user() across units";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,83 @@
+#include "formats/native/dwarf_preflight.h"
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Support/Endian.h>
+
+#include <string>
+
+namespace restack::native {
+
+// Elf64_Chdr is {u32 type, u32 reserved,
+// u64 size, u64 align}, Elf32_Chdr {u32 type, u32 size, u32 align}, in the file's byte order.
+Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes) {
+  const auto* elf = llvm::dyn_cast_or_null<llvm::object::ELFObjectFileBase>(slice.object);
+  if (!elf) return Status::ok();
+  bool is64 = elf->getBytesInAddress() == 8;
+  llvm::endianness order =
+      elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
+  for (const llvm::object::ELFSectionRef section : elf->sections()) {
+    if (!(section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;  // LLVM reports unreadable sections itself, as warnings
+    }
+    size_t header_size = is64 ? 24 : 12;
+    if (contents->size() < header_size) continue;  // LLVM rejects a truncated header cleanly
+    const char* size_field = contents->data() + (is64 ? 8 : 4);
+    uint64_t declared = is64 ? llvm::support::endian::read<uint64_t>(size_field, order)
+                             : llvm::support::endian::read<uint32_t>(size_field, order);
+    uint64_t compressed = contents->size() - header_size;
+    uint64_t ratio_limit = compressed > UINT64_MAX / kMaxCompressionRatio
+                               ? UINT64_MAX
+                               : compressed * kMaxCompressionRatio + 4096;
+    if (declared > max_uncompressed_bytes || declared > ratio_limit) {
+      llvm::Expected<llvm::StringRef> name = section.getName();
+      std::string section_name = name ? name->str() : "?";
+      if (!name) llvm::consumeError(name.takeError());
+      return malformed(slice.source + ": compressed section " + section_name + " claims " +
+                       std::to_string(declared) + " bytes uncompressed from " +
+                       std::to_string(compressed) + " compressed bytes (limits: " +
+                       std::to_string(max_uncompressed_bytes) + " bytes, " +
+                       std::to_string(kMaxCompressionRatio) +
+                       "x); the file is corrupt: upload it again, or uncompressed "
+                       "(llvm-objcopy --decompress-debug-sections)");
+    }
+  }
+  return Status::ok();
+}
+
+bool unitsAreIndependent(llvm::DWARFContext& context) {
+  const llvm::DWARFDebugAbbrev* abbreviations = context.getDebugAbbrev();
+  if (!abbreviations) return true;
+  if (llvm::Error error = abbreviations->parse()) {
+    llvm::consumeError(std::move(error));
+    return false;  // unreadable tables: take the careful road
+  }
+  for (const auto& [offset, set] : *abbreviations) {
+    for (const llvm::DWARFAbbreviationDeclaration& declaration : set) {
+      for (const auto& spec : declaration.attributes()) {
+        switch (spec.Form) {
+          case llvm::dwarf::DW_FORM_ref_addr:
+          case llvm::dwarf::DW_FORM_ref_sig8:
+          case llvm::dwarf::DW_FORM_GNU_ref_alt:
+          case llvm::dwarf::DW_FORM_ref_sup4:
+          case llvm::dwarf::DW_FORM_ref_sup8:
+            return false;
+          default:
+            break;
+        }
+        if (spec.Attr == llvm::dwarf::DW_AT_dwo_name ||
+            spec.Attr == llvm::dwarf::DW_AT_GNU_dwo_name) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace restack::native

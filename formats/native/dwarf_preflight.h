@@ -1,0 +1,39 @@
+// Checks run on an image before its DWARF is walked, for what LLVM's DWARF reader does not
+// protect against or what decides how the walk may proceed:
+//
+//  - checkCompressedSections: LLVM inflates a compressed debug section (ELF SHF_COMPRESSED) in one
+//    allocation of the size its header declares and aborts the process when that fails. A
+//    header declaring more than the limits below is rejected as corrupt. Example: a .debug_info
+//    of 16 compressed bytes whose Elf64_Chdr says ch_size = 0x1a00000001 (104 GB) -> error
+//    "compressed section .debug_info claims 111669149697 bytes uncompressed from 16 …".
+//  - unitsAreIndependent: whether every compile unit can be walked on its own thread. LLVM 19's
+//    DWARFUnit has no locks, so two threads must never touch the same unit: a DIE reference
+//    into another unit (DW_FORM_ref_addr, common after LTO), into a type unit (DW_FORM_ref_sig8),
+//    into a supplementary file, or a split-DWARF skeleton (DW_AT_dwo_name) make the walk
+//    sequential. The answer comes from the abbreviation tables alone (.debug_abbrev: a few
+//    hundred KB even for a 1 GB dSYM). Example: clang -O2 -g without LTO -> independent;
+//    the same code with -flto=thin -> DW_FORM_ref_addr in the abbreviations -> not independent.
+#pragma once
+
+#include <cstdint>
+
+#include "formats/common/status.h"
+#include "formats/native/native_object.h"
+
+namespace llvm {
+class DWARFContext;
+}
+
+namespace restack::native {
+
+// Real DWARF compresses 3-10x; deflate cannot exceed 1032x at all. A header claiming more than
+// this is corrupt or hostile (a 300-byte section "holding" 100 GB).
+inline constexpr uint64_t kMaxCompressionRatio = 1100;
+
+// Rejects compressed sections declaring more than `max_uncompressed_bytes` or more than
+// kMaxCompressionRatio times their compressed size (with a 4 KiB allowance for tiny sections).
+Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes);
+
+bool unitsAreIndependent(llvm::DWARFContext& context);
+
+}  // namespace restack::native
