@@ -49,6 +49,7 @@ const char* symbolFamilyName(SymbolFamily family) {
     case SymbolFamily::kNative: return "native";
     case SymbolFamily::kProguard: return "proguard";
     case SymbolFamily::kSourcemap: return "sourcemap";
+    case SymbolFamily::kPending: return "pending";
   }
   return "unknown";
 }

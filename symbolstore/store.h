@@ -10,6 +10,8 @@
 //   native          owned by symbolstore/native (see its header)
 //   proguard        owned by symbolstore/proguard
 //   sourcemap       owned by symbolstore/sourcemap
+//   pending         owned by worker/kafka/pending_events.h: events published while their symbols
+//                   were missing, kept to be restored again when those symbols arrive
 //
 // Every value a family stores starts with a one-byte format version so that a reader can refuse
 // (or migrate) records it does not understand instead of misreading them.
@@ -31,8 +33,8 @@
 
 namespace restack {
 
-enum class SymbolFamily { kMeta = 0, kNative = 1, kProguard = 2, kSourcemap = 3 };
-inline constexpr int kSymbolFamilyCount = 4;
+enum class SymbolFamily { kMeta = 0, kNative = 1, kProguard = 2, kSourcemap = 3, kPending = 4 };
+inline constexpr int kSymbolFamilyCount = 5;
 const char* symbolFamilyName(SymbolFamily family);
 
 inline constexpr uint32_t kStoreSchemaVersion = 1;

@@ -5,6 +5,7 @@
 #include <librdkafka/rdkafka_mock.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -271,6 +272,60 @@ TEST(WorkerOnMockCluster, TwoWorkersShareTheGroupAndEachReplaysItsOwnSymbols) {
   EXPECT_GT(worker_a->metrics().events_consumed, 0u);
   // B replayed the uploads of the partitions it took over into its own store.
   EXPECT_GT(worker_b->metrics().uploads_ingested, 0u);
+}
+
+TEST(WorkerOnMockCluster, EventsWaitingForSymbolsAreRestoredWhenTheyArrive) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-later");
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 3);
+  produce(kafka.bootstrap(), topics.events, {eventRecord("late-1", library, "late")});
+
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  auto first = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 1);
+  ASSERT_EQ(first.size(), 1u);
+  for (int i = 0; i < 100 && worker->metrics().pending_events == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(worker->metrics().pending_events, 1u);
+  // The symbols arrive after the event was published as pending.
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "late")});
+  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 2);
+  auto records = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 2);
+  ASSERT_TRUE(worker->stop());
+
+  ASSERT_EQ(restored.size(), 2u);
+  ASSERT_EQ(records.size(), 2u);
+  std::vector<std::string> statuses, hashes, replaces;
+  for (const auto& record : restored) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
+    EXPECT_EQ(eventId(record), "late-1");
+    statuses.emplace_back(std::string_view(root["symbolication"]["status"]));
+  }
+  std::sort(statuses.begin(), statuses.end());
+  EXPECT_EQ(statuses, (std::vector<std::string>{"complete", "pending"}));
+  for (const auto& record : records) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
+    hashes.emplace_back(std::string_view(root["fingerprint"]));
+    std::string_view replaced;
+    replaces.emplace_back(root["replaces"].get_string().get(replaced) ? "" : std::string(replaced));
+  }
+  // Restoring the frames changed the fingerprint (names instead of the message), and the final
+  // record names the provisional fingerprint it replaces.
+  ASSERT_NE(hashes[0], hashes[1]);
+  EXPECT_TRUE((replaces[0].empty() && replaces[1] == hashes[0]) || (replaces[1].empty() && replaces[0] == hashes[1]))
+      << hashes[0] << " " << hashes[1] << " / " << replaces[0] << " " << replaces[1];
+  EXPECT_EQ(worker->metrics().events_restored_later, 1u);
+  EXPECT_EQ(worker->metrics().pending_events, 0u);
 }
 
 }  // namespace

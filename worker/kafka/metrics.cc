@@ -19,6 +19,13 @@ std::string Metrics::prometheusText() const {
           events_dead_lettered);
   counter(out, "events_pending_symbols_total", "Events published while some of their symbols were missing.",
           events_pending_symbols);
+  counter(out, "events_restored_later_total",
+          "Pending events restored again after their symbols arrived (final fingerprint published).",
+          events_restored_later);
+  counter(out, "events_pending_expired_total", "Pending events dropped after waiting too long for symbols.",
+          events_pending_expired);
+  counter(out, "pending_events", "Events kept to be restored again when their symbols arrive.", pending_events,
+          "gauge");
   counter(out, "frames_total", "Raw frames seen.", frames_total);
   counter(out, "frames_symbolicated_total", "Raw frames restored.", frames_symbolicated);
   counter(out, "uploads_ingested_total", "Symbol uploads parsed into the store.", uploads_ingested);

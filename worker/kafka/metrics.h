@@ -12,6 +12,9 @@ struct Metrics {
   std::atomic<uint64_t> events_published{0};
   std::atomic<uint64_t> events_dead_lettered{0};
   std::atomic<uint64_t> events_pending_symbols{0};
+  std::atomic<uint64_t> events_restored_later{0};
+  std::atomic<uint64_t> events_pending_expired{0};
+  std::atomic<uint64_t> pending_events{0};
   std::atomic<uint64_t> frames_total{0};
   std::atomic<uint64_t> frames_symbolicated{0};
   std::atomic<uint64_t> uploads_ingested{0};

@@ -117,7 +117,7 @@ struct SymbolFeed::Impl {
           reject(message, report.error());
         } else {
           ++metrics.uploads_ingested;
-          if (on_ingested) on_ingested(*report);
+          if (on_ingested) on_ingested(upload->meta, *report);
           spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(report->kind),
                        upload->meta.app, upload->meta.build_id, report->records, fmt::join(report->ids, ","));
           for (const auto& warning : report->warnings) spdlog::warn("{}: {}", label, warning);

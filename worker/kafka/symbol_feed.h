@@ -21,7 +21,7 @@ namespace restack::worker {
 class SymbolFeed {
  public:
   // Called after every upload that was ingested, so readers can drop what they cached as missing.
-  using IngestedCallback = std::function<void(const IngestReport&)>;
+  using IngestedCallback = std::function<void(const UploadMeta&, const IngestReport&)>;
   static Expected<std::unique_ptr<SymbolFeed>> create(const config::Config& config, SymbolStore& store,
                                                       RdKafka::Producer& dlq_producer, Metrics& metrics,
                                                       IngestedCallback on_ingested);

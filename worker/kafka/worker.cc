@@ -12,6 +12,7 @@
 #include "symbolstore/ingest.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/kafka/clients.h"
+#include "worker/kafka/pending_events.h"
 #include "worker/kafka/symbol_feed.h"
 #include "worker/pipeline/event_processor.h"
 
@@ -19,6 +20,11 @@ namespace restack::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+int64_t wallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 int64_t steadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
@@ -52,7 +58,7 @@ class LogLimiter {
   uint64_t suppressed_ = 0;
 };
 
-struct PendingEvent {
+struct BatchEvent {
   int32_t partition = 0;
   int64_t offset = 0;
   std::string key;
@@ -70,8 +76,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<RdKafka::KafkaConsumer> events;
   std::unique_ptr<RdKafka::Producer> producer;
   std::unique_ptr<SymbolFeed> symbols;
-  std::vector<PendingEvent> batch;
+  std::vector<BatchEvent> batch;
   std::map<int32_t, int64_t> uncommitted;  // events partition -> next offset, outputs acknowledged
+  std::unique_ptr<PendingEvents> pending;
+  std::set<std::string> recheck_apps;  // apps with new uploads whose pending events may restore now
+  bool recheck_all = false;
   LogLimiter dlq_log;
   std::atomic<uint64_t> delivery_failures{0};
   std::string last_delivery_error;
@@ -161,9 +170,16 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     if (!made_producer) return made_producer.error();
     producer = std::move(*made_producer);
 
-    auto feed = SymbolFeed::create(config, *store, *producer, metrics, [this](const IngestReport& report) {
+    pending = std::make_unique<PendingEvents>(*store, PendingOptions{});
+    metrics.pending_events = pending->count();
+    recheck_all = pending->count() > 0;  // uploads may have been applied before a restart
+    auto feed = SymbolFeed::create(config, *store, *producer, metrics,
+                                   [this](const UploadMeta& meta, const IngestReport& report) {
       // The native reader remembers "no symbols" for a while; a new upload must show at once.
       for (const std::string& id : report.ids) symbolizer->native().forget(id);
+      // Pending events of this app (of every app, for a shared image) may restore now.
+      if (meta.shared || meta.app.empty()) recheck_all = true;
+      else recheck_apps.insert(meta.app);
     });
     if (!feed) return feed.error();
     symbols = std::move(*feed);
@@ -224,7 +240,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     const size_t threads = std::max<size_t>(1, std::min<size_t>(config.worker.threads, which.size()));
     auto work = [&](size_t first) {
       for (size_t i = first; i < which.size(); i += threads) {
-        const PendingEvent& event = batch[which[i]];
+        const BatchEvent& event = batch[which[i]];
         results[i] = processor->process(event.key, event.value);
       }
     };
@@ -278,6 +294,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         }
         RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
       }
+      if (result.pending_symbols) keepPending(batch[i], result);
       metrics.events_dead_lettered += result.dead_letter ? 1 : 0;
       metrics.events_published += result.dead_letter ? 0 : 1;
       metrics.events_pending_symbols += result.pending_symbols ? 1 : 0;
@@ -299,6 +316,66 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
     batch.clear();
     commitUncommitted();
+    return Status::ok();
+  }
+
+  void keepPending(const BatchEvent& event, const pipeline::ProcessResult& result) {
+    PendingEvent kept;
+    kept.app = result.app;
+    kept.event_id = result.event_id.empty() ? std::to_string(event.partition) + ":" + std::to_string(event.offset)
+                                            : result.event_id;
+    kept.input_key = event.key;
+    kept.provisional_fingerprint = result.fingerprint;
+    kept.value = event.value;
+    kept.enqueued_ms = wallMs();
+    auto added = pending->add(kept);
+    if (!added) {
+      spdlog::warn("cannot keep pending event {}: {}", kept.event_id, added.error().message());
+    } else if (!*added) {
+      spdlog::warn("{} pending events kept already; event {} will not be restored later", pending->count(),
+                   kept.event_id);
+    }
+    metrics.pending_events = pending->count();
+  }
+
+  // Restores again the pending events of apps that received uploads, and publishes those that
+  // are now restored: the final event and a fingerprint record that replaces the provisional one.
+  Status restorePending() {
+    if (!recheck_all && recheck_apps.empty()) return Status::ok();
+    std::vector<std::string> apps(recheck_apps.begin(), recheck_apps.end());
+    if (recheck_all) apps = {""};
+    recheck_all = false;
+    recheck_apps.clear();
+    constexpr size_t kPerTurn = 1000;
+    const uint64_t failures_before = delivery_failures;
+    std::vector<PendingEvent> finished;
+    for (const std::string& app : apps) {
+      auto entries = pending->list(app, kPerTurn);
+      if (!entries) return entries.error();
+      if (entries->size() == kPerTurn) {  // more next turn
+        if (app.empty()) recheck_all = true;
+        else recheck_apps.insert(app);
+      }
+      for (PendingEvent& entry : *entries) {
+        if (wallMs() - entry.enqueued_ms > pending->options().max_age_ms) {
+          ++metrics.events_pending_expired;
+          finished.push_back(std::move(entry));
+          continue;
+        }
+        auto result = processor->process(entry.input_key, entry.value, entry.provisional_fingerprint);
+        if (!result) return result.error();
+        if (result->pending_symbols && !result->dead_letter) continue;
+        for (const auto& record : result->records) RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), record));
+        ++metrics.events_restored_later;
+        finished.push_back(std::move(entry));
+      }
+    }
+    while (producer->outq_len() > 0 && delivery_failures == failures_before) producer->flush(1000);
+    if (delivery_failures != failures_before) {
+      return ioError("restored pending events were not acknowledged (" + last_delivery_error + "); they stay pending");
+    }
+    for (const PendingEvent& entry : finished) RESTACK_RETURN_IF_ERROR(pending->remove(entry));
+    metrics.pending_events = pending->count();
     return Status::ok();
   }
 
@@ -340,6 +417,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     while (!stop) {
       metrics.last_loop_ms = steadyMs();
       RESTACK_RETURN_IF_ERROR(symbols->applyFetched());
+      RESTACK_RETURN_IF_ERROR(restorePending());
       const auto deadline = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
       while (batch.size() < config.worker.batch_size && !stop) {
         auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -351,7 +429,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           break;
         }
         ++metrics.events_consumed;
-        PendingEvent event;
+        BatchEvent event;
         event.partition = message->partition();
         event.offset = message->offset();
         if (message->key()) event.key = *message->key();

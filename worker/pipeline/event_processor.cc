@@ -5,7 +5,8 @@
 
 namespace restack::pipeline {
 
-Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std::string_view value) {
+Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std::string_view value,
+                                                std::string_view previous_fingerprint) {
   ProcessResult result;
   auto raw = parseRawEvent(value, options_.event);
   if (!raw) {
@@ -20,6 +21,7 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
     result.records.push_back(std::move(dlq));
     return result;
   }
+  if (!previous_fingerprint.empty()) raw->previous_fingerprint = std::string(previous_fingerprint);
   auto restored = restorer_.restore(*raw);
   if (!restored) return restored.error();
   EventFingerprint fingerprint = fingerprintEvent(*raw, *restored, *options_.grouping);
@@ -36,6 +38,9 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
   record.value = fingerprint.record_json;
 
   result.pending_symbols = restored->state == SymbolicationState::kPending;
+  result.app = raw->app;
+  result.event_id = raw->event_id;
+  result.fingerprint = fingerprint.hash;
   result.frames_total = restored->frames_total;
   result.frames_symbolicated = restored->frames_symbolicated;
   result.records.push_back(std::move(event));

@@ -36,6 +36,9 @@ struct ProcessResult {
   bool dead_letter = false;
   std::string error;  // why it went to the DLQ
   bool pending_symbols = false;  // some frames wait for symbols that were never uploaded
+  std::string app;               // of a readable event
+  std::string event_id;
+  std::string fingerprint;       // the hash published for it
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
 };
@@ -47,7 +50,10 @@ class EventProcessor {
   // `input_key` is the Kafka key ("<app>:<build_id>"), reused for the DLQ record.
   // Errors are infrastructure failures only (the store could not be read): the caller must retry
   // the event later rather than publish anything.
-  Expected<ProcessResult> process(std::string_view input_key, std::string_view value);
+  // `previous_fingerprint`: the provisional fingerprint this event was published with before its
+  // symbols arrived; the new fingerprint record links to it ("replaces").
+  Expected<ProcessResult> process(std::string_view input_key, std::string_view value,
+                                  std::string_view previous_fingerprint = {});
 
  private:
   EventRestorer restorer_;
