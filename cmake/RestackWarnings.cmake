@@ -8,6 +8,13 @@ if(RESTACK_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# Fuzzing builds instrument every library for coverage and memory errors, so the fuzz targets
+# (which link -fsanitize=fuzzer) explore and check the parsers themselves, not only their entry.
+if(RESTACK_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 # restack_library(NAME SOURCES... DEPS ...) declares a static library with the project's warnings.
 function(restack_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
