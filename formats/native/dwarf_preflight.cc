@@ -3,10 +3,12 @@
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Endian.h>
 
 #include <string>
+#include <unordered_set>
 
 namespace restack::native {
 
@@ -76,6 +78,17 @@ bool unitsAreIndependent(llvm::DWARFContext& context) {
         }
       }
     }
+  }
+  // Units sharing one line table (DW_AT_stmt_list) would free it under each other's feet: the
+  // walk drops each unit's table when done with it. Only the unit DIEs are read here.
+  std::unordered_set<uint64_t> line_tables;
+  for (const auto& unit : context.compile_units()) {
+    if (unit->isTypeUnit()) continue;
+    llvm::DWARFDie unit_die = unit->getUnitDIE(/*ExtractUnitDieOnly=*/true);
+    if (!unit_die) continue;
+    std::optional<uint64_t> offset =
+        llvm::dwarf::toSectionOffset(unit_die.find(llvm::dwarf::DW_AT_stmt_list));
+    if (offset && !line_tables.insert(*offset).second) return false;
   }
   return true;
 }

@@ -9,10 +9,12 @@
 //  - unitsAreIndependent: whether every compile unit can be walked on its own thread. LLVM 19's
 //    DWARFUnit has no locks, so two threads must never touch the same unit: a DIE reference
 //    into another unit (DW_FORM_ref_addr, common after LTO), into a type unit (DW_FORM_ref_sig8),
-//    into a supplementary file, or a split-DWARF skeleton (DW_AT_dwo_name) make the walk
-//    sequential. The answer comes from the abbreviation tables alone (.debug_abbrev: a few
-//    hundred KB even for a 1 GB dSYM). Example: clang -O2 -g without LTO -> independent;
-//    the same code with -flto=thin -> DW_FORM_ref_addr in the abbreviations -> not independent.
+//    into a supplementary file, a split-DWARF skeleton (DW_AT_dwo_name), or two units naming
+//    the same line table (DW_AT_stmt_list; each unit's table is freed after its walk) make the
+//    walk sequential. The answer comes from the abbreviation tables (.debug_abbrev: a few
+//    hundred KB even for a 1 GB dSYM) and the unit DIEs alone. Example: clang -O2 -g without
+//    LTO -> independent; the same code with -flto -> DW_FORM_ref_addr in the abbreviations ->
+//    not independent.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,7 @@ inline constexpr uint64_t kMaxCompressionRatio = 1100;
 // kMaxCompressionRatio times their compressed size (with a 4 KiB allowance for tiny sections).
 Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes);
 
+// Call before any other thread touches the context (it extracts every unit's DIE).
 bool unitsAreIndependent(llvm::DWARFContext& context);
 
 }  // namespace restack::native

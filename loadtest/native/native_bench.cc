@@ -7,7 +7,8 @@
 //   RESTACK_NATIVE_BENCH_STORE      store folder (default /tmp/restack-native-bench-store)
 //
 // Benchmarks, in order (later ones read the store the first one wrote):
-//   BM_Ingest       parse the file into a fresh store: MB/s, stored bytes per DWARF MB, peak RSS
+//   BM_Ingest       parse the file into a fresh store: MB/s, CPU seconds (all threads), stored
+//                   bytes per DWARF MB, peak RSS
 //   BM_FirstFrame   a resolver that has never seen the build: time to the first restored frame
 //   BM_WarmLookup   every address again with a warm cache: frames restored per second per thread
 #include <benchmark/benchmark.h>
@@ -60,6 +61,15 @@ double peakRssMb() {
   return usage.ru_maxrss / 1024.0;
 }
 
+// CPU seconds (user + system) of the whole process, every thread included: the walking threads
+// and RocksDB's flush thread, comparable with /usr/bin/time's %U + %S of llvm-gsymutil-19.
+double processCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 void BM_Ingest(benchmark::State& state) {
   std::string file = env("RESTACK_NATIVE_BENCH_FILE");
   if (file.empty()) {
@@ -67,11 +77,13 @@ void BM_Ingest(benchmark::State& state) {
     return;
   }
   IngestReport report;
+  double cpu_seconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     std::filesystem::remove_all(storePath());
     auto store = openStore();
     state.ResumeTiming();
+    double cpu_before = processCpuSeconds();
     UploadMeta meta;
     meta.kind = std::filesystem::is_directory(file) ? SymbolKind::kDsym : SymbolKind::kElf;
     meta.app = "bench";
@@ -87,6 +99,7 @@ void BM_Ingest(benchmark::State& state) {
     report = *result;
     // Flush the memtables so the stored size is what stays on disk.
     store->db().Flush(rocksdb::FlushOptions(), store->family(SymbolFamily::kNative)).PermitUncheckedError();
+    cpu_seconds += processCpuSeconds() - cpu_before;
   }
   corpus().debug_id = report.ids.empty() ? "" : report.ids[0];
   uint64_t on_disk = 0;
@@ -99,6 +112,7 @@ void BM_Ingest(benchmark::State& state) {
   state.counters["written_MB"] = report.stored_bytes / 1e6;
   state.counters["sst_MB"] = on_disk / 1e6;
   state.counters["peak_rss_MB"] = peakRssMb();
+  state.counters["cpu_s"] = cpu_seconds / std::max<int64_t>(1, state.iterations());
 }
 BENCHMARK(BM_Ingest)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 

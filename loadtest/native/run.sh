@@ -41,9 +41,9 @@ for line in sys.stdin:
         total += int(fields[5], 16)
 print(f"{total / 1e6:.1f}")')
 
-measure() {  # measure OUT CMD... -> "seconds peak_rss_kb"
+measure() {  # measure OUT CMD... -> "seconds peak_rss_kb user_s system_s"
   local out=$1; shift
-  /usr/bin/time -f "%e %M" -o "$out" "$@" > /dev/null
+  /usr/bin/time -f "%e %M %U %S" -o "$out" "$@" > /dev/null
 }
 measure "$WORK/sym1" llvm-symbolizer-19 --inlines --obj="$FILE" < "$WORK/one"
 measure "$WORK/symN" llvm-symbolizer-19 --inlines --obj="$FILE" < "$WORK/addresses"
@@ -61,10 +61,10 @@ import json, sys
 work, path, file_mb, dwarf_mb, count, gsym_mb = sys.argv[1:]
 count = int(count)
 def timing(name):
-    seconds, rss = open(f"{work}/{name}").read().split()
-    return float(seconds), int(rss) / 1024
-s1, s1_rss = timing("sym1"); sn, sn_rss = timing("symN")
-g, g_rss = timing("gsym"); g1, g1_rss = timing("gsym1")
+    seconds, rss, user, system = open(f"{work}/{name}").read().split()
+    return float(seconds), int(rss) / 1024, float(user) + float(system)
+s1, s1_rss, _ = timing("sym1"); sn, sn_rss, _ = timing("symN")
+g, g_rss, g_cpu = timing("gsym"); g1, g1_rss, g1_cpu = timing("gsym1")
 bench = {b["name"]: b for b in json.load(open(f"{work}/bench.json"))["benchmarks"]}
 ingest = bench["BM_Ingest/iterations:1/real_time"]
 first = bench["BM_FirstFrame/iterations:50"]
@@ -79,8 +79,10 @@ print(f"| warm lookups / s, 1 thread | {warm1['items_per_second']:,.0f} ({warm1[
 print(f"| warm lookups / s, 2 threads (total) | {warm2['items_per_second']:,.0f} | | |")
 print(f"| warm lookups per CPU-second (1 thread) | {warm1['iterations'] / (warm1['cpu_time'] * warm1['iterations'] / 1e9):,.0f} | {count / max(sn - s1, 1e-9):,.0f} (wall) | |")
 print(f"| time to first restored frame | {first['real_time']:.0f} µs (fresh store + resolver) | {s1*1000:.0f} ms (process start + DWARF load) | |")
-print(f"| ingest / convert time | {ingest_s:.2f} s (1 thread) | | {g:.2f} s (all threads), {g1:.2f} s (1 thread) |")
-print(f"| ingest MB/s of the file | {float(file_mb)/ingest_s:.1f} | | {float(file_mb)/g:.1f} (all threads), {float(file_mb)/g1:.1f} (1 thread) |")
+print(f"| ingest / convert wall time | {ingest_s:.2f} s (units walked on all hardware threads, ≤4) | | {g:.2f} s (all threads), {g1:.2f} s (1 thread) |")
+print(f"| ingest / convert CPU time (user+sys) | {ingest['cpu_s']:.2f} s | | {g_cpu:.2f} s (all threads), {g1_cpu:.2f} s (1 thread) |")
+print(f"| ingest MB/s of the file (wall) | {float(file_mb)/ingest_s:.1f} | | {float(file_mb)/g:.1f} (all threads), {float(file_mb)/g1:.1f} (1 thread) |")
+print(f"| ingest MB of the file per CPU-second | {float(file_mb)/ingest['cpu_s']:.1f} | | {float(file_mb)/g_cpu:.1f} (all threads), {float(file_mb)/g1_cpu:.1f} (1 thread) |")
 print(f"| stored bytes | {ingest['sst_MB']:.1f} MB on disk ({ingest['sst_MB']/float(dwarf_mb):.3f} per DWARF MB), {ingest['records']:,.0f} records | | {gsym_mb} MB GSYM |")
 print(f"| peak RSS | {ingest['peak_rss_MB']:.0f} MB (ingest) | {sn_rss:.0f} MB | {g_rss:.0f} MB (all threads), {g1_rss:.0f} MB (1 thread) |")
 PY

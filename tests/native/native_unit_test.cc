@@ -5,11 +5,17 @@
 
 #include <rocksdb/write_batch.h>
 
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+
 #include <atomic>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "formats/native/demangle.h"
+#include "formats/native/dwarf_preflight.h"
 #include "formats/native/dwarf_walker.h"
 #include "formats/native/native_object.h"
 #include "formats/native/objc_metadata.h"
@@ -479,6 +485,58 @@ TEST(NativeFuzz, ObjcCountsBeyondTheFileEndWhereTheBytesEnd) {
   EXPECT_EQ(methods[0].address, 0x40u);
   EXPECT_EQ(methods[0].name, "-[?(Extras) qux]");
   fuzzNativeInput(reinterpret_cast<const uint8_t*>(hostile.data()), hostile.size());
+}
+
+std::string regressionFile(const std::string& name) {
+  std::ifstream in(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions/" + name,
+                   std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(NativeFuzz, EveryCheckedInRegressionInputSurvives) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions")) {
+    if (entry.path().extension() != ".so") continue;
+    std::string bytes = regressionFile(entry.path().filename().string());
+    ASSERT_FALSE(bytes.empty()) << entry.path();
+    fuzzNativeInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    ++files;
+  }
+  EXPECT_GE(files, 2u);
+  std::string compressed = regressionFile("compressed-section-claims-104gb.so");
+  auto file = native::NativeFile::fromBytes(compressed);
+  ASSERT_TRUE(file) << file.error().describe();
+  auto walked = native::walkDwarf((*file)->slices()[0], {},
+                                  [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  ASSERT_FALSE(walked);
+  EXPECT_NE(walked.error().message().find("claims"), std::string::npos);
+}
+
+// Fuzz regression (libFuzzer + ASan, 2026-11-21): two units naming one line table were walked on
+// two threads; the first to finish freed the table while the other still read it.
+TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
+  std::string bytes = regressionFile("two-units-one-line-table.so");
+  auto file = native::NativeFile::fromBytes(bytes);
+  ASSERT_TRUE(file) << file.error().describe();
+  const native::ImageSlice& slice = (*file)->slices()[0];
+  auto context = llvm::DWARFContext::create(*slice.object);
+  EXPECT_FALSE(native::unitsAreIndependent(*context));
+  auto walk = [&slice](unsigned threads) {
+    native::DwarfWalkOptions options;
+    options.threads = threads;
+    std::ostringstream out;
+    auto status = native::walkDwarf(slice, options, [&](const native::CompileUnitFunctions& unit) {
+      out << unit.unit_offset << ":" << unit.functions.size() << ";";
+      for (const auto& f : unit.functions) out << f.begin << "-" << f.end << "/" << f.lines.size() << ",";
+      return Status::ok();
+    });
+    EXPECT_TRUE(status);
+    return out.str();
+  };
+  std::string sequential = walk(1);
+  EXPECT_NE(sequential.find(';'), sequential.rfind(';')) << "expected two units: " << sequential;
+  for (int round = 0; round < 20; ++round) EXPECT_EQ(walk(4), sequential);
 }
 
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
