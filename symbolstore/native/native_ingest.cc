@@ -1,12 +1,13 @@
 // Writer of the native column family (layout in native_records.h): one upload -> its images.
 //
 // Streaming: DWARF is read one compile unit at a time (formats/native/dwarf_walker.h) and every
-// unit's function records are appended to a RocksDB write batch that is written whenever it
-// passes `kBatchBytes`. What stays in memory for the whole image is the symbol table and the
+// unit's function records are appended to a RocksDB write batch that is written (on a helper
+// thread) whenever it passes `kBatchBytes`. What stays in memory for the whole image is the symbol table and the
 // per-image string dictionary (unique demangled names and paths), not the DWARF.
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <future>
 #include <unordered_map>
 
 #include "formats/native/demangle.h"
@@ -25,17 +26,21 @@ using namespace native_store;
 
 constexpr size_t kBatchBytes = 8u << 20;
 
-// Collects Puts and writes them in bounded batches; counts what was stored.
+// Collects Puts and writes them in bounded batches; counts what was stored. A full batch is
+// written by a helper thread while the next one fills (the DWARF sink runs on the ingest thread,
+// which is the critical path once compile units are walked in parallel); at most one batch is in
+// flight, so memory stays at two batches.
 class BatchWriter {
  public:
   BatchWriter(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
+  ~BatchWriter() { (void)waitForWrite(); }
 
   Status put(std::string_view key, std::string_view value) {
     batch_.Put(store_.family(SymbolFamily::kNative), rocksdb::Slice(key.data(), key.size()),
                rocksdb::Slice(value.data(), value.size()));
     report_.records += 1;
     report_.stored_bytes += key.size() + value.size();
-    if (batch_.GetDataSize() >= kBatchBytes) return flush();
+    if (batch_.GetDataSize() >= kBatchBytes) return startWrite();
     return Status::ok();
   }
 
@@ -44,17 +49,34 @@ class BatchWriter {
     return Status::ok();
   }
 
+  // Writes everything put so far; returns once it is in the store.
   Status flush() {
-    if (batch_.Count() == 0) return Status::ok();
-    Status status = store_.write(batch_);
-    batch_.Clear();
-    return status;
+    RESTACK_RETURN_IF_ERROR(startWrite());
+    return waitForWrite();
   }
 
  private:
+  Status startWrite() {
+    RESTACK_RETURN_IF_ERROR(waitForWrite());
+    if (batch_.Count() == 0) return Status::ok();
+    in_flight_ = std::move(batch_);
+    batch_.Clear();
+    writing_ = std::async(std::launch::async, [this] { return store_.write(in_flight_); });
+    return Status::ok();
+  }
+
+  Status waitForWrite() {
+    if (!writing_.valid()) return Status::ok();
+    Status status = writing_.get();
+    in_flight_.Clear();
+    return status;
+  }
+
   SymbolStore& store_;
   IngestReport& report_;
   rocksdb::WriteBatch batch_;
+  rocksdb::WriteBatch in_flight_;
+  std::future<Status> writing_;
 };
 
 // Per-image string table: each distinct string gets the next id; strings are written in blocks
