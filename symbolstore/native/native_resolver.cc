@@ -58,11 +58,45 @@ struct Image {
   ImageRecord info;
   std::atomic<uint64_t> last_used{0};
   std::atomic<size_t> bytes{0};
-  std::shared_mutex mutex;  // guards the three maps
+  std::shared_mutex mutex;  // guards the three maps and the flat index
   std::map<uint64_t, FunctionSlot> functions;
   std::map<uint64_t, SymbolSlot> symbols;
   std::unordered_map<uint32_t, StringBlock> blocks;
+  // Read-optimised copy of `functions` (sorted begins next to their slots): a binary search
+  // over one array instead of a walk down ~16 levels of tree nodes per warm lookup. Slots are
+  // never removed from an image and map nodes never move, so a slot found here is always
+  // valid; a lookup the copy cannot answer falls back to the map and counts a miss, and enough
+  // misses rebuild the copy (under the exclusive lock).
+  std::vector<uint64_t> flat_begins;
+  std::vector<const FunctionSlot*> flat_slots;
+  std::atomic<size_t> flat_misses{0};
 };
+
+const FunctionSlot* findFlat(const Image& image, uint64_t address) {
+  auto it = std::upper_bound(image.flat_begins.begin(), image.flat_begins.end(), address);
+  if (it == image.flat_begins.begin()) return nullptr;
+  const FunctionSlot* slot = image.flat_slots[static_cast<size_t>(it - image.flat_begins.begin()) - 1];
+  return address < slot->end ? slot : nullptr;
+}
+
+// Misses tolerated before the flat copy is rebuilt: a fraction of its size, so that warming up
+// an image of n functions costs O(n log n) copying, not O(n^2).
+bool flatIsStale(const Image& image) {
+  return image.flat_misses.load(std::memory_order_relaxed) >
+         std::max<size_t>(32, image.flat_begins.size() / 8);
+}
+
+void rebuildFlat(Image& image) {  // caller holds image.mutex exclusively
+  image.flat_begins.clear();
+  image.flat_slots.clear();
+  image.flat_begins.reserve(image.functions.size());
+  image.flat_slots.reserve(image.functions.size());
+  for (const auto& [begin, slot] : image.functions) {
+    image.flat_begins.push_back(begin);
+    image.flat_slots.push_back(&slot);
+  }
+  image.flat_misses.store(0, std::memory_order_relaxed);
+}
 
 template <typename Slot>
 const Slot* findSlot(const std::map<uint64_t, Slot>& slots, uint64_t address) {
@@ -333,12 +367,25 @@ struct NativeResolver::Impl {
       for (int attempt = 0; attempt < 2; ++attempt) {
         std::shared_ptr<const DecodedFunction> function;
         bool known = false;
+        bool rebuild = false;
         {
           std::shared_lock lock(image.mutex);
-          if (const FunctionSlot* slot = findSlot(image.functions, address)) {
+          const FunctionSlot* slot = findFlat(image, address);
+          if (!slot) {
+            slot = findSlot(image.functions, address);
+            if (slot) {
+              image.flat_misses.fetch_add(1, std::memory_order_relaxed);
+              rebuild = flatIsStale(image);
+            }
+          }
+          if (slot) {
             known = true;
             function = slot->function;
           }
+        }
+        if (rebuild) {
+          std::unique_lock lock(image.mutex);
+          if (flatIsStale(image)) rebuildFlat(image);
         }
         if (known) {
           if (function) return restoreDwarf(image, frame, *function, address);
