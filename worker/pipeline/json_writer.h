@@ -21,14 +21,6 @@ class JsonWriter {
     out_.push_back(':');
     first_ = true;  // the value that follows needs no comma
   }
-  // A key whose text is already escaped JSON (taken verbatim from an input event).
-  void rawKey(std::string_view escaped_name) {
-    separate();
-    out_.push_back('"');
-    out_.append(escaped_name);
-    out_.append("\":");
-    first_ = true;
-  }
   void string(std::string_view value) { separate(); appendString(value); }
   void number(int64_t value) { separate(); out_.append(std::to_string(value)); }
   void unsignedNumber(uint64_t value) { separate(); out_.append(std::to_string(value)); }
