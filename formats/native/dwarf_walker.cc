@@ -372,7 +372,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
   // them in order. LLVM's lazily built per-unit abbreviation pointers are set here first, so the
   // walking threads only read shared state (the thread-safe context locks its line tables).
   for (DWARFUnit* unit : units) unit->getAbbreviations();
-  size_t window = options.max_units_in_flight ? options.max_units_in_flight : 2 * threads;
+  size_t window = options.max_units_in_flight ? options.max_units_in_flight : 16 * threads;
   std::vector<WalkedUnit> slots(units.size());
   std::mutex mutex;
   std::condition_variable changed;

@@ -90,8 +90,9 @@ struct DwarfWalkOptions {
   // hardware threads, at most 4. Images whose units reference each other are walked on one
   // thread whatever this says (see dwarf_preflight.h).
   unsigned threads = 0;
-  // Units walked ahead of the sink at most (bounds memory: each holds one unit's functions).
-  // Default 0: twice the threads.
+  // Units walked ahead of the sink at most (bounds memory: each holds one unit's functions, its
+  // DIEs are already freed). Default 0: 16 per thread; a short window stalls the walkers behind
+  // one large unit (2 per thread: 1.30 s for the 102 MB RocksDB DWARF, 16: 0.87-0.92 s).
   unsigned max_units_in_flight = 0;
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the benchmark corpus: RocksDB 9.9.3 (a large real C++ code base, vendored by the
 # librocksdb-sys crate on crates.io) compiled at -O2 -g into one x86_64 shared library with a build
-# id, whose DWARF is well over 100 MB. Benchmarks only: never part of CI (takes 15-30 min on 2 cores).
+# id, whose DWARF is well over 100 MB. Benchmarks only: never part of CI (about 100 min of one
+# core; on a shared machine run it as `nice -n 19 loadtest/native/build_corpus.sh`, JOBS=2).
 # Output: .deps/native/bench/librocksdb_bench.so (idempotent: rebuilt only when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,7 +36,14 @@ compile() {
     -I"$SRC" -I"$SRC/include" -c "$SRC/$source" -o "$object.tmp" && mv "$object.tmp" "$object"
 }
 export -f compile
-grep -v '^\s*$' "$CRATE/rocksdb_lib_sources.txt" | xargs -P "${JOBS:-2}" -I{} bash -c 'compile "$@"' _ {}
+# util/build_version.cc only exists as a CMake template (build_version.cc.in); the crate ships a
+# generated copy at its root and compiles that instead, and so do we.
+grep -v '^\s*$' "$CRATE/rocksdb_lib_sources.txt" | grep -vx 'util/build_version.cc' |
+  xargs -P "${JOBS:-2}" -I{} bash -c 'compile "$@"' _ {}
+if [[ ! -s "$OUT/obj/crate_build_version.cc.o" ]]; then
+  nice -n 10 clang++-19 -std=c++17 -O2 -g -fPIC -w -DROCKSDB_PLATFORM_POSIX -DOS_LINUX \
+    -I"$SRC" -I"$SRC/include" -c "$CRATE/build_version.cc" -o "$OUT/obj/crate_build_version.cc.o"
+fi
 nice -n 10 clang++-19 -shared -fuse-ld=lld -Wl,--build-id -o "$OUT/librocksdb_bench.so.tmp" "$OUT"/obj/*.o
 mv "$OUT/librocksdb_bench.so.tmp" "$OUT/librocksdb_bench.so"
 ls -l "$OUT/librocksdb_bench.so"
