@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the benchmark corpus: RocksDB 9.9.3 (a large real C++ code base, vendored by the
 # librocksdb-sys crate on crates.io) compiled at -O2 -g into one x86_64 shared library with a build
-# id, whose DWARF is well over 100 MB. Benchmarks only: never part of CI (about 100 min of one
-# core; on a shared machine run it as `nice -n 19 loadtest/native/build_corpus.sh`, JOBS=2).
+# id: 111.5 MB, of which 102.4 MB DWARF. Benchmarks only, never part of CI: about 45 min with
+# JOBS=2 on a shared 2-core machine; run it as `JOBS=2 nice -n 19 loadtest/native/build_corpus.sh`.
 # Output: .deps/native/bench/librocksdb_bench.so (idempotent: rebuilt only when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
