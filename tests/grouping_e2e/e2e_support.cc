@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "formats/common/json_text.h"
+
 namespace restack::grouping_e2e {
 
 CommandResult run(const std::string& dir, const std::string& command) {
@@ -53,26 +55,9 @@ std::string replaceAll(std::string text, std::string_view from, std::string_view
 }
 
 std::string jsonString(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  appendJsonString(out, text);
+  return out;
 }
 
 std::string Outcome::describe() const {
