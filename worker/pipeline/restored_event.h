@@ -25,7 +25,6 @@ struct OutputFrame {
   std::string note;
   std::string missing_id;
   std::vector<std::vector<SymbolizedFrame>> alternatives;
-  bool is_crashing_frame = false;  // the first frame of the stack: its address was not adjusted
 };
 
 // A Java exception header inside a stack ("Caused by: a.b.C: msg") and where its frames start.
