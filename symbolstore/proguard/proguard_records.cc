@@ -121,6 +121,12 @@ T* placeArray(std::byte* at, size_t count) {
   return first;
 }
 
+// One entry of a ClassRecord's method table: the high 32 bits of the name hash (so that a probe
+// rejects other names without reading their MethodRecord) and the method's index + 1 (0 = empty).
+uint64_t methodSlot(uint64_t name_hash, size_t index) {
+  return (name_hash & ~uint64_t{0xffffffff}) | (static_cast<uint64_t>(index) + 1);
+}
+
 // Offsets of one method's derived arrays inside the ClassRecord's flat vectors, turned into
 // spans once every vector has its final size.
 struct MethodLayout {
@@ -453,19 +459,33 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   size_t slot_count = 4;
   while (slot_count < method_count * 2) slot_count <<= 1;
 
-  // Arena layout (every part 8-byte aligned).
+  // Arena layout (every part 8-byte aligned): the method table and the methods first, then one
+  // block per method holding everything a lookup of that method reads next (its ranges, chains,
+  // overloads and a copy of its name), so that retracing a frame touches a few adjacent cache
+  // lines; then fields, string views and the encoded bytes the views point into.
   size_t size = 0;
   auto reserve = [&size](size_t bytes) {
     size_t at = size;
     size = (size + bytes + 7) & ~size_t{7};
     return at;
   };
-  const size_t at_slots = reserve(slot_count * sizeof(uint32_t));
+  const size_t at_slots = reserve(slot_count * sizeof(uint64_t));
   const size_t at_methods = reserve(methods.size() * sizeof(MethodRecord));
-  const size_t at_ranges = reserve(ranges.size() * sizeof(RangeRecord));
-  const size_t at_chains = reserve(chains.size() * sizeof(MethodRecord::Chain));
-  const size_t at_overloads = reserve(overload_bounds.size() * sizeof(std::span<const uint32_t>));
-  const size_t at_members = reserve(members.size() * sizeof(uint32_t));
+  struct MethodBlock {
+    size_t ranges, chains, overloads, members, member_count, name;
+  };
+  std::vector<MethodBlock> blocks(method_count);
+  for (size_t m = 0; m < method_count; ++m) {
+    const MethodLayout& layout = layouts[m];
+    size_t member_count = 0;
+    for (size_t o = 0; o < layout.overload_count; ++o) member_count += overload_bounds[layout.first_overload + o].second;
+    blocks[m].ranges = reserve(layout.range_count * sizeof(RangeRecord));
+    blocks[m].chains = reserve(layout.chain_count * sizeof(MethodRecord::Chain));
+    blocks[m].overloads = reserve(layout.overload_count * sizeof(std::span<const uint32_t>));
+    blocks[m].members = reserve(member_count * sizeof(uint32_t));
+    blocks[m].member_count = member_count;
+    blocks[m].name = reserve(methods[m].obfuscated_name.size());
+  }
   const size_t at_fields = reserve(fields.size() * sizeof(FieldRecord));
   const size_t at_strings = reserve(strings.size() * sizeof(std::string_view));
   const size_t at_bytes = reserve(encoded.size());
@@ -483,25 +503,29 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   auto* arena_strings = placeArray<std::string_view>(arena + at_strings, strings.size());
   for (size_t i = 0; i < strings.size(); ++i) arena_strings[i] = rebase(strings[i]);
   record.strings = std::span<const std::string_view>(arena_strings, strings.size());
-  auto* arena_ranges = placeArray<RangeRecord>(arena + at_ranges, ranges.size());
-  std::copy(ranges.begin(), ranges.end(), arena_ranges);
-  auto* arena_chains = placeArray<MethodRecord::Chain>(arena + at_chains, chains.size());
-  std::copy(chains.begin(), chains.end(), arena_chains);
-  auto* arena_members = placeArray<uint32_t>(arena + at_members, members.size());
-  std::copy(members.begin(), members.end(), arena_members);
-  auto* arena_overloads = placeArray<std::span<const uint32_t>>(arena + at_overloads, overload_bounds.size());
-  for (size_t o = 0; o < overload_bounds.size(); ++o) {
-    arena_overloads[o] = std::span<const uint32_t>(arena_members + overload_bounds[o].first, overload_bounds[o].second);
-  }
   auto* arena_methods = placeArray<MethodRecord>(arena + at_methods, methods.size());
   for (size_t m = 0; m < methods.size(); ++m) {
     MethodRecord method = methods[m];
     const MethodLayout& layout = layouts[m];
-    method.obfuscated_name = rebase(method.obfuscated_name);
-    method.ranges = std::span<const RangeRecord>(arena_ranges + layout.first_range, layout.range_count);
-    method.chains = std::span<const MethodRecord::Chain>(arena_chains + layout.first_chain, layout.chain_count);
-    method.overloads =
-        std::span<const std::span<const uint32_t>>(arena_overloads + layout.first_overload, layout.overload_count);
+    const MethodBlock& block = blocks[m];
+    auto* method_ranges = placeArray<RangeRecord>(arena + block.ranges, layout.range_count);
+    std::copy_n(ranges.begin() + static_cast<std::ptrdiff_t>(layout.first_range), layout.range_count, method_ranges);
+    auto* method_chains = placeArray<MethodRecord::Chain>(arena + block.chains, layout.chain_count);
+    std::copy_n(chains.begin() + static_cast<std::ptrdiff_t>(layout.first_chain), layout.chain_count, method_chains);
+    auto* method_overloads = placeArray<std::span<const uint32_t>>(arena + block.overloads, layout.overload_count);
+    auto* method_members = placeArray<uint32_t>(arena + block.members, block.member_count);
+    for (size_t o = 0; o < layout.overload_count; ++o) {
+      auto [first, count] = overload_bounds[layout.first_overload + o];
+      std::copy_n(members.begin() + static_cast<std::ptrdiff_t>(first), count, method_members);
+      method_overloads[o] = std::span<const uint32_t>(method_members, count);
+      method_members += count;
+    }
+    char* name = reinterpret_cast<char*>(arena + block.name);
+    std::copy(method.obfuscated_name.begin(), method.obfuscated_name.end(), name);
+    method.obfuscated_name = std::string_view(name, method.obfuscated_name.size());
+    method.ranges = std::span<const RangeRecord>(method_ranges, layout.range_count);
+    method.chains = std::span<const MethodRecord::Chain>(method_chains, layout.chain_count);
+    method.overloads = std::span<const std::span<const uint32_t>>(method_overloads, layout.overload_count);
     arena_methods[m] = method;
   }
   record.methods = std::span<const MethodRecord>(arena_methods, methods.size());
@@ -511,26 +535,64 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
     arena_fields[f].obfuscated_name = rebase(fields[f].obfuscated_name);
   }
   record.fields = std::span<const FieldRecord>(arena_fields, fields.size());
-  auto* slots = reinterpret_cast<uint32_t*>(arena + at_slots);
+  auto* slots = reinterpret_cast<uint64_t*>(arena + at_slots);
   for (size_t m = 0; m < method_count; ++m) {
-    size_t slot = arena_methods[m].name_hash & (slot_count - 1);
+    const uint64_t hash = arena_methods[m].name_hash;
+    size_t slot = hash & (slot_count - 1);
     while (slots[slot] != 0) slot = (slot + 1) & (slot_count - 1);
-    slots[slot] = static_cast<uint32_t>(m + 1);
+    slots[slot] = methodSlot(hash, m);
   }
-  record.method_slots_ = std::span<const uint32_t>(slots, slot_count);
+  record.method_slots_ = std::span<const uint64_t>(slots, slot_count);
   return record;
 }
 
 const MethodRecord* ClassRecord::findMethod(std::string_view obfuscated) const {
-  if (method_slots_.empty()) return nullptr;
-  const uint64_t hash = hashName(obfuscated);
+  return findMethod(obfuscated, hashName(obfuscated));
+}
+
+const MethodRecord* ClassRecord::findMethod(std::string_view obfuscated, uint64_t hash) const {
+  const size_t index = methodIndex(obfuscated, hash, /*check_name=*/true);
+  return index == kNoMethod ? nullptr : &methods[index];
+}
+
+size_t ClassRecord::methodIndex(std::string_view obfuscated, uint64_t hash, bool check_name) const {
+  if (method_slots_.empty()) return kNoMethod;
   const size_t mask = method_slots_.size() - 1;
+  const uint64_t tag = methodSlot(hash, 0) & ~uint64_t{0xffffffff};
   for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
-    uint32_t entry = method_slots_[slot];
-    if (entry == 0) return nullptr;
-    const MethodRecord& method = methods[entry - 1];
-    if (method.name_hash == hash && method.obfuscated_name == obfuscated) return &method;
+    const uint64_t entry = method_slots_[slot];
+    if (entry == 0) return kNoMethod;
+    if ((entry & ~uint64_t{0xffffffff}) != tag) continue;
+    const size_t index = (entry & 0xffffffff) - 1;
+    if (!check_name || methods[index].obfuscated_name == obfuscated) return index;
   }
+}
+
+void ClassRecord::prefetchMethodSlot(uint64_t hash) const {
+  if (!method_slots_.empty()) __builtin_prefetch(&method_slots_[hash & (method_slots_.size() - 1)]);
+}
+
+void ClassRecord::prefetchMethod(std::string_view obfuscated, uint64_t hash) const {
+  // The tag match without the name check: a wrong guess costs one useless prefetch.
+  const size_t index = methodIndex(obfuscated, hash, /*check_name=*/false);
+  if (index == kNoMethod) return;
+  const char* entry = reinterpret_cast<const char*>(&methods[index]);
+  __builtin_prefetch(entry);
+  __builtin_prefetch(entry + sizeof(MethodRecord) - 1);
+}
+
+void ClassRecord::prefetchMethodData(std::string_view obfuscated, uint64_t hash) const {
+  const size_t index = methodIndex(obfuscated, hash, /*check_name=*/false);
+  if (index == kNoMethod) return;
+  const MethodRecord& method = methods[index];
+  // The method's block: ranges first, then chains, overloads, members and the name (decode).
+  const char* block = reinterpret_cast<const char*>(method.ranges.data());
+  const char* block_end = method.obfuscated_name.data() + method.obfuscated_name.size();
+  constexpr ptrdiff_t kMaxPrefetch = 6 * 64;  // methods with many ranges: their first lines
+  for (const char* line = block; line < block_end && line - block < kMaxPrefetch; line += 64) {
+    __builtin_prefetch(line);
+  }
+  __builtin_prefetch(block_end - 1);
 }
 
 size_t ClassRecord::memoryBytes() const {

@@ -164,6 +164,19 @@ class ClassRecord {
   std::span<const FieldRecord> fields;       // file order (empty for v1 records)
 
   const MethodRecord* findMethod(std::string_view obfuscated) const;
+  // The same with hashName(obfuscated) computed by the caller.
+  const MethodRecord* findMethod(std::string_view obfuscated, uint64_t name_hash) const;
+
+  // Software prefetch for callers that retrace many frames at once (ProguardResolver::retrace):
+  // each step brings the next level of a method's data into the CPU cache and only reads what
+  // the step before brought. Running one step over every frame of a run before the next step
+  // overlaps the memory reads of all frames instead of waiting for them one after another.
+  // Steps: prefetchMethodSlot (the method table slot), prefetchMethod (the MethodRecord),
+  // prefetchMethodData (its ranges, chains, overloads and name). Prefetching never changes a
+  // result; a step whose input is not cached yet only costs time.
+  void prefetchMethodSlot(uint64_t name_hash) const;
+  void prefetchMethod(std::string_view obfuscated, uint64_t name_hash) const;
+  void prefetchMethodData(std::string_view obfuscated, uint64_t name_hash) const;
   // The holder class of a range: its qualifier, or this class.
   std::string_view holderOf(const RangeRecord& range) const {
     return strings[range.holder].empty() ? original_name : strings[range.holder];
@@ -174,13 +187,18 @@ class ClassRecord {
  private:
   friend Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
   // One allocation holds, in the order a lookup touches them: the method table, the methods,
-  // their ranges, chains and overloads, the fields, the string views, and last the encoded
-  // bytes every view points into. Retracing a frame then stays within a page or two instead of
+  // one block per method (its ranges, chains, overloads and name, adjacent), the fields, the
+  // string views, and last the encoded bytes every view points into. Retracing a frame then stays within a page or two instead of
   // chasing a dozen separate heap blocks (the working set of a big mapping is far larger than
   // the CPU caches, so each separate block is a cache and TLB miss).
   std::unique_ptr<std::byte[]> arena_;
   size_t arena_bytes_ = 0;
-  std::span<const uint32_t> method_slots_;  // open addressing by name_hash: method index + 1, 0 = empty
+  // The method index (kNoMethod: none) through the table; `check_name` false trusts the hash tag.
+  static constexpr size_t kNoMethod = SIZE_MAX;
+  size_t methodIndex(std::string_view obfuscated, uint64_t name_hash, bool check_name) const;
+
+  // Open addressing by name_hash; each entry: high 32 bits of the hash | method index + 1, 0 = empty.
+  std::span<const uint64_t> method_slots_;
   std::vector<OutlineCallsite> callsites_;  // rare: kept apart
   std::vector<RewriteRule> rules_;
 };

@@ -308,6 +308,62 @@ struct ProguardResolver::Impl {
     return memo.record.get();
   }
 
+  // A run's frames of the event's mapping, with their class records looked up ahead (null:
+  // the class is not in the mapping). `ready` false: not looked up ahead (another mapping, or
+  // an error the frame's own lookup reports).
+  struct PreparedClass {
+    bool ready = false;
+    std::shared_ptr<const ClassRecord> record;
+  };
+
+  // Looks up the class records of a run's frames and brings the data their methods need into
+  // the CPU cache, one step over all frames at a time (ClassRecord's prefetch steps): with the
+  // decoded records of a large mapping far larger than the CPU caches, the frames' memory reads
+  // then overlap instead of waiting for each other (docs/benchmarks.md, ProGuard).
+  void prepareRun(const MapChoice& choice, std::span<const stack::StackLine> lines,
+                  std::vector<PreparedClass>& prepared) {
+    prepared.assign(lines.size(), PreparedClass{});
+    if (!choice.map) return;
+    const MapHandle& map = *choice.map;
+    thread_local std::vector<uint64_t> hashes;
+    hashes.assign(lines.size(), 0);
+    auto frameAt = [&](size_t i) -> const stack::JavaFrameLine* {
+      const stack::JavaFrameLine* frame = lines[i].javaFrame();
+      return frame != nullptr && !frame->file.starts_with(kMapIdFilePrefix) ? frame : nullptr;
+    };
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (const auto* frame = frameAt(i)) {
+        hashes[i] = classes.hashOf(map.load_key, frame->class_name);
+        classes.prefetchSlot(hashes[i]);
+      }
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (const auto* frame = frameAt(i)) classes.prefetchValue(map.load_key, frame->class_name, hashes[i]);
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const auto* frame = frameAt(i);
+      if (frame == nullptr) continue;
+      if (i > 0 && prepared[i - 1].ready && lines[i - 1].javaFrame()->class_name == frame->class_name) {
+        prepared[i] = prepared[i - 1];  // consecutive frames of one class: one lookup
+      } else {
+        auto record = classRecord(map, frame->class_name);
+        if (!record) continue;
+        prepared[i].ready = true;
+        prepared[i].record = std::move(*record);
+      }
+      if (prepared[i].record) {
+        hashes[i] = proguard::hashName(frame->method);
+        prepared[i].record->prefetchMethodSlot(hashes[i]);
+      }
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (prepared[i].record) prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i]);
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (prepared[i].record) prepared[i].record->prefetchMethodData(lines[i].javaFrame()->method, hashes[i]);
+    }
+  }
+
   Expected<std::optional<std::string>> restoreMessage(const MapHandle& map, std::string_view message) {
     proguard::ClassLookup lookup = [&](std::string_view name) -> Expected<std::shared_ptr<const ClassRecord>> {
       auto record = classRecord(map, name);
@@ -319,7 +375,8 @@ struct ProguardResolver::Impl {
   }
 
   Expected<FrameLookup> retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
-                                     proguard::RetraceContext& context, RunMemo& memo);
+                                     const PreparedClass& prepared, proguard::RetraceContext& context,
+                                     RunMemo& memo);
 };
 
 namespace {
@@ -341,6 +398,7 @@ FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) 
 
 Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice,
                                                            const stack::JavaFrameLine& frame,
+                                                           const PreparedClass& prepared,
                                                            proguard::RetraceContext& context, RunMemo& memo) {
   const MapChoice* choice = &event_choice;
   MapChoice frame_choice;
@@ -357,7 +415,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   const MapHandle& map = *choice->map;
-  auto record = classRecord(map, frame.class_name, memo);
+  auto record = prepared.ready ? Expected<const ClassRecord*>(prepared.record.get())
+                              : classRecord(map, frame.class_name, memo);
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
     context = {};
@@ -375,7 +434,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     lookup.frames[0].module = std::move(module);
     return lookup;
   }
-  const ClassRecord& cls = **record;  // alive while `memo` holds it: until the next line
+  const ClassRecord& cls = **record;  // alive while `prepared` or `memo` holds it
   thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
   proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
   context = {};
@@ -452,13 +511,15 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   std::vector<JavaLineResult> results(lines.size());
   auto event_choice = impl_->chooseEventMap(scope);
   if (!event_choice) return event_choice.error();
+  std::vector<Impl::PreparedClass> prepared;
+  impl_->prepareRun(*event_choice, lines, prepared);
   proguard::RetraceContext context;
   Impl::RunMemo memo;
   for (size_t i = 0; i < lines.size(); ++i) {
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
     if (const auto* frame = line.javaFrame()) {
-      auto lookup = impl_->retraceFrame(*event_choice, *frame, context, memo);
+      auto lookup = impl_->retraceFrame(*event_choice, *frame, prepared[i], context, memo);
       if (!lookup) return lookup.error();
       result.lookup = std::move(*lookup);
       continue;
