@@ -28,6 +28,12 @@ int fuzzProguardOnce(const uint8_t* data, size_t size) {
     RetraceContext context;
     uint32_t salt = static_cast<uint32_t>(size);
     for (const MethodRecord& method : record->methods) {
+      // The resolver's prefetch steps read the record too: for a method it has, and for a name
+      // whose hash tag may collide with one.
+      for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
+        record->prefetchMethod(method.obfuscated_name, method.name_hash, step);
+        record->prefetchMethod("z", method.name_hash, step);
+      }
       for (uint32_t probe = 0; probe < 4; ++probe) {
         std::optional<uint32_t> line;
         if (probe > 0) line = (salt * 2654435761u + probe * 97u) % 70000u;

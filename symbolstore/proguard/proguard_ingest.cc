@@ -42,8 +42,8 @@ std::string prefixEnd(std::string prefix) {
 
 Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                       const IngestOptions& options) {
-  const std::string name = content.display_name.empty() ? (content.path.empty() ? "mapping" : content.path)
-                                                        : content.display_name;
+  const std::string name =
+      content.display_name.empty() ? (content.path.empty() ? "mapping" : content.path) : content.display_name;
   std::optional<MappedFile> file;
   std::string_view bytes = content.bytes;
   if (!content.path.empty()) {
@@ -61,8 +61,9 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   const proguard::MappingHeader& header = reader.header();
   const std::string pg_map_hash_hex = hashHex(header.pg_map_hash);
   if ((meta.app.empty() && meta.build_id.empty()) && header.pg_map_id.empty() && pg_map_hash_hex.empty()) {
-    return invalidArgument(name + ": a mapping upload needs an app and build id (or a mapping file with a "
-                                  "pg_map_id header) so that events can find it");
+    return invalidArgument(name +
+                           ": a mapping upload needs an app and build id (or a mapping file with a "
+                           "pg_map_id header) so that events can find it");
   }
 
   IngestReport report;
@@ -111,7 +112,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   }
 
   // Publish: map info, then the pointers, in the same batch as the last class records.
-  proguard::MapInfo info{meta.app, meta.build_id, header.pg_map_id, header.pg_map_hash,
+  proguard::MapInfo info{meta.app,           meta.build_id,   header.pg_map_id, header.pg_map_hash,
                          header.map_version, header.compiler, classes};
   put(proguard::mapInfoKey(load_id), proguard::encodeMapInfo(info));
   std::optional<proguard::BuildPointer> previous;

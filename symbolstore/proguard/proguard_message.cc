@@ -85,7 +85,8 @@ class MessageRestorer {
     size_t start = 0;
     while (start <= params.size() && !params.empty()) {
       size_t comma = params.find(',', start);
-      std::string_view param = params.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      std::string_view param =
+          params.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
       size_t lead = param.find_first_not_of(' ');
       std::string_view trimmed = lead == std::string_view::npos ? std::string_view() : param.substr(lead);
       auto restored = restoreOrKeep(trimmed, changed);
@@ -194,7 +195,8 @@ bool quoted(std::string_view message, size_t from, char quote, size_t& begin, si
 Status artNullPointer(std::string_view message, MessageRestorer& restorer, std::vector<Edit>& edits) {
   if (!message.starts_with("Attempt to ")) return Status::ok();
   const bool method = message.starts_with("Attempt to invoke ");
-  const bool field = message.starts_with("Attempt to read from field '") || message.starts_with("Attempt to write to field '");
+  const bool field =
+      message.starts_with("Attempt to read from field '") || message.starts_with("Attempt to write to field '");
   if (!method && !field) return Status::ok();
   size_t begin = 0, end = 0;
   if (!quoted(message, 0, '\'', begin, end)) return Status::ok();
@@ -213,7 +215,8 @@ Status hotspotNullPointer(std::string_view message, MessageRestorer& restorer, s
     std::string_view inner = message.substr(begin, end - begin);
     from = end + 1;
     if (inner.find('.') == std::string_view::npos || inner.find(' ') != std::string_view::npos) continue;
-    auto restored = inner.ends_with(')') ? restorer.methodSignature(inner, false) : restorer.fieldReference(inner, false);
+    auto restored =
+        inner.ends_with(')') ? restorer.methodSignature(inner, false) : restorer.fieldReference(inner, false);
     if (!restored) return restored.error();
     if (*restored) edits.push_back({begin, end - begin, std::move(**restored)});
   }
@@ -231,8 +234,8 @@ std::string_view tokenBefore(std::string_view message, size_t at) {
 }
 std::string_view tokenAfter(std::string_view message, size_t at) {
   size_t end = at;
-  while (end < message.size() && (isNameChar(message[end]) || message[end] == '[' || message[end] == ']' ||
-                                  message[end] == ';')) {
+  while (end < message.size() &&
+         (isNameChar(message[end]) || message[end] == '[' || message[end] == ']' || message[end] == ';')) {
     ++end;
   }
   return message.substr(at, end - at);

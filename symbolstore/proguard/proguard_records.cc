@@ -71,8 +71,8 @@ class Cursor {
 };
 
 Error corrupt(const char* what) {
-  return Error(ErrorCode::kInternal, std::string("corrupt proguard ") + what +
-                                         " record in the store (re-ingest the mapping to repair it)");
+  return Error(ErrorCode::kInternal,
+               std::string("corrupt proguard ") + what + " record in the store (re-ingest the mapping to repair it)");
 }
 
 Expected<uint8_t> checkVersion(Cursor& in, const char* what, uint8_t oldest = kProguardRecordVersion,
@@ -80,9 +80,9 @@ Expected<uint8_t> checkVersion(Cursor& in, const char* what, uint8_t oldest = kP
   uint8_t version = in.byte();
   if (!in.ok()) return corrupt(what);
   if (version < oldest || version > newest) {
-    return unsupported(std::string("proguard ") + what + " record has format version " +
-                       std::to_string(version) + "; this build reads versions " + std::to_string(oldest) +
-                       " to " + std::to_string(newest) + " (re-ingest the mapping)");
+    return unsupported(std::string("proguard ") + what + " record has format version " + std::to_string(version) +
+                       "; this build reads versions " + std::to_string(oldest) + " to " + std::to_string(newest) +
+                       " (re-ingest the mapping)");
   }
   return version;
 }
@@ -185,9 +185,15 @@ void indexMethod(const std::vector<RangeRecord>& all_ranges, MethodLayout& layou
 std::string buildPointerKey(std::string_view app, std::string_view build_id) {
   return keyOf({"B", app, build_id});
 }
-std::string idPointerKey(std::string_view map_id) { return keyOf({"I", map_id}); }
-std::string loadPrefix(std::string_view load_id) { return keyOf({"L", load_id, ""}); }
-std::string mapInfoKey(std::string_view load_id) { return keyOf({"L", load_id, "M"}); }
+std::string idPointerKey(std::string_view map_id) {
+  return keyOf({"I", map_id});
+}
+std::string loadPrefix(std::string_view load_id) {
+  return keyOf({"L", load_id, ""});
+}
+std::string mapInfoKey(std::string_view load_id) {
+  return keyOf({"L", load_id, "M"});
+}
 std::string classKey(std::string_view load_id, std::string_view obfuscated_class) {
   return keyOf({"L", load_id, "C", obfuscated_class});
 }
@@ -235,8 +241,8 @@ Expected<IdPointer> decodeIdPointer(std::string_view bytes) {
 
 std::string encodeMapInfo(const MapInfo& info) {
   std::string out(1, static_cast<char>(kProguardRecordVersion));
-  for (const std::string* text : {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash,
-                                  &info.map_version, &info.compiler}) {
+  for (const std::string* text :
+       {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash, &info.map_version, &info.compiler}) {
     putString(out, *text);
   }
   putVarint(out, info.classes);
@@ -247,8 +253,8 @@ Expected<MapInfo> decodeMapInfo(std::string_view bytes) {
   Cursor in(bytes);
   RESTACK_RETURN_IF_ERROR(checkVersion(in, "map info"));
   MapInfo info;
-  for (std::string* text : {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash,
-                            &info.map_version, &info.compiler}) {
+  for (std::string* text :
+       {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash, &info.map_version, &info.compiler}) {
     *text = std::string(in.string());
   }
   info.classes = in.varint();
@@ -478,7 +484,8 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   for (size_t m = 0; m < method_count; ++m) {
     const MethodLayout& layout = layouts[m];
     size_t member_count = 0;
-    for (size_t o = 0; o < layout.overload_count; ++o) member_count += overload_bounds[layout.first_overload + o].second;
+    for (size_t o = 0; o < layout.overload_count; ++o)
+      member_count += overload_bounds[layout.first_overload + o].second;
     blocks[m].ranges = reserve(layout.range_count * sizeof(RangeRecord));
     blocks[m].chains = reserve(layout.chain_count * sizeof(MethodRecord::Chain));
     blocks[m].overloads = reserve(layout.overload_count * sizeof(std::span<const uint32_t>));
@@ -568,31 +575,52 @@ size_t ClassRecord::methodIndex(std::string_view obfuscated, uint64_t hash, bool
   }
 }
 
-void ClassRecord::prefetchMethodSlot(uint64_t hash) const {
-  if (!method_slots_.empty()) __builtin_prefetch(&method_slots_[hash & (method_slots_.size() - 1)]);
-}
-
-void ClassRecord::prefetchMethod(std::string_view obfuscated, uint64_t hash) const {
-  // The tag match without the name check: a wrong guess costs one useless prefetch.
-  const size_t index = methodIndex(obfuscated, hash, /*check_name=*/false);
-  if (index == kNoMethod) return;
-  const char* entry = reinterpret_cast<const char*>(&methods[index]);
-  __builtin_prefetch(entry);
-  __builtin_prefetch(entry + sizeof(MethodRecord) - 1);
-}
-
-void ClassRecord::prefetchMethodData(std::string_view obfuscated, uint64_t hash) const {
+void ClassRecord::prefetchMethod(std::string_view obfuscated, uint64_t hash, PrefetchStep step) const {
+  if (method_slots_.empty()) return;
+  if (step == PrefetchStep::kSlot) {
+    __builtin_prefetch(&method_slots_[hash & (method_slots_.size() - 1)]);
+    return;
+  }
+  // The hash tag without the name check: a wrong guess costs one useless prefetch.
   const size_t index = methodIndex(obfuscated, hash, /*check_name=*/false);
   if (index == kNoMethod) return;
   const MethodRecord& method = methods[index];
-  // The method's block: ranges first, then chains, overloads, members and the name (decode).
-  const char* block = reinterpret_cast<const char*>(method.ranges.data());
-  const char* block_end = method.obfuscated_name.data() + method.obfuscated_name.size();
-  constexpr ptrdiff_t kMaxPrefetch = 6 * 64;  // methods with many ranges: their first lines
-  for (const char* line = block; line < block_end && line - block < kMaxPrefetch; line += 64) {
-    __builtin_prefetch(line);
+  constexpr size_t kMaxRanges = 4;  // methods with many ranges: their first ones
+  switch (step) {
+    case PrefetchStep::kSlot:
+      break;
+    case PrefetchStep::kMethod: {
+      const char* entry = reinterpret_cast<const char*>(&method);
+      __builtin_prefetch(entry);
+      __builtin_prefetch(entry + sizeof(MethodRecord) - 1);
+      break;
+    }
+    case PrefetchStep::kBlock: {
+      // The method's block: ranges first, then chains, overloads, members and the name (decode).
+      const char* block = reinterpret_cast<const char*>(method.ranges.data());
+      const char* block_end = method.obfuscated_name.data() + method.obfuscated_name.size();
+      constexpr ptrdiff_t kMaxBlockBytes = 6 * 64;
+      for (const char* line = block; line < block_end && line - block < kMaxBlockBytes; line += 64) {
+        __builtin_prefetch(line);
+      }
+      __builtin_prefetch(block_end - 1);
+      break;
+    }
+    case PrefetchStep::kStrings:
+      for (size_t r = 0; r < method.ranges.size() && r < kMaxRanges; ++r) {
+        __builtin_prefetch(&strings[method.ranges[r].holder]);
+        __builtin_prefetch(&strings[method.ranges[r].name]);
+      }
+      break;
+    case PrefetchStep::kText:
+      __builtin_prefetch(original_name.data());
+      __builtin_prefetch(source_file.data());
+      for (size_t r = 0; r < method.ranges.size() && r < kMaxRanges; ++r) {
+        __builtin_prefetch(strings[method.ranges[r].holder].data());
+        __builtin_prefetch(strings[method.ranges[r].name].data());
+      }
+      break;
   }
-  __builtin_prefetch(block_end - 1);
 }
 
 size_t ClassRecord::memoryBytes() const {

@@ -126,7 +126,7 @@ struct RangeRecord {
 
 struct MethodRecord {
   std::string_view obfuscated_name;
-  uint64_t name_hash = 0;              // hashName(obfuscated_name)
+  uint64_t name_hash = 0;               // hashName(obfuscated_name)
   std::span<const RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
 
   // Derived when decoding, so that a lookup allocates nothing for them: the inline chains
@@ -158,25 +158,30 @@ class ClassRecord {
 
   std::string_view original_name;
   std::string_view source_file;
-  bool synthesized = false;                  // the class itself was synthesized by the compiler
+  bool synthesized = false;  // the class itself was synthesized by the compiler
   std::span<const std::string_view> strings;
-  std::span<const MethodRecord> methods;     // sorted by obfuscated_name
-  std::span<const FieldRecord> fields;       // file order (empty for v1 records)
+  std::span<const MethodRecord> methods;  // sorted by obfuscated_name
+  std::span<const FieldRecord> fields;    // file order (empty for v1 records)
 
   const MethodRecord* findMethod(std::string_view obfuscated) const;
   // The same with hashName(obfuscated) computed by the caller.
   const MethodRecord* findMethod(std::string_view obfuscated, uint64_t name_hash) const;
 
   // Software prefetch for callers that retrace many frames at once (ProguardResolver::retrace):
-  // each step brings the next level of a method's data into the CPU cache and only reads what
+  // each step brings the next level of a method's data into the CPU cache and reads only what
   // the step before brought. Running one step over every frame of a run before the next step
   // overlaps the memory reads of all frames instead of waiting for them one after another.
-  // Steps: prefetchMethodSlot (the method table slot), prefetchMethod (the MethodRecord),
-  // prefetchMethodData (its ranges, chains, overloads and name). Prefetching never changes a
-  // result; a step whose input is not cached yet only costs time.
-  void prefetchMethodSlot(uint64_t name_hash) const;
-  void prefetchMethod(std::string_view obfuscated, uint64_t name_hash) const;
-  void prefetchMethodData(std::string_view obfuscated, uint64_t name_hash) const;
+  // Prefetching never changes a result; a step whose input is not cached yet only costs time.
+  enum class PrefetchStep {
+    kSlot,     // the method table slot
+    kMethod,   // the MethodRecord
+    kBlock,    // its ranges, chains, overloads and name
+    kStrings,  // the string views of its ranges' holders and names
+    kText,     // the bytes of those strings, of the class name and of its source file
+  };
+  static constexpr PrefetchStep kPrefetchSteps[] = {PrefetchStep::kSlot, PrefetchStep::kMethod, PrefetchStep::kBlock,
+                                                    PrefetchStep::kStrings, PrefetchStep::kText};
+  void prefetchMethod(std::string_view obfuscated, uint64_t name_hash, PrefetchStep step) const;
   // The holder class of a range: its qualifier, or this class.
   std::string_view holderOf(const RangeRecord& range) const {
     return strings[range.holder].empty() ? original_name : strings[range.holder];
@@ -188,9 +193,9 @@ class ClassRecord {
   friend Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
   // One allocation holds, in the order a lookup touches them: the method table, the methods,
   // one block per method (its ranges, chains, overloads and name, adjacent), the fields, the
-  // string views, and last the encoded bytes every view points into. Retracing a frame then stays within a page or two instead of
-  // chasing a dozen separate heap blocks (the working set of a big mapping is far larger than
-  // the CPU caches, so each separate block is a cache and TLB miss).
+  // string views, and last the encoded bytes every view points into. Retracing a frame then stays within a page or two
+  // instead of chasing a dozen separate heap blocks (the working set of a big mapping is far larger than the CPU
+  // caches, so each separate block is a cache and TLB miss).
   std::unique_ptr<std::byte[]> arena_;
   size_t arena_bytes_ = 0;
   // The method index (kNoMethod: none) through the table; `check_name` false trusts the hash tag.

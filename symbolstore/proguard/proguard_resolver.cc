@@ -56,9 +56,7 @@ struct MapHandle {
   std::string pg_map_id;
   std::string pg_map_hash;  // hex part only
 
-  bool hasId(std::string_view id) const {
-    return !id.empty() && (id == pg_map_id || id == pg_map_hash);
-  }
+  bool hasId(std::string_view id) const { return !id.empty() && (id == pg_map_id || id == pg_map_hash); }
   std::string describe() const { return app + ":" + build_id; }
 };
 
@@ -107,8 +105,8 @@ struct ProguardResolver::Impl {
     pointers_epoch = now;
   }
 
-  bool cachedPointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table,
-                     const std::string& key, std::shared_ptr<const MapHandle>& out) {
+  bool cachedPointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table, const std::string& key,
+                     std::shared_ptr<const MapHandle>& out) {
     std::shared_lock lock(pointers_mutex);
     auto it = table.find(key);
     if (it == table.end()) return false;
@@ -116,8 +114,8 @@ struct ProguardResolver::Impl {
     return true;
   }
 
-  void storePointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table,
-                    const std::string& key, std::shared_ptr<const MapHandle> value) {
+  void storePointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table, const std::string& key,
+                    std::shared_ptr<const MapHandle> value) {
     std::unique_lock lock(pointers_mutex);
     constexpr size_t kMaxPointers = 100000;  // builds seen by one worker; cheap to refill
     if (table.size() >= kMaxPointers) table.clear();
@@ -188,8 +186,8 @@ struct ProguardResolver::Impl {
       if (*by_map_id) {
         choice.map = *by_map_id;
         if (build_map && build_map->load_id != choice.map->load_id) {
-          choice.note = "pg_map_id " + scope.proguard_map_id + " selects the mapping of " +
-                        choice.map->describe() + ", not the one uploaded for " + build_name;
+          choice.note = "pg_map_id " + scope.proguard_map_id + " selects the mapping of " + choice.map->describe() +
+                        ", not the one uploaded for " + build_name;
         }
         return choice;
       }
@@ -227,8 +225,8 @@ struct ProguardResolver::Impl {
     } else {
       choice.missing_id = id;
       if (event_choice.map) {
-        choice.note = "the frame names mapping " + id + "; the event's mapping (" +
-                      event_choice.map->describe() + ") is " +
+        choice.note = "the frame names mapping " + id + "; the event's mapping (" + event_choice.map->describe() +
+                      ") is " +
                       (event_choice.map->pg_map_id.empty() ? "without a map id" : event_choice.map->pg_map_id);
       }
     }
@@ -253,8 +251,8 @@ struct ProguardResolver::Impl {
   }
 
   // The file of a restored frame: the holder class's `sourceFile` entry, else R8's inference.
-  Expected<std::string> fileFor(const MapHandle& map, const ClassRecord& frame_class,
-                                std::string_view holder, std::string_view printed_file) {
+  Expected<std::string> fileFor(const MapHandle& map, const ClassRecord& frame_class, std::string_view holder,
+                                std::string_view printed_file) {
     if (printed_file == "Native Method") return std::string(printed_file);
     if (holder == frame_class.original_name) {
       if (!frame_class.source_file.empty()) return std::string(frame_class.source_file);
@@ -351,16 +349,12 @@ struct ProguardResolver::Impl {
         prepared[i].ready = true;
         prepared[i].record = std::move(*record);
       }
-      if (prepared[i].record) {
-        hashes[i] = proguard::hashName(frame->method);
-        prepared[i].record->prefetchMethodSlot(hashes[i]);
+      if (prepared[i].record) hashes[i] = proguard::hashName(frame->method);
+    }
+    for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (prepared[i].record) prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i], step);
       }
-    }
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (prepared[i].record) prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i]);
-    }
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (prepared[i].record) prepared[i].record->prefetchMethodData(lines[i].javaFrame()->method, hashes[i]);
     }
   }
 
@@ -375,8 +369,7 @@ struct ProguardResolver::Impl {
   }
 
   Expected<FrameLookup> retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
-                                     const PreparedClass& prepared, proguard::RetraceContext& context,
-                                     RunMemo& memo);
+                                     const PreparedClass& prepared, proguard::RetraceContext& context, RunMemo& memo);
 };
 
 namespace {
@@ -415,8 +408,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   const MapHandle& map = *choice->map;
-  auto record = prepared.ready ? Expected<const ClassRecord*>(prepared.record.get())
-                              : classRecord(map, frame.class_name, memo);
+  auto record =
+      prepared.ready ? Expected<const ClassRecord*>(prepared.record.get()) : classRecord(map, frame.class_name, memo);
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
     context = {};
@@ -434,7 +427,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     lookup.frames[0].module = std::move(module);
     return lookup;
   }
-  const ClassRecord& cls = **record;  // alive while `prepared` or `memo` holds it
+  const ClassRecord& cls = **record;              // alive while `prepared` or `memo` holds it
   thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
   proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
   context = {};

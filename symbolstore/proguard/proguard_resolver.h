@@ -20,8 +20,8 @@ struct ProguardResolverOptions {
 };
 
 struct JavaLineResult {
-  FrameLookup lookup;          // for kJavaFrame lines
-  std::string exception_class; // for kJavaException lines: the deobfuscated class name
+  FrameLookup lookup;           // for kJavaFrame lines
+  std::string exception_class;  // for kJavaException lines: the deobfuscated class name
   // For kJavaException lines: the message with the obfuscated names inside it restored
   // (proguard_message.h); empty when nothing in it changed (print the message as received).
   std::string exception_message;
@@ -34,11 +34,9 @@ class ProguardResolver {
   // Retraces a run of consecutive Java lines of one thread (frames, exception headers,
   // "... N more"), returning one result per input line, in order. The run is passed whole
   // because rules such as rewriteFrame depend on the exception above a frame.
-  Expected<std::vector<JavaLineResult>> retrace(const EventScope& scope,
-                                                std::span<const stack::StackLine> lines);
+  Expected<std::vector<JavaLineResult>> retrace(const EventScope& scope, std::span<const stack::StackLine> lines);
   // Deobfuscates a class name such as the event's exception.type; std::nullopt when unknown.
-  Expected<std::optional<std::string>> deobfuscateClass(const EventScope& scope,
-                                                        std::string_view obfuscated);
+  Expected<std::optional<std::string>> deobfuscateClass(const EventScope& scope, std::string_view obfuscated);
   // Restores the obfuscated names inside an exception message such as the event's
   // exception.message (shapes: proguard_message.h); std::nullopt when nothing changed.
   Expected<std::optional<std::string>> deobfuscateMessage(const EventScope& scope, std::string_view message);

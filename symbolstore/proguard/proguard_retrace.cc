@@ -164,8 +164,8 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
   return result;
 }
 
-void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
-                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& result) {
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, std::optional<uint32_t> input_line,
+                   const RetraceContext& context, MethodRetrace& result) {
   result.reset();
   const MethodRecord* method = record.findMethod(obfuscated_method);
   if (method == nullptr || method->ranges.empty()) return;
@@ -185,8 +185,8 @@ void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method
         rewritten.push_back(candidate);
         continue;
       }
-      uint32_t mapped = lookupCallsite(*outermost.callsite, *context.outline_position)
-                            .value_or(*context.outline_position);
+      uint32_t mapped =
+          lookupCallsite(*outermost.callsite, *context.outline_position).value_or(*context.outline_position);
       if (const Chain* chain = chainAt(*method, candidate.overload, mapped)) {
         rewritten.push_back({candidate.overload, *chain, mapped});
       }
@@ -238,8 +238,8 @@ void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method
         }
       }
       if (remove_inner > count) {
-        result.note = "rewriteFrame asks to remove " + std::to_string(remove_inner) + " of " +
-                      std::to_string(count) + " frames; ignored";
+        result.note = "rewriteFrame asks to remove " + std::to_string(remove_inner) + " of " + std::to_string(count) +
+                      " frames; ignored";
         remove_inner = 0;
       }
       const RangeRecord& outermost = ranges[count - 1];
@@ -271,7 +271,8 @@ void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method
   // Identical answers (e.g. split lines of a frame printed without a line) are shown once.
   for (size_t i = 1; i < result.alternatives.size();) {
     auto first = result.alternatives.begin();
-    if (std::find(first, first + static_cast<std::ptrdiff_t>(i), result.alternatives[i]) != first + static_cast<std::ptrdiff_t>(i)) {
+    if (std::find(first, first + static_cast<std::ptrdiff_t>(i), result.alternatives[i]) !=
+        first + static_cast<std::ptrdiff_t>(i)) {
       result.dropAnswer(i);
     } else {
       ++i;

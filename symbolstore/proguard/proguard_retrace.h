@@ -18,8 +18,8 @@
 //     the mapping cannot tell, the input line is kept; an input without a line stays without
 //     one when the answer is ambiguous. Line 0 means "no line".
 //  5. Frames are dropped: the outermost frame of a synthesized (com.android.tools.r8.synthesized)
-//     or outline method, or of a method of a class synthesized as a whole; the innermost n frames named by a rewriteFrame rule whose throws(...)
-//     condition matches the exception directly above the frame.
+//     or outline method, or of a method of a class synthesized as a whole; the innermost n frames named by a
+//     rewriteFrame rule whose throws(...) condition matches the exception directly above the frame.
 //  6. An outline frame passes its position to the next frame, whose outlineCallsite positions
 //     map it to the call site's position before step 2 runs.
 #pragma once
@@ -81,8 +81,8 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
                             std::optional<uint32_t> input_line, const RetraceContext& context);
 // The same into `out`, reusing its storage: a caller that keeps one MethodRetrace per thread
 // retraces without allocating once warm.
-void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method,
-                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& out);
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, std::optional<uint32_t> input_line,
+                   const RetraceContext& context, MethodRetrace& out);
 
 // R8's file-name inference for a restored frame whose class has no `sourceFile` entry: the
 // outer class's simple name, ".kt" for a class named "…Kt" (when the printed file has no
