@@ -80,7 +80,7 @@ Expected<uint64_t> toUnsigned(const std::string& key, const Setting& setting, ui
 using Apply = std::function<Status(const std::string& key, const Setting&, Config&)>;
 
 template <typename Field>
-Apply unsignedField(Field Config::*section, uint64_t Field::*member, uint64_t min, uint64_t max) {
+Apply unsignedField(Field Config::* section, uint64_t Field::* member, uint64_t min, uint64_t max) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     auto v = toUnsigned(key, s, min, max);
     if (!v) return v.error();
@@ -89,7 +89,7 @@ Apply unsignedField(Field Config::*section, uint64_t Field::*member, uint64_t mi
   };
 }
 template <typename Field, typename Int>
-Apply intField(Field Config::*section, Int Field::*member, uint64_t min, uint64_t max) {
+Apply intField(Field Config::* section, Int Field::* member, uint64_t min, uint64_t max) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     auto v = toUnsigned(key, s, min, max);
     if (!v) return v.error();
@@ -98,8 +98,7 @@ Apply intField(Field Config::*section, Int Field::*member, uint64_t min, uint64_
   };
 }
 template <typename Field>
-Apply stringField(Field Config::*section, std::string Field::*member,
-                  std::vector<std::string> allowed = {}) {
+Apply stringField(Field Config::* section, std::string Field::* member, std::vector<std::string> allowed = {}) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), s.value) == allowed.end()) {
       std::string list;
@@ -110,7 +109,7 @@ Apply stringField(Field Config::*section, std::string Field::*member,
     return Status::ok();
   };
 }
-Apply topicField(std::string Topics::*member) {
+Apply topicField(std::string Topics::* member) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     if (s.value.empty()) return invalidArgument(s.origin + ": " + key + " must not be empty");
     c.kafka.topics.*member = s.value;
@@ -148,7 +147,8 @@ const std::map<std::string, Apply>& knownKeys() {
       {"observability.log_level",
        stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
       {"observability.log_format", stringField(&Config::observability, &Observability::log_format, {"text", "json"})},
-      {"grouping.rules", [](const std::string&, const Setting& s, Config& c) -> Status {
+      {"grouping.rules",
+       [](const std::string&, const Setting& s, Config& c) -> Status {
          c.grouping_rules = s.value;
          return Status::ok();
        }},

@@ -27,7 +27,7 @@ struct Topics {
 };
 
 struct Kafka {
-  std::string brokers;             // required: "host:9092,host2:9092"
+  std::string brokers;  // required: "host:9092,host2:9092"
   std::string group_id = "restack";
   Topics topics;
   // librdkafka properties passed through to every client (TLS, SASL, timeouts …).
@@ -50,23 +50,23 @@ struct Cache {
 };
 
 struct Limits {
-  uint64_t max_event_bytes = 1 << 20;        // larger events go to the DLQ
-  uint32_t max_threads = 256;                // threads restored per event; the rest pass through
-  uint32_t max_frames_per_thread = 512;      // frames restored per thread; the rest are kept raw
-  uint64_t max_upload_bytes = 8ull << 30;    // decompressed symbol upload
+  uint64_t max_event_bytes = 1 << 20;      // larger events go to the DLQ
+  uint32_t max_threads = 256;              // threads restored per event; the rest pass through
+  uint32_t max_frames_per_thread = 512;    // frames restored per thread; the rest are kept raw
+  uint64_t max_upload_bytes = 8ull << 30;  // decompressed symbol upload
 };
 
 struct Worker {
-  uint32_t threads = 2;          // threads restoring events of a batch in parallel
-  uint32_t batch_size = 500;     // events per batch (outputs flushed, then offsets committed)
-  uint32_t batch_linger_ms = 50; // how long to wait to fill a batch
+  uint32_t threads = 2;           // threads restoring events of a batch in parallel
+  uint32_t batch_size = 500;      // events per batch (outputs flushed, then offsets committed)
+  uint32_t batch_linger_ms = 50;  // how long to wait to fill a batch
   // Where uploads referenced by "file://" may be read from; empty = any path. Default empty.
   std::string upload_root;
 };
 
 struct Observability {
-  int http_port = 8080;          // /healthz, /readyz, /metrics; 0 disables
-  std::string log_level = "info";  // trace | debug | info | warn | error
+  int http_port = 8080;             // /healthz, /readyz, /metrics; 0 disables
+  std::string log_level = "info";   // trace | debug | info | warn | error
   std::string log_format = "text";  // text | json
 };
 

@@ -6,8 +6,8 @@
 
 namespace restack::grouping {
 
-AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform,
-                             const AppRules* rules, const GroupingOptions& options) {
+AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform, const AppRules* rules,
+                             const GroupingOptions& options) {
   AnnotatedStack stack;
   stack.decisions.resize(frames.size());
   stack.notes.resize(frames.size());
@@ -33,12 +33,11 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
 
     // A Java or native name printed on the device is real even when symbols did not cover it;
     // a JavaScript name the source map did not cover is minified noise ("t", "e").
-    const bool restored = frame.state == FrameState::kRestored ||
-                          (frame.state == FrameState::kNotFound && frame.kind != FrameKind::kJs);
+    const bool restored =
+        frame.state == FrameState::kRestored || (frame.state == FrameState::kNotFound && frame.kind != FrameKind::kJs);
     if (!restored || name.name.empty()) {
       decision.ignored = true;
-      decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols"
-                                                                         : "no restored name";
+      decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols" : "no restored name";
       decision.normalized.clear();
       continue;
     }

@@ -21,8 +21,8 @@ struct AnnotatedStack {
   bool any_missing_symbols = false;
 };
 
-AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform,
-                             const AppRules* rules, const GroupingOptions& options);
+AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform, const AppRules* rules,
+                             const GroupingOptions& options);
 
 // A frame that can take part in a fingerprint: has a name and is not ignored.
 inline bool candidate(const FrameDecision& decision) {
@@ -38,7 +38,7 @@ struct LagChoice {
   std::vector<std::string> names;  // innermost first, at most options.in_app_frames
   bool in_app = false;             // the names are in-app frames (else: all frames)
   double share = 0;
-  uint32_t samples = 0;            // samples considered
+  uint32_t samples = 0;  // samples considered
   // For every sample, the frame indices that contributed (to mark FrameDecision::used).
   std::vector<std::vector<size_t>> used_frames;
 };

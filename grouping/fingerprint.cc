@@ -15,8 +15,7 @@ namespace {
 constexpr size_t kTitleMessageChars = 120;
 
 bool isMainThread(const GroupingThread& thread) {
-  return thread.main || thread.name == "main" || thread.name == "com.apple.main-thread" ||
-         thread.name == "Thread 0";
+  return thread.main || thread.name == "main" || thread.name == "com.apple.main-thread" || thread.name == "Thread 0";
 }
 
 // Index of the thread whose stack identifies the problem, or npos with no threads.
@@ -46,8 +45,8 @@ std::string firstLine(std::string_view message, size_t max_chars) {
   return line;
 }
 
-const FingerprintRule* matchForcedRule(const GroupingInput& input, const AppRules* rules,
-                                       std::string_view type, std::string_view message) {
+const FingerprintRule* matchForcedRule(const GroupingInput& input, const AppRules* rules, std::string_view type,
+                                       std::string_view message) {
   if (rules == nullptr) return nullptr;
   for (const FingerprintRule& rule : rules->fingerprints) {
     if (!rule.kind.empty() && rule.kind != input.kind) continue;
@@ -63,7 +62,7 @@ const FingerprintRule* matchForcedRule(const GroupingInput& input, const AppRule
 struct FrameSelection {
   std::vector<size_t> used;  // frame indices, innermost first
   FingerprintSource source = FingerprintSource::kTypeOnly;
-  bool may_change = false;   // a frame missing symbols could still change the selection
+  bool may_change = false;  // a frame missing symbols could still change the selection
 };
 
 FrameSelection selectFrames(const AnnotatedStack& stack, const std::vector<GroupingFrame>& frames,
@@ -88,8 +87,7 @@ FrameSelection selectFrames(const AnnotatedStack& stack, const std::vector<Group
   const size_t last_used = selection.used.empty() ? decisions.size() : selection.used.back();
   for (size_t i = 0; i < frames.size() && i < decisions.size(); ++i) {
     if (frames[i].state != FrameState::kMissingSymbols) continue;
-    if (i < last_used || selection.used.size() < limit ||
-        selection.source != FingerprintSource::kInAppFrames) {
+    if (i < last_used || selection.used.size() < limit || selection.source != FingerprintSource::kInAppFrames) {
       selection.may_change = true;
       break;
     }
@@ -165,9 +163,8 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
   size_t chosen_cause = std::string::npos;
   for (size_t c = causes.size(); c-- > 0 && !lag;) {
     const auto& decisions = causes[c].decisions;
-    bool has_app_frame = std::any_of(decisions.begin(), decisions.end(), [](const FrameDecision& d) {
-      return candidate(d) && d.in_app;
-    });
+    bool has_app_frame = std::any_of(decisions.begin(), decisions.end(),
+                                     [](const FrameDecision& d) { return candidate(d) && d.in_app; });
     if (!has_app_frame) continue;
     stack = &causes[c];
     stack_frames = &input.causes[c].frames;
@@ -214,8 +211,7 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
       stack->decisions[index].used = true;
       fp.frames_used.push_back(stack->decisions[index].normalized);
     }
-    collectRules(*stack, selection.used.empty() ? stack->decisions.size() : selection.used.back(),
-                 rules_applied);
+    collectRules(*stack, selection.used.empty() ? stack->decisions.size() : selection.used.back(), rules_applied);
     // A deeper cause that misses symbols may turn out to hold the app frames once restored.
     for (size_t c = chosen_cause == std::string::npos ? 0 : chosen_cause + 1; c < causes.size(); ++c) {
       may_change = may_change || causes[c].any_missing_symbols;
@@ -236,15 +232,15 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
   } else {
     fp.components.insert(fp.components.end(), fp.frames_used.begin(), fp.frames_used.end());
   }
-  const bool frame_based = fp.source == FingerprintSource::kInAppFrames ||
-                           fp.source == FingerprintSource::kAllFrames;
+  const bool frame_based = fp.source == FingerprintSource::kInAppFrames || fp.source == FingerprintSource::kAllFrames;
   fp.quality = !may_change ? Quality::kComplete : frame_based ? Quality::kPartial : Quality::kProvisional;
 
   // 4. Titles people read.
   const std::string first_line = firstLine(message, kTitleMessageChars);
   if (family == "lag") {
-    fp.title = fp.culprit.empty() ? "Lag" : "Lag in " + fp.culprit + " (" + percent(fp.lag_share) +
-                                                 " of " + std::to_string(fp.lag_samples) + " samples)";
+    fp.title = fp.culprit.empty() ? "Lag"
+                                  : "Lag in " + fp.culprit + " (" + percent(fp.lag_share) + " of " +
+                                        std::to_string(fp.lag_samples) + " samples)";
   } else if (family == "anr") {
     fp.title = !fp.culprit.empty() ? "ANR in " + fp.culprit : "ANR" + (first_line.empty() ? "" : ": " + first_line);
   } else {
@@ -253,7 +249,8 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
   }
 
   // 5. An app rule may force the group, whatever the frames said.
-  if (const FingerprintRule* rule = matchForcedRule(input, rules, type, firstLine(message, options.message_max_chars))) {
+  if (const FingerprintRule* rule =
+          matchForcedRule(input, rules, type, firstLine(message, options.message_max_chars))) {
     fp.source = FingerprintSource::kForced;
     fp.components = {fp.algorithm, "forced", rule->fingerprint};
     fp.quality = Quality::kComplete;
@@ -274,40 +271,56 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
 
 const char* frameKindName(FrameKind kind) {
   switch (kind) {
-    case FrameKind::kNative: return "native";
-    case FrameKind::kJava: return "java";
-    case FrameKind::kJs: return "js";
-    case FrameKind::kUnknown: break;
+    case FrameKind::kNative:
+      return "native";
+    case FrameKind::kJava:
+      return "java";
+    case FrameKind::kJs:
+      return "js";
+    case FrameKind::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 const char* frameStateName(FrameState state) {
   switch (state) {
-    case FrameState::kRestored: return "restored";
-    case FrameState::kMissingSymbols: return "missing_symbols";
-    case FrameState::kNotFound: return "not_found";
-    case FrameState::kUnparsed: break;
+    case FrameState::kRestored:
+      return "restored";
+    case FrameState::kMissingSymbols:
+      return "missing_symbols";
+    case FrameState::kNotFound:
+      return "not_found";
+    case FrameState::kUnparsed:
+      break;
   }
   return "unparsed";
 }
 
 const char* qualityName(Quality quality) {
   switch (quality) {
-    case Quality::kComplete: return "complete";
-    case Quality::kPartial: return "partial";
-    case Quality::kProvisional: break;
+    case Quality::kComplete:
+      return "complete";
+    case Quality::kPartial:
+      return "partial";
+    case Quality::kProvisional:
+      break;
   }
   return "provisional";
 }
 
 const char* fingerprintSourceName(FingerprintSource source) {
   switch (source) {
-    case FingerprintSource::kForced: return "forced";
-    case FingerprintSource::kInAppFrames: return "in_app";
-    case FingerprintSource::kAllFrames: return "all";
-    case FingerprintSource::kMessage: return "message";
-    case FingerprintSource::kTypeOnly: break;
+    case FingerprintSource::kForced:
+      return "forced";
+    case FingerprintSource::kInAppFrames:
+      return "in_app";
+    case FingerprintSource::kAllFrames:
+      return "all";
+    case FingerprintSource::kMessage:
+      return "message";
+    case FingerprintSource::kTypeOnly:
+      break;
   }
   return "type";
 }

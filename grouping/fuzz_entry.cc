@@ -92,8 +92,12 @@ void groupingFuzzOne(const uint8_t* data, size_t size) {
     }
     if (bits & 0x40) frame.in_app = (bits & 0x80) != 0;
     switch ((bits >> 4) & 3) {
-      case 0: event.threads[0].frames.push_back(std::move(frame)); break;
-      case 1: event.threads[1].frames.push_back(std::move(frame)); break;
+      case 0:
+        event.threads[0].frames.push_back(std::move(frame));
+        break;
+      case 1:
+        event.threads[1].frames.push_back(std::move(frame));
+        break;
       case 2:
         if (event.samples.empty() || (bits & 0x80)) event.samples.emplace_back();
         event.samples.back().frames.push_back(std::move(frame));

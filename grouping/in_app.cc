@@ -8,38 +8,70 @@
 namespace restack::grouping {
 namespace {
 
-constexpr std::string_view kJavaLibraryPrefixes[] = {
-    "java.", "javax.", "jdk.", "sun.", "com.sun.", "android.", "androidx.", "kotlin.", "kotlinx.",
-    "dalvik.", "libcore.", "com.android.", "com.google.android.", "com.google.firebase.",
-    "com.google.gson.", "com.google.protobuf.", "com.google.common.", "org.apache.", "org.json.",
-    "org.xmlpull.", "org.w3c.", "org.xml.", "org.jetbrains.", "org.chromium.", "okhttp3.",
-    "okio.", "retrofit2.", "com.squareup.", "io.reactivex.", "rx.", "dagger.", "com.bumptech.glide.",
-    "com.facebook.react.", "com.facebook.hermes.", "com.facebook.jni.", "com.facebook.soloader.",
-    "io.flutter."};
+constexpr std::string_view kJavaLibraryPrefixes[] = {"java.",
+                                                     "javax.",
+                                                     "jdk.",
+                                                     "sun.",
+                                                     "com.sun.",
+                                                     "android.",
+                                                     "androidx.",
+                                                     "kotlin.",
+                                                     "kotlinx.",
+                                                     "dalvik.",
+                                                     "libcore.",
+                                                     "com.android.",
+                                                     "com.google.android.",
+                                                     "com.google.firebase.",
+                                                     "com.google.gson.",
+                                                     "com.google.protobuf.",
+                                                     "com.google.common.",
+                                                     "org.apache.",
+                                                     "org.json.",
+                                                     "org.xmlpull.",
+                                                     "org.w3c.",
+                                                     "org.xml.",
+                                                     "org.jetbrains.",
+                                                     "org.chromium.",
+                                                     "okhttp3.",
+                                                     "okio.",
+                                                     "retrofit2.",
+                                                     "com.squareup.",
+                                                     "io.reactivex.",
+                                                     "rx.",
+                                                     "dagger.",
+                                                     "com.bumptech.glide.",
+                                                     "com.facebook.react.",
+                                                     "com.facebook.hermes.",
+                                                     "com.facebook.jni.",
+                                                     "com.facebook.soloader.",
+                                                     "io.flutter."};
 
-constexpr std::string_view kSystemPathMarkers[] = {
-    "/System/Library/", "/usr/lib/", "/Developer/", "/system/", "/apex/", "/vendor/",
-    "/Library/Developer/CoreSimulator/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"};
+constexpr std::string_view kSystemPathMarkers[] = {"/System/Library/",
+                                                   "/usr/lib/",
+                                                   "/Developer/",
+                                                   "/system/",
+                                                   "/apex/",
+                                                   "/vendor/",
+                                                   "/Library/Developer/CoreSimulator/",
+                                                   "/lib/x86_64-linux-gnu/",
+                                                   "/lib/aarch64-linux-gnu/"};
 
-constexpr std::string_view kAppPathMarkers[] = {
-    ".app/", "/Bundle/Application/", "/data/app/", "/data/data/", "/data/user/"};
+constexpr std::string_view kAppPathMarkers[] = {".app/", "/Bundle/Application/", "/data/app/", "/data/data/",
+                                                "/data/user/"};
 
 // System images named without a path (SDK frames print only the image name).
 constexpr std::string_view kSystemImages[] = {
     // iOS / macOS
-    "UIKitCore", "UIKit", "Foundation", "CoreFoundation", "GraphicsServices", "QuartzCore",
-    "CoreGraphics", "CFNetwork", "WebKit", "JavaScriptCore", "libdispatch.dylib",
-    "libobjc.A.dylib", "libdyld.dylib", "dyld", "libsystem_kernel.dylib",
-    "libsystem_pthread.dylib", "libsystem_c.dylib", "libsystem_platform.dylib",
-    "libsystem_malloc.dylib", "libc++abi.dylib", "libc++.1.dylib", "libswiftCore.dylib",
-    "libswift_Concurrency.dylib", "SwiftUI", "AVFoundation", "CoreData", "Security",
-    "CoreText", "ImageIO", "Metal", "AudioToolbox", "CoreMedia", "MapKit", "StoreKit",
-    "FrontBoardServices", "BaseBoard", "RunningBoardServices", "libxpc.dylib",
+    "UIKitCore", "UIKit", "Foundation", "CoreFoundation", "GraphicsServices", "QuartzCore", "CoreGraphics", "CFNetwork",
+    "WebKit", "JavaScriptCore", "libdispatch.dylib", "libobjc.A.dylib", "libdyld.dylib", "dyld",
+    "libsystem_kernel.dylib", "libsystem_pthread.dylib", "libsystem_c.dylib", "libsystem_platform.dylib",
+    "libsystem_malloc.dylib", "libc++abi.dylib", "libc++.1.dylib", "libswiftCore.dylib", "libswift_Concurrency.dylib",
+    "SwiftUI", "AVFoundation", "CoreData", "Security", "CoreText", "ImageIO", "Metal", "AudioToolbox", "CoreMedia",
+    "MapKit", "StoreKit", "FrontBoardServices", "BaseBoard", "RunningBoardServices", "libxpc.dylib",
     // Android
-    "libc.so", "libm.so", "libdl.so", "libart.so", "libartbase.so", "libandroid_runtime.so",
-    "libutils.so", "libbinder.so", "libhwui.so", "libgui.so", "libbase.so", "liblog.so",
-    "libcutils.so", "libandroid.so", "libEGL.so", "libc++.so", "libc++_shared.so", "linker", "linker64",
-    "libjavacore.so", "libopenjdk.so"};
+    "libc.so", "libm.so", "libdl.so", "libart.so", "libartbase.so", "libandroid_runtime.so", "libutils.so",
+    "libbinder.so", "libhwui.so", "libgui.so", "libbase.so", "liblog.so", "libcutils.so", "libandroid.so", "libEGL.so",
+    "libc++.so", "libc++_shared.so", "linker", "linker64", "libjavacore.so", "libopenjdk.so"};
 
 std::string_view basename(std::string_view path) {
   size_t slash = path.find_last_of("/\\");
@@ -80,10 +112,9 @@ InAppDecision decideNative(const GroupingFrame& frame) {
 }
 
 bool isVendorChunk(std::string_view base) {
-  return base.starts_with("vendor") || base.starts_with("chunk-vendors") ||
-         base.starts_with("npm.") || base.starts_with("framework-") || base.starts_with("framework.") ||
-         base.starts_with("polyfills") || base.starts_with("runtime~") ||
-         base.starts_with("runtime-main") || base.starts_with("runtime.");
+  return base.starts_with("vendor") || base.starts_with("chunk-vendors") || base.starts_with("npm.") ||
+         base.starts_with("framework-") || base.starts_with("framework.") || base.starts_with("polyfills") ||
+         base.starts_with("runtime~") || base.starts_with("runtime-main") || base.starts_with("runtime.");
 }
 
 InAppDecision decideJs(const GroupingFrame& frame) {
@@ -107,8 +138,8 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 
 }  // namespace
 
-InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized,
-                          std::string_view platform, const AppRules* rules) {
+InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
+                          const AppRules* rules) {
   if (rules != nullptr) {
     for (const InAppRule& rule : rules->in_app) {
       if (rule.match.matches(frame, normalized, platform)) {
@@ -130,9 +161,8 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
     }
   }
   // Standard-library templates instantiated into the app's image are still library code.
-  if (frame.kind == FrameKind::kNative &&
-      (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
-       normalized.starts_with("__cxxabiv1::"))) {
+  if (frame.kind == FrameKind::kNative && (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
+                                           normalized.starts_with("__cxxabiv1::"))) {
     return {false, "C++ standard library"};
   }
   if (frame.in_app.has_value()) {

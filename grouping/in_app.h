@@ -35,7 +35,7 @@ struct InAppDecision {
 };
 
 // `normalized` is the frame's normalized function (normalizeFrame), `platform` the event's.
-InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized,
-                          std::string_view platform, const AppRules* rules);
+InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
+                          const AppRules* rules);
 
 }  // namespace restack::grouping

@@ -58,7 +58,7 @@ struct GroupingFrame {
 struct GroupingThread {
   std::string name;
   bool crashed = false;
-  bool main = false;  // also assumed when the name is "main" (Android) or "com.apple.main-thread"
+  bool main = false;                  // also assumed when the name is "main" (Android) or "com.apple.main-thread"
   std::vector<GroupingFrame> frames;  // innermost first, inlined frames expanded
 };
 
@@ -124,10 +124,10 @@ struct Fingerprint {
   std::vector<std::string> components;     // exactly what was hashed, in order
   std::vector<std::string> frames_used;    // normalized, innermost first
   std::vector<std::string> rules_applied;  // built-in steps and app rules that shaped it, sorted
-  std::string stack;            // which stack: "thread 0 (main)", "cause 1", "samples"
-  double lag_share = 0;         // lag: share of samples that showed the chosen stack (0..1)
-  uint32_t lag_samples = 0;     // lag: number of samples considered
-  std::string replaces;         // provisional fingerprint this one supersedes ("" if none)
+  std::string stack;                       // which stack: "thread 0 (main)", "cause 1", "samples"
+  double lag_share = 0;                    // lag: share of samples that showed the chosen stack (0..1)
+  uint32_t lag_samples = 0;                // lag: number of samples considered
+  std::string replaces;                    // provisional fingerprint this one supersedes ("" if none)
   // Per-frame decisions, same shape as the input: [thread][frame], [sample][frame], [cause][frame].
   std::vector<std::vector<FrameDecision>> thread_frames;
   std::vector<std::vector<FrameDecision>> sample_frames;

@@ -28,9 +28,9 @@
 namespace restack::grouping {
 
 struct NormalizedName {
-  std::string name;                 // "" when the frame has no usable name
+  std::string name;                   // "" when the frame has no usable name
   const char* drop_reason = nullptr;  // set when the frame must never be hashed
-  std::vector<const char*> steps;   // tags of the steps that changed the name
+  std::vector<const char*> steps;     // tags of the steps that changed the name
 };
 
 // Per-kind normalizers. Each is total: any input (even binary garbage) gives some output.

@@ -12,59 +12,54 @@ namespace {
 // thread entry points at the bottom. Exact normalized names.
 constexpr std::string_view kNativeNoise[] = {
     // abort / signal delivery
-    "abort", "raise", "__pthread_kill", "pthread_kill", "tgkill", "__abort_message",
-    "abort_message", "__assert_rtn", "__assert_fail", "__assert2", "__libc_fatal",
-    "__fortify_fatal", "__stack_chk_fail", "__kernel_rt_sigreturn", "__restore_rt", "_sigtramp",
-    "__sigtramp", "art::Runtime::Abort", "android::base::LogMessage::~LogMessage",
+    "abort", "raise", "__pthread_kill", "pthread_kill", "tgkill", "__abort_message", "abort_message", "__assert_rtn",
+    "__assert_fail", "__assert2", "__libc_fatal", "__fortify_fatal", "__stack_chk_fail", "__kernel_rt_sigreturn",
+    "__restore_rt", "_sigtramp", "__sigtramp", "art::Runtime::Abort", "android::base::LogMessage::~LogMessage",
     "android_set_abort_message",
     // C++ / Objective-C / Swift throw and terminate
-    "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid", "std::terminate",
-    "std::__terminate", "__cxxabiv1::__terminate", "objc_exception_throw",
-    "objc_exception_rethrow", "_objc_terminate", "objc_terminate", "-[NSException raise]",
-    "+[NSException raise:format:]", "+[NSException raise:format:arguments:]",
+    "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid", "std::terminate", "std::__terminate",
+    "__cxxabiv1::__terminate", "objc_exception_throw", "objc_exception_rethrow", "_objc_terminate", "objc_terminate",
+    "-[NSException raise]", "+[NSException raise:format:]", "+[NSException raise:format:arguments:]",
     "__exceptionPreprocess", "___forwarding___", "_CF_forwarding_prep_0",
-    "-[NSObject(NSObject) doesNotRecognizeSelector:]", "Swift._assertionFailure",
-    "Swift._fatalErrorMessage", "swift_unexpectedError", "core::panicking::panic",
-    "core::panicking::panic_fmt", "std::panicking::begin_panic", "rust_panic",
+    "-[NSObject(NSObject) doesNotRecognizeSelector:]", "Swift._assertionFailure", "Swift._fatalErrorMessage",
+    "swift_unexpectedError", "core::panicking::panic", "core::panicking::panic_fmt", "std::panicking::begin_panic",
+    "rust_panic",
     // thread entry
-    "_pthread_start", "_pthread_body", "thread_start", "start_wqthread", "_pthread_wqthread",
-    "__pthread_start", "__start_thread", "start", "main", "_start", "__start",
-    "__libc_start_main", "__libc_start_call_main", "clone", "__clone", "art_quick_invoke_stub",
-    "art_quick_invoke_static_stub"};
+    "_pthread_start", "_pthread_body", "thread_start", "start_wqthread", "_pthread_wqthread", "__pthread_start",
+    "__start_thread", "start", "main", "_start", "__start", "__libc_start_main", "__libc_start_call_main", "clone",
+    "__clone", "art_quick_invoke_stub", "art_quick_invoke_static_stub"};
 
-constexpr std::string_view kJavaNoise[] = {
-    "java.lang.Thread.run",
-    "java.util.concurrent.ThreadPoolExecutor.runWorker",
-    "java.util.concurrent.ThreadPoolExecutor$Worker.run",
-    "java.util.concurrent.FutureTask.run",
-    "android.os.Looper.loop",
-    "android.os.Looper.loopOnce",
-    "android.os.Handler.dispatchMessage",
-    "android.os.Handler.handleCallback",
-    "android.app.ActivityThread.main",
-    "com.android.internal.os.ZygoteInit.main",
-    "com.android.internal.os.RuntimeInit$MethodAndArgsCaller.run",
-    "com.android.internal.os.ExecInit.main",
-    "java.lang.reflect.Method.invoke",
-    "jdk.internal.reflect.DirectMethodHandleAccessor.invoke",
-    "java.lang.Daemons$Daemon.run",
-    "kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith"};
+constexpr std::string_view kJavaNoise[] = {"java.lang.Thread.run",
+                                           "java.util.concurrent.ThreadPoolExecutor.runWorker",
+                                           "java.util.concurrent.ThreadPoolExecutor$Worker.run",
+                                           "java.util.concurrent.FutureTask.run",
+                                           "android.os.Looper.loop",
+                                           "android.os.Looper.loopOnce",
+                                           "android.os.Handler.dispatchMessage",
+                                           "android.os.Handler.handleCallback",
+                                           "android.app.ActivityThread.main",
+                                           "com.android.internal.os.ZygoteInit.main",
+                                           "com.android.internal.os.RuntimeInit$MethodAndArgsCaller.run",
+                                           "com.android.internal.os.ExecInit.main",
+                                           "java.lang.reflect.Method.invoke",
+                                           "jdk.internal.reflect.DirectMethodHandleAccessor.invoke",
+                                           "java.lang.Daemons$Daemon.run",
+                                           "kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith"};
 
-constexpr std::string_view kJsNoise[] = {
-    "MessageQueue.__callFunction",
-    "MessageQueue.__guard",
-    "MessageQueue.callFunctionReturnFlushedQueue",
-    "MessageQueue.__invokeCallback",
-    "MessageQueue.invokeCallbackAndReturnFlushedQueue",
-    "__callFunction",
-    "__guard",
-    "callFunctionReturnFlushedQueue",
-    "__webpack_require__"};
+constexpr std::string_view kJsNoise[] = {"MessageQueue.__callFunction",
+                                         "MessageQueue.__guard",
+                                         "MessageQueue.callFunctionReturnFlushedQueue",
+                                         "MessageQueue.__invokeCallback",
+                                         "MessageQueue.invokeCallbackAndReturnFlushedQueue",
+                                         "__callFunction",
+                                         "__guard",
+                                         "callFunctionReturnFlushedQueue",
+                                         "__webpack_require__"};
 
 // Crash reporters' own signal / exception handlers, matched case-insensitively by substring.
 constexpr std::string_view kCrashHandlerMarkers[] = {
-    "crashhandler", "kscrash", "plcrash", "sentrycrash", "google_breakpad", "crashpad::",
-    "sentrywrapped", "uncaughtexceptionhandler"};
+    "crashhandler",    "kscrash",    "plcrash",       "sentrycrash",
+    "google_breakpad", "crashpad::", "sentrywrapped", "uncaughtexceptionhandler"};
 
 template <size_t N>
 bool contains(const std::string_view (&list)[N], std::string_view name) {

@@ -71,8 +71,7 @@ std::string normalizeJsFile(std::string_view url) {
   size_t start = 0;
   while (start <= base.size()) {
     size_t dot = base.find('.', start);
-    std::string_view part = base.substr(start, dot == std::string_view::npos ? std::string_view::npos
-                                                                             : dot - start);
+    std::string_view part = base.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     // "app-3f9a1c2b.js": a hash glued on with '-' or '~'.
     size_t dash = part.find_last_of("-~");
     if (dash != std::string_view::npos && looksLikeHash(part.substr(dash + 1))) {
@@ -102,8 +101,7 @@ NormalizedName normalizeJsName(std::string_view function, std::string_view file)
     note(true, "js:alias");
   }
   s = text::trim(s);
-  static constexpr std::string_view kPrefixes[] = {"async ", "new ", "Object.",
-                                                                "async*"};
+  static constexpr std::string_view kPrefixes[] = {"async ", "new ", "Object.", "async*"};
   for (bool again = true; again;) {
     again = false;
     for (auto prefix : kPrefixes) {
@@ -117,8 +115,7 @@ NormalizedName normalizeJsName(std::string_view function, std::string_view file)
   }
   // "async" / "new" alone: V8's prefix on a frame without a name ("at async file.js:1:2").
   if (s == "async" || s == "new") s = {};
-  if (s.empty() || s == "<anonymous>" || s == "anonymous" || s == "?" || s == "Object" ||
-      s == "<unknown>") {
+  if (s.empty() || s == "<anonymous>" || s == "anonymous" || s == "?" || s == "Object" || s == "<unknown>") {
     std::string normalized_file = normalizeJsFile(file);
     if (normalized_file.empty()) return result;  // nothing stable to name it by
     result.name = "<anonymous>@" + normalized_file;

@@ -44,8 +44,8 @@ bool stripBracketTags(std::string& s, std::string_view opener) {
 
 // Raw (not demangled) GCC/LLVM clone suffixes: "foo.cold", "foo.isra.0", "foo.llvm.8812".
 bool stripRawCloneSuffix(std::string& s) {
-  static constexpr std::string_view kSuffixes[] = {
-      "cold", "part", "isra", "constprop", "lto_priv", "llvm", "localalias", "clone"};
+  static constexpr std::string_view kSuffixes[] = {"cold",     "part", "isra",       "constprop",
+                                                   "lto_priv", "llvm", "localalias", "clone"};
   bool changed = false;
   for (;;) {
     std::string_view view(s);
@@ -68,11 +68,16 @@ bool stripRawCloneSuffix(std::string& s) {
 }
 
 bool stripPrefixes(std::string& s) {
-  static constexpr std::string_view kPrefixes[] = {
-      "non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ",
-      "@objc ",                "partial apply for ", "merged ",
-      "specialized ",          "dispatch thunk of ", "@nonobjc ",
-      "static "};
+  static constexpr std::string_view kPrefixes[] = {"non-virtual thunk to ",
+                                                   "virtual thunk to ",
+                                                   "covariant return thunk to ",
+                                                   "@objc ",
+                                                   "partial apply for ",
+                                                   "merged ",
+                                                   "specialized ",
+                                                   "dispatch thunk of ",
+                                                   "@nonobjc ",
+                                                   "static "};
   bool changed = false;
   for (bool again = true; again;) {
     again = false;
@@ -219,8 +224,7 @@ std::string structuralPass(std::string_view s, StructuralResult& result, int dep
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == 'o' && s.substr(i).starts_with("operator") &&
-        (i == 0 || !text::isIdentChar(s[i - 1])) &&
+    if (c == 'o' && s.substr(i).starts_with("operator") && (i == 0 || !text::isIdentChar(s[i - 1])) &&
         (i + 8 >= s.size() || !text::isIdentChar(s[i + 8]) || s[i + 8] == ' ')) {
       out += "operator";
       i += 8;
@@ -321,8 +325,7 @@ bool stripLambdaNumbers(std::string& s) {
 }
 
 bool stripTrailingQualifiers(std::string& s) {
-  static constexpr std::string_view kQualifiers[] = {
-      " const", " volatile", " &&", " &", " noexcept", " override"};
+  static constexpr std::string_view kQualifiers[] = {" const", " volatile", " &&", " &", " noexcept", " override"};
   bool changed = false;
   for (bool again = true; again;) {
     again = false;

@@ -50,7 +50,6 @@ class ObjectWriter {
 
 }  // namespace
 
-
 std::string fingerprintRecordJson(const GroupingInput& input, const Fingerprint& fingerprint) {
   std::string out;
   out.reserve(512);

@@ -54,8 +54,7 @@ bool FrameMatcher::matches(const GroupingFrame& frame, std::string_view normaliz
       !std::string_view(frame.module).starts_with(package)) {
     return false;
   }
-  if (!module.empty() && !globMatch(module, frame.module) &&
-      !globMatch(module, basename(frame.module))) {
+  if (!module.empty() && !globMatch(module, frame.module) && !globMatch(module, basename(frame.module))) {
     return false;
   }
   if (!file.empty() && !globMatch(file, frame.file)) return false;
@@ -144,8 +143,7 @@ class RuleReader {
     return node.Scalar();
   }
 
-  std::vector<std::string> stringList(const YAML::Node& node, const std::string& key,
-                                      Status& status) const {
+  std::vector<std::string> stringList(const YAML::Node& node, const std::string& key, Status& status) const {
     std::vector<std::string> out;
     if (node.IsScalar()) {
       out.push_back(node.Scalar());
@@ -166,8 +164,8 @@ class RuleReader {
   }
 
   // Reads the matcher keys of one list entry; `extra` names the other keys the entry may hold.
-  Status readMatcher(const YAML::Node& item, const std::string& list,
-                     const std::vector<std::string>& extra, FrameMatcher& matcher) const {
+  Status readMatcher(const YAML::Node& item, const std::string& list, const std::vector<std::string>& extra,
+                     FrameMatcher& matcher) const {
     if (!item.IsMap()) return fail(item, "each '" + list + "' entry must be a mapping");
     for (const auto& field : item) {
       const std::string key = field.first.as<std::string>();
@@ -186,8 +184,7 @@ class RuleReader {
       } else if (std::find(extra.begin(), extra.end(), key) == extra.end()) {
         std::string expected = "function, package, module, file, platform";
         for (const auto& name : extra) expected += ", " + name;
-        status = fail(field.first, "unknown key '" + key + "' in '" + list + "' (expected " +
-                                       expected + ")");
+        status = fail(field.first, "unknown key '" + key + "' in '" + list + "' (expected " + expected + ")");
       }
       if (!status) return status;
     }
@@ -198,8 +195,7 @@ class RuleReader {
   }
 
   Status checkPlatform(const YAML::Node& node, const std::string& platform) const {
-    if (platform == "ios" || platform == "android" || platform == "web" ||
-        platform == "react_native") {
+    if (platform == "ios" || platform == "android" || platform == "web" || platform == "react_native") {
       return Status::ok();
     }
     return fail(node, "unknown platform '" + platform + "' (expected ios, android, web or react_native)");

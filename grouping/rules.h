@@ -40,8 +40,7 @@ struct FrameMatcher {
   std::string platform;  // only for this platform ("" = every platform)
 
   bool empty() const;
-  bool matches(const GroupingFrame& frame, std::string_view normalized_function,
-               std::string_view platform_name) const;
+  bool matches(const GroupingFrame& frame, std::string_view normalized_function, std::string_view platform_name) const;
   std::string describe() const;  // "package com.shopee. module libfoo.so"
 };
 
@@ -67,7 +66,7 @@ struct FingerprintRule {
 };
 
 struct AppRules {
-  std::string source;  // file the rules came from
+  std::string source;                     // file the rules came from
   std::vector<std::string> app_packages;  // Java package prefixes that are in-app
   std::vector<std::string> app_modules;   // globs on native module names that are in-app
   std::vector<InAppRule> in_app;

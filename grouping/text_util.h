@@ -6,14 +6,18 @@
 
 namespace restack::grouping::text {
 
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 inline bool isHexDigit(char c) {
   return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 inline bool isIdentChar(char c) {
   return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
 }
-inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+inline bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
@@ -48,8 +52,7 @@ inline bool stripTrailingNumbers(std::string& s, std::string_view separators) {
     size_t end = s.size();
     size_t start = end;
     while (start > 0 && isDigit(s[start - 1])) --start;
-    if (start == end || start == 0 || separators.find(s[start - 1]) == std::string_view::npos ||
-        start - 1 == 0) {
+    if (start == end || start == 0 || separators.find(s[start - 1]) == std::string_view::npos || start - 1 == 0) {
       return changed;
     }
     s.resize(start - 1);

@@ -30,8 +30,8 @@ class ContextLines {
   ContextLines() = default;
   // Lines [first, first + count) of `head`, then lines [0, tail_count) of `tail`; `owner` keeps
   // both alive.
-  ContextLines(std::shared_ptr<const void> owner, const std::vector<std::string>* head, uint32_t first,
-               uint32_t count, const std::vector<std::string>* tail = nullptr, uint32_t tail_count = 0)
+  ContextLines(std::shared_ptr<const void> owner, const std::vector<std::string>* head, uint32_t first, uint32_t count,
+               const std::vector<std::string>* tail = nullptr, uint32_t tail_count = 0)
       : owner_(std::move(owner)), head_(head), tail_(tail), first_(first), count_(count), tail_count_(tail_count) {}
   // Lines owned by this slice alone.
   explicit ContextLines(std::vector<std::string> lines) {
@@ -76,16 +76,16 @@ class ContextLines {
 };
 
 struct SymbolizedFrame {
-  std::string function;   // demangled / deobfuscated / original name; may be empty
-  std::string file;       // source file; may be empty
-  uint32_t line = 0;      // 0 = unknown
-  uint32_t column = 0;    // 0 = unknown
-  bool inlined = false;   // this frame was inlined into the next (outer) one
-  std::string module;     // image / library / class file / bundle the frame belongs to
+  std::string function;  // demangled / deobfuscated / original name; may be empty
+  std::string file;      // source file; may be empty
+  uint32_t line = 0;     // 0 = unknown
+  uint32_t column = 0;   // 0 = unknown
+  bool inlined = false;  // this frame was inlined into the next (outer) one
+  std::string module;    // image / library / class file / bundle the frame belongs to
   std::optional<bool> in_app;
-  uint64_t symbol_offset = 0;  // symbol-table tier: offset of the address from the symbol start
-  ContextLines context_lines;              // source lines around `line` (sourcesContent), if any
-  uint32_t context_first_line = 0;         // line number of context_lines[0]
+  uint64_t symbol_offset = 0;       // symbol-table tier: offset of the address from the symbol start
+  ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
+  uint32_t context_first_line = 0;  // line number of context_lines[0]
 };
 
 struct FrameLookup {
@@ -122,7 +122,7 @@ struct FrameLookup {
 struct EventScope {
   std::string app;
   std::string build_id;
-  std::string platform;  // ios | android | web | react_native
+  std::string platform;         // ios | android | web | react_native
   std::string proguard_map_id;  // R8 pg_map_id named by the event, if any
 };
 

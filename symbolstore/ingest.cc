@@ -12,18 +12,23 @@ namespace fs = std::filesystem;
 
 const char* symbolKindName(SymbolKind kind) {
   switch (kind) {
-    case SymbolKind::kDsym: return "dsym";
-    case SymbolKind::kMachO: return "macho";
-    case SymbolKind::kElf: return "elf";
-    case SymbolKind::kProguard: return "proguard";
-    case SymbolKind::kSourcemap: return "sourcemap";
+    case SymbolKind::kDsym:
+      return "dsym";
+    case SymbolKind::kMachO:
+      return "macho";
+    case SymbolKind::kElf:
+      return "elf";
+    case SymbolKind::kProguard:
+      return "proguard";
+    case SymbolKind::kSourcemap:
+      return "sourcemap";
   }
   return "unknown";
 }
 
 Expected<SymbolKind> parseSymbolKind(std::string_view text) {
-  for (SymbolKind kind : {SymbolKind::kDsym, SymbolKind::kMachO, SymbolKind::kElf, SymbolKind::kProguard,
-                          SymbolKind::kSourcemap}) {
+  for (SymbolKind kind :
+       {SymbolKind::kDsym, SymbolKind::kMachO, SymbolKind::kElf, SymbolKind::kProguard, SymbolKind::kSourcemap}) {
     if (text == symbolKindName(kind)) return kind;
   }
   return invalidArgument("unknown symbol kind '" + std::string(text) +
@@ -89,7 +94,10 @@ Expected<SymbolKind> detectSymbolKind(const UploadContent& content) {
   auto head = headOf(content, 64 * 1024);
   if (!head) return head.error();
   std::string_view bytes = *head;
-  if (bytes.size() >= 4 && bytes.substr(0, 4) == "\x7f" "ELF") return SymbolKind::kElf;
+  if (bytes.size() >= 4 && bytes.substr(0, 4) ==
+                               "\x7f"
+                               "ELF")
+    return SymbolKind::kElf;
   if (isMachOMagic(bytes)) return SymbolKind::kMachO;
   size_t first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && bytes.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
@@ -149,7 +157,8 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
         content.path = target;
       }
       for (std::string_view suffix : {".gz", ".zst"}) {
-        if (content.display_name.ends_with(suffix)) content.display_name.resize(content.display_name.size() - suffix.size());
+        if (content.display_name.ends_with(suffix))
+          content.display_name.resize(content.display_name.size() - suffix.size());
       }
     }
   }
@@ -172,9 +181,12 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
     switch (*resolved.kind) {
       case SymbolKind::kDsym:
       case SymbolKind::kMachO:
-      case SymbolKind::kElf: return ingestNative(store, resolved, content, options);
-      case SymbolKind::kProguard: return ingestProguard(store, resolved, content, options);
-      case SymbolKind::kSourcemap: return ingestSourcemap(store, resolved, content, options);
+      case SymbolKind::kElf:
+        return ingestNative(store, resolved, content, options);
+      case SymbolKind::kProguard:
+        return ingestProguard(store, resolved, content, options);
+      case SymbolKind::kSourcemap:
+        return ingestSourcemap(store, resolved, content, options);
     }
     return Error(ErrorCode::kInternal, "unhandled symbol kind");
   }();

@@ -34,8 +34,8 @@ struct UploadMeta {
 
 // Where the (already decompressed) bytes of an upload are.
 struct UploadContent {
-  std::string path;        // a file or a .dSYM directory; empty when `bytes` holds the content
-  std::string_view bytes;  // in-memory content
+  std::string path;          // a file or a .dSYM directory; empty when `bytes` holds the content
+  std::string_view bytes;    // in-memory content
   std::string display_name;  // for messages and name inference ("main.3f9a1c2b.js.map")
 };
 
@@ -53,22 +53,22 @@ struct IngestReport {
   std::vector<std::string> ids;  // debug ids, mapping ids or file names the upload now serves
   uint64_t records = 0;          // records written
   uint64_t input_bytes = 0;
-  uint64_t stored_bytes = 0;     // bytes of keys + values written
+  uint64_t stored_bytes = 0;  // bytes of keys + values written
   std::vector<std::string> warnings;
 };
 
 // Detects the kind of symbol file from its first bytes (and, for directories, the .dSYM layout).
 Expected<SymbolKind> detectSymbolKind(const UploadContent& content);
 
-Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta,
-                                    const UploadContent& content, const IngestOptions& options);
+Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                    const IngestOptions& options);
 
 // Per-kind writers, implemented in their folders. `meta.kind` is set when they are called.
-Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta,
-                                    const UploadContent& content, const IngestOptions& options);
-Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta,
-                                      const UploadContent& content, const IngestOptions& options);
-Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta,
-                                       const UploadContent& content, const IngestOptions& options);
+Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                    const IngestOptions& options);
+Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                      const IngestOptions& options);
+Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                       const IngestOptions& options);
 
 }  // namespace restack

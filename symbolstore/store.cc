@@ -45,11 +45,16 @@ int64_t decodeI64(std::string_view bytes) {
 
 const char* symbolFamilyName(SymbolFamily family) {
   switch (family) {
-    case SymbolFamily::kMeta: return "meta";
-    case SymbolFamily::kNative: return "native";
-    case SymbolFamily::kProguard: return "proguard";
-    case SymbolFamily::kSourcemap: return "sourcemap";
-    case SymbolFamily::kPending: return "pending";
+    case SymbolFamily::kMeta:
+      return "meta";
+    case SymbolFamily::kNative:
+      return "native";
+    case SymbolFamily::kProguard:
+      return "proguard";
+    case SymbolFamily::kSourcemap:
+      return "sourcemap";
+    case SymbolFamily::kPending:
+      return "pending";
   }
   return "unknown";
 }
@@ -86,10 +91,9 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status status =
-      options.read_only
-          ? rocksdb::DB::OpenForReadOnly(db_options, options.path, descriptors, &handles, &raw)
-          : rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw);
+  rocksdb::Status status = options.read_only
+                               ? rocksdb::DB::OpenForReadOnly(db_options, options.path, descriptors, &handles, &raw)
+                               : rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw);
   if (!status.ok()) {
     return ioError("cannot open symbol store at " + options.path + ": " + status.ToString());
   }
@@ -105,8 +109,7 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
   if (!version->has_value()) {
     if (!options.read_only) {
       rocksdb::WriteBatch batch;
-      batch.Put(store->family(SymbolFamily::kMeta), std::string(kSchemaVersionKey),
-                encodeU32(kStoreSchemaVersion));
+      batch.Put(store->family(SymbolFamily::kMeta), std::string(kSchemaVersionKey), encodeU32(kStoreSchemaVersion));
       RESTACK_RETURN_IF_ERROR(store->write(batch));
     }
   } else {
@@ -116,9 +119,8 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
       for (int i = 3; i >= 0; --i) found = (found << 8) | static_cast<uint8_t>(bytes[i]);
     }
     if (found != kStoreSchemaVersion) {
-      return unsupported("symbol store at " + options.path + " has schema version " +
-                         std::to_string(found) + "; this restack reads version " +
-                         std::to_string(kStoreSchemaVersion) +
+      return unsupported("symbol store at " + options.path + " has schema version " + std::to_string(found) +
+                         "; this restack reads version " + std::to_string(kStoreSchemaVersion) +
                          ". Rebuild it by replaying restack.symbols into an empty directory.");
     }
   }
@@ -150,17 +152,17 @@ Expected<std::optional<std::string>> SymbolStore::get(SymbolFamily which, std::s
   return std::optional<std::string>(std::move(value));
 }
 
-Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view topic,
-                                                            int32_t partition) const {
+Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view topic, int32_t partition) const {
   auto value = get(SymbolFamily::kMeta, appliedKey(topic, partition));
   if (!value) return value.error();
   if (!value->has_value()) return std::optional<int64_t>();
-  if ((*value)->size() != 8) return malformed("applied-offset record is " + std::to_string((*value)->size()) + " bytes, expected 8");
+  if ((*value)->size() != 8)
+    return malformed("applied-offset record is " + std::to_string((*value)->size()) + " bytes, expected 8");
   return std::optional<int64_t>(decodeI64(**value));
 }
 
-void SymbolStore::recordAppliedOffset(rocksdb::WriteBatch& batch, std::string_view topic,
-                                      int32_t partition, int64_t next_offset) const {
+void SymbolStore::recordAppliedOffset(rocksdb::WriteBatch& batch, std::string_view topic, int32_t partition,
+                                      int64_t next_offset) const {
   batch.Put(family(SymbolFamily::kMeta), appliedKey(topic, partition), encodeI64(next_offset));
 }
 

@@ -61,9 +61,7 @@ class SymbolStore {
   SymbolStore& operator=(const SymbolStore&) = delete;
 
   rocksdb::DB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* family(SymbolFamily family) const {
-    return families_[static_cast<int>(family)];
-  }
+  rocksdb::ColumnFamilyHandle* family(SymbolFamily family) const { return families_[static_cast<int>(family)]; }
   const StoreOptions& options() const { return options_; }
 
   // Applies a batch atomically. Errors name the store path.

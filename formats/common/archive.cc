@@ -5,9 +5,9 @@
 #include <zstd.h>
 
 #include <cstdio>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,10 +24,14 @@ Compression detectCompression(std::string_view bytes) {
 
 const char* compressionName(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kZstd: return "zstd";
-    case Compression::kZip: return "zip";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kZip:
+      return "zip";
   }
   return "none";
 }
@@ -93,7 +97,8 @@ Status decompressZstd(std::string_view input, uint64_t limit, Sink&& sink,
       last = ZSTD_decompressStream(context.get(), &out, &in);
       if (ZSTD_isError(last)) return malformed(std::string("zstd data is corrupt: ") + ZSTD_getErrorName(last));
       total += out.pos;
-      if (total > limit) return tooLarge("decompressed upload exceeds the limit of " + std::to_string(limit) + " bytes");
+      if (total > limit)
+        return tooLarge("decompressed upload exceeds the limit of " + std::to_string(limit) + " bytes");
       RESTACK_RETURN_IF_ERROR(sink(out_buffer.data(), out.pos));
     }
     return Status::ok();
@@ -120,15 +125,18 @@ Expected<std::string> decompressBuffer(std::string_view bytes, Compression compr
     return Status::ok();
   };
   Status status;
-  if (compression == Compression::kGzip) status = inflateGzip(bytes, limit, sink, {});
-  else if (compression == Compression::kZstd) status = decompressZstd(bytes, limit, sink, {});
-  else return invalidArgument(std::string("decompressBuffer cannot handle ") + compressionName(compression));
+  if (compression == Compression::kGzip)
+    status = inflateGzip(bytes, limit, sink, {});
+  else if (compression == Compression::kZstd)
+    status = decompressZstd(bytes, limit, sink, {});
+  else
+    return invalidArgument(std::string("decompressBuffer cannot handle ") + compressionName(compression));
   if (!status) return status.error();
   return out;
 }
 
-Status decompressFile(const std::string& input_path, Compression compression,
-                      const std::string& output_path, uint64_t limit) {
+Status decompressFile(const std::string& input_path, Compression compression, const std::string& output_path,
+                      uint64_t limit) {
   std::ifstream in(input_path, std::ios::binary);
   if (!in) return ioError("cannot open " + input_path);
   std::ofstream out(output_path, std::ios::binary | std::ios::trunc);
@@ -143,9 +151,12 @@ Status decompressFile(const std::string& input_path, Compression compression,
     return Status::ok();
   };
   Status status;
-  if (compression == Compression::kGzip) status = inflateGzip({}, limit, sink, more);
-  else if (compression == Compression::kZstd) status = decompressZstd({}, limit, sink, more);
-  else return invalidArgument(std::string("decompressFile cannot handle ") + compressionName(compression));
+  if (compression == Compression::kGzip)
+    status = inflateGzip({}, limit, sink, more);
+  else if (compression == Compression::kZstd)
+    status = decompressZstd({}, limit, sink, more);
+  else
+    return invalidArgument(std::string("decompressFile cannot handle ") + compressionName(compression));
   if (!status) return status;
   out.close();
   if (!out) return ioError("cannot write " + output_path);

@@ -23,12 +23,12 @@ const char* compressionName(Compression compression);
 Expected<std::string> decompressBuffer(std::string_view bytes, Compression compression, uint64_t limit);
 
 // Decompresses a gzip or zstd file into `output_path`, streaming; fails past `limit` bytes.
-Status decompressFile(const std::string& input_path, Compression compression,
-                      const std::string& output_path, uint64_t limit);
+Status decompressFile(const std::string& input_path, Compression compression, const std::string& output_path,
+                      uint64_t limit);
 
 // Extracts a zip archive (file or in-memory) into `directory`. Entry names that would escape the
 // directory ("../x", absolute paths) are rejected. Fails when the total exceeds `limit` bytes.
-Status extractZip(const std::string& zip_path, std::string_view zip_bytes,
-                  const std::string& directory, uint64_t limit);
+Status extractZip(const std::string& zip_path, std::string_view zip_bytes, const std::string& directory,
+                  uint64_t limit);
 
 }  // namespace restack

@@ -9,7 +9,9 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-bool needsEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+bool needsEscape(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\';
+}
 
 // Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not valid UTF-8.
 size_t utf8SequenceLength(std::string_view s, size_t i) {
@@ -41,13 +43,27 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
 
 void appendEscape(std::string& out, unsigned char c) {
   switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
     default:
       out += "\\u00";
       out += kHex[c >> 4];
@@ -84,8 +100,10 @@ void appendJsonString(std::string& out, std::string_view text) {
         }
         continue;
       }
-      if (needsEscape(c)) appendEscape(out, c);
-      else out += static_cast<char>(c);
+      if (needsEscape(c))
+        appendEscape(out, c);
+      else
+        out += static_cast<char>(c);
       ++i;
     }
   }

@@ -15,7 +15,7 @@ namespace restack {
 Expected<MappedFile> MappedFile::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ioError("cannot open " + path + ": " + std::strerror(errno));
-  struct stat info {};
+  struct stat info{};
   if (::fstat(fd, &info) != 0) {
     int saved = errno;
     ::close(fd);
@@ -60,7 +60,9 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   return *this;
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+  release();
+}
 
 void MappedFile::release() {
   if (data_) ::munmap(data_, size_);

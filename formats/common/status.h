@@ -14,13 +14,13 @@
 namespace restack {
 
 enum class ErrorCode {
-  kInvalidArgument,   // the caller passed something unusable (bad flag, bad config value)
-  kMalformedInput,    // a symbol file, event or stack line could not be parsed
-  kUnsupported,       // well-formed but not something Restack handles (yet)
-  kNotFound,          // a lookup found nothing (unknown debug id, address outside any range)
-  kTooLarge,          // a configured size bound was exceeded
-  kIo,                // file system, RocksDB or network failure
-  kInternal,          // a bug: an invariant did not hold
+  kInvalidArgument,  // the caller passed something unusable (bad flag, bad config value)
+  kMalformedInput,   // a symbol file, event or stack line could not be parsed
+  kUnsupported,      // well-formed but not something Restack handles (yet)
+  kNotFound,         // a lookup found nothing (unknown debug id, address outside any range)
+  kTooLarge,         // a configured size bound was exceeded
+  kIo,               // file system, RocksDB or network failure
+  kInternal,         // a bug: an invariant did not hold
 };
 
 const char* errorCodeName(ErrorCode code);
@@ -90,20 +90,30 @@ class [[nodiscard]] Expected {
   std::variant<T, Error> storage_;
 };
 
-inline Error malformed(std::string message) { return Error(ErrorCode::kMalformedInput, std::move(message)); }
+inline Error malformed(std::string message) {
+  return Error(ErrorCode::kMalformedInput, std::move(message));
+}
 inline Error invalidArgument(std::string message) {
   return Error(ErrorCode::kInvalidArgument, std::move(message));
 }
-inline Error notFound(std::string message) { return Error(ErrorCode::kNotFound, std::move(message)); }
-inline Error ioError(std::string message) { return Error(ErrorCode::kIo, std::move(message)); }
-inline Error tooLarge(std::string message) { return Error(ErrorCode::kTooLarge, std::move(message)); }
-inline Error unsupported(std::string message) { return Error(ErrorCode::kUnsupported, std::move(message)); }
+inline Error notFound(std::string message) {
+  return Error(ErrorCode::kNotFound, std::move(message));
+}
+inline Error ioError(std::string message) {
+  return Error(ErrorCode::kIo, std::move(message));
+}
+inline Error tooLarge(std::string message) {
+  return Error(ErrorCode::kTooLarge, std::move(message));
+}
+inline Error unsupported(std::string message) {
+  return Error(ErrorCode::kUnsupported, std::move(message));
+}
 
 }  // namespace restack
 
 // Propagates an error from a Status- or Expected-returning expression.
-#define RESTACK_RETURN_IF_ERROR(expr)               \
-  do {                                              \
-    auto restack_status_ = (expr);                  \
+#define RESTACK_RETURN_IF_ERROR(expr)                     \
+  do {                                                    \
+    auto restack_status_ = (expr);                        \
     if (!restack_status_) return restack_status_.error(); \
   } while (0)

@@ -12,8 +12,7 @@ std::string demangleName(std::string_view name) {
 
 bool isSwiftMangled(std::string_view name) {
   if (name.starts_with("_")) name.remove_prefix(1);
-  return name.starts_with("$s") || name.starts_with("$S") || name.starts_with("$e") ||
-         name.starts_with("_T0");
+  return name.starts_with("$s") || name.starts_with("$S") || name.starts_with("$e") || name.starts_with("_T0");
 }
 
 }  // namespace restack::native

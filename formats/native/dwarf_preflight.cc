@@ -18,8 +18,7 @@ Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompresse
   const auto* elf = llvm::dyn_cast_or_null<llvm::object::ELFObjectFileBase>(slice.object);
   if (!elf) return Status::ok();
   bool is64 = elf->getBytesInAddress() == 8;
-  llvm::endianness order =
-      elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
+  llvm::endianness order = elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
   for (const llvm::object::ELFSectionRef section : elf->sections()) {
     if (!(section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
     auto contents = section.getContents();
@@ -33,18 +32,15 @@ Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompresse
     uint64_t declared = is64 ? llvm::support::endian::read<uint64_t>(size_field, order)
                              : llvm::support::endian::read<uint32_t>(size_field, order);
     uint64_t compressed = contents->size() - header_size;
-    uint64_t ratio_limit = compressed > UINT64_MAX / kMaxCompressionRatio
-                               ? UINT64_MAX
-                               : compressed * kMaxCompressionRatio + 4096;
+    uint64_t ratio_limit =
+        compressed > UINT64_MAX / kMaxCompressionRatio ? UINT64_MAX : compressed * kMaxCompressionRatio + 4096;
     if (declared > max_uncompressed_bytes || declared > ratio_limit) {
       llvm::Expected<llvm::StringRef> name = section.getName();
       std::string section_name = name ? name->str() : "?";
       if (!name) llvm::consumeError(name.takeError());
-      return malformed(slice.source + ": compressed section " + section_name + " claims " +
-                       std::to_string(declared) + " bytes uncompressed from " +
-                       std::to_string(compressed) + " compressed bytes (limits: " +
-                       std::to_string(max_uncompressed_bytes) + " bytes, " +
-                       std::to_string(kMaxCompressionRatio) +
+      return malformed(slice.source + ": compressed section " + section_name + " claims " + std::to_string(declared) +
+                       " bytes uncompressed from " + std::to_string(compressed) + " compressed bytes (limits: " +
+                       std::to_string(max_uncompressed_bytes) + " bytes, " + std::to_string(kMaxCompressionRatio) +
                        "x); the file is corrupt: upload it again, or uncompressed "
                        "(llvm-objcopy --decompress-debug-sections)");
     }
@@ -72,8 +68,7 @@ bool unitsAreIndependent(llvm::DWARFContext& context) {
           default:
             break;
         }
-        if (spec.Attr == llvm::dwarf::DW_AT_dwo_name ||
-            spec.Attr == llvm::dwarf::DW_AT_GNU_dwo_name) {
+        if (spec.Attr == llvm::dwarf::DW_AT_dwo_name || spec.Attr == llvm::dwarf::DW_AT_GNU_dwo_name) {
           return false;
         }
       }
@@ -86,8 +81,7 @@ bool unitsAreIndependent(llvm::DWARFContext& context) {
     if (unit->isTypeUnit()) continue;
     llvm::DWARFDie unit_die = unit->getUnitDIE(/*ExtractUnitDieOnly=*/true);
     if (!unit_die) continue;
-    std::optional<uint64_t> offset =
-        llvm::dwarf::toSectionOffset(unit_die.find(llvm::dwarf::DW_AT_stmt_list));
+    std::optional<uint64_t> offset = llvm::dwarf::toSectionOffset(unit_die.find(llvm::dwarf::DW_AT_stmt_list));
     if (offset && !line_tables.insert(*offset).second) return false;
   }
   return true;

@@ -27,9 +27,7 @@ namespace restack::native {
 void clearUnitDies(llvm::DWARFUnit& unit, bool keep_unit_die);
 template <void (llvm::DWARFUnit::*Clear)(bool)>
 struct DwarfUnitClearAccess {
-  friend void clearUnitDies(llvm::DWARFUnit& unit, bool keep_unit_die) {
-    (unit.*Clear)(keep_unit_die);
-  }
+  friend void clearUnitDies(llvm::DWARFUnit& unit, bool keep_unit_die) { (unit.*Clear)(keep_unit_die); }
 };
 template struct DwarfUnitClearAccess<&llvm::DWARFUnit::clearDIEs>;
 
@@ -102,8 +100,7 @@ class UnitWalker {
         if (range.LowPC >= range.HighPC || range.LowPC == 0 || range.LowPC < slice_.image_base) {
           continue;
         }
-        paint(painted, range.LowPC - slice_.image_base, range.HighPC - slice_.image_base,
-              die_index);
+        paint(painted, range.LowPC - slice_.image_base, range.HighPC - slice_.image_base, die_index);
       }
     }
     line_table_ = context_.getLineTableForUnit(&unit_);
@@ -135,9 +132,8 @@ class UnitWalker {
     const char* comp_dir = unit_.getCompilationDir();
     for (size_t i = 0; i <= count; ++i) {
       std::string path;
-      if (line_table_->getFileNameByIndex(
-              i, comp_dir ? comp_dir : "",
-              llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, path)) {
+      if (line_table_->getFileNameByIndex(i, comp_dir ? comp_dir : "",
+                                          llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, path)) {
         out_.files[i] = std::move(path);
       }
     }
@@ -156,8 +152,7 @@ class UnitWalker {
       row_addresses_.push_back(row.Address.Address - slice_.image_base);
     }
     std::sort(row_addresses_.begin(), row_addresses_.end());
-    row_addresses_.erase(std::unique(row_addresses_.begin(), row_addresses_.end()),
-                         row_addresses_.end());
+    row_addresses_.erase(std::unique(row_addresses_.begin(), row_addresses_.end()), row_addresses_.end());
   }
 
   // The LLVM inlined chain of `die_index`, innermost first: inlined subroutines up to (and
@@ -182,9 +177,8 @@ class UnitWalker {
       auto has = [abbrev](llvm::dwarf::Attribute attribute) {
         return abbrev->findAttributeIndex(attribute).has_value();
       };
-      known->second = has(llvm::dwarf::DW_AT_abstract_origin) &&
-                      !has(llvm::dwarf::DW_AT_specification) && !has(llvm::dwarf::DW_AT_name) &&
-                      !has(llvm::dwarf::DW_AT_linkage_name) &&
+      known->second = has(llvm::dwarf::DW_AT_abstract_origin) && !has(llvm::dwarf::DW_AT_specification) &&
+                      !has(llvm::dwarf::DW_AT_name) && !has(llvm::dwarf::DW_AT_linkage_name) &&
                       !has(llvm::dwarf::DW_AT_MIPS_linkage_name);
     }
     if (known->second) {
@@ -202,12 +196,10 @@ class UnitWalker {
     return name ? name : "";
   }
 
-  uint32_t nodeFor(FunctionRanges& function, const std::vector<uint32_t>& chain,
-                   size_t position) {
+  uint32_t nodeFor(FunctionRanges& function, const std::vector<uint32_t>& chain, size_t position) {
     uint32_t die_index = chain[position];
     if (node_of_die_[die_index] != kNoNode) return node_of_die_[die_index];
-    uint32_t parent =
-        position + 1 < chain.size() ? nodeFor(function, chain, position + 1) : kNoNode;
+    uint32_t parent = position + 1 < chain.size() ? nodeFor(function, chain, position + 1) : kNoNode;
     DWARFDie die = unit_.getDIEAtIndex(die_index);
     InlineNode node;
     node.parent = parent;
@@ -258,8 +250,8 @@ class UnitWalker {
     while (true) {
       LineSpan span;
       span.begin = piece;
-      uint32_t row_index = line_table_->lookupAddress(
-          {piece + slice_.image_base, llvm::object::SectionedAddress::UndefSection});
+      uint32_t row_index =
+          line_table_->lookupAddress({piece + slice_.image_base, llvm::object::SectionedAddress::UndefSection});
       if (row_index != line_table_->UnknownRowIndex) {
         const auto& row = line_table_->Rows[row_index];
         span.file = fileIndex(row.File);
@@ -305,8 +297,7 @@ struct WalkedUnit {
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
 // point into the string sections, which live as long as the context).
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice,
-              WalkedUnit& result) {
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkedUnit& result) {
   UnitWalker walker(context, unit, slice);
   walker.walk();
   context.clearLineTableForUnit(&unit);
@@ -331,16 +322,15 @@ class WarningList {
 
 }  // namespace
 
-Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
-                 const CompileUnitSink& sink) {
+Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const CompileUnitSink& sink) {
   WarningList warnings(options.warnings);
   auto handler = [&warnings](llvm::Error error) { warnings.add(llvm::toString(std::move(error))); };
   RESTACK_RETURN_IF_ERROR(checkCompressedSections(slice, options.max_uncompressed_section_bytes));
   std::unique_ptr<llvm::DWARFContext> context = llvm::DWARFContext::create(
       // Linked images carry no debug relocations; not resolving them keeps a corrupt relocation
       // section of a bad upload from reaching LLVM's fatal-error paths.
-      *slice.object, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "", handler,
-      handler, /*ThreadSafe=*/true);
+      *slice.object, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "", handler, handler,
+      /*ThreadSafe=*/true);
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
       [&total](const llvm::DWARFSection& section) { total += section.Data.size(); });
@@ -383,9 +373,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
       size_t index;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] {
-          return stop || next_claim >= units.size() || next_claim < next_sink + window;
-        });
+        changed.wait(lock, [&] { return stop || next_claim >= units.size() || next_claim < next_sink + window; });
         if (stop || next_claim >= units.size()) return;
         index = next_claim++;
       }

@@ -42,8 +42,8 @@ inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
 inline constexpr uint32_t kNoFile = std::numeric_limits<uint32_t>::max();
 
 struct InlineNode {
-  uint32_t parent = kNoNode;  // the caller's node; kNoNode for node 0 (the subprogram)
-  std::string_view name;      // linkage name when present (still mangled), else DW_AT_name
+  uint32_t parent = kNoNode;     // the caller's node; kNoNode for node 0 (the subprogram)
+  std::string_view name;         // linkage name when present (still mangled), else DW_AT_name
   uint32_t call_file = kNoFile;  // index into CompileUnitFunctions::files
   uint32_t call_line = 0;
   uint32_t call_column = 0;
@@ -55,8 +55,8 @@ struct InlineTile {
 };
 
 struct LineSpan {
-  uint64_t begin = 0;        // runs to the next span's begin, or to the function's end
-  uint32_t file = kNoFile;   // kNoFile with line 0: no line row covers the span
+  uint64_t begin = 0;       // runs to the next span's begin, or to the function's end
+  uint32_t file = kNoFile;  // kNoFile with line 0: no line row covers the span
   uint32_t line = 0;
   uint32_t column = 0;
 };
@@ -70,8 +70,8 @@ struct FunctionRanges {
 };
 
 struct CompileUnitFunctions {
-  uint64_t unit_offset = 0;        // of the unit in .debug_info, for messages
-  std::vector<std::string> files;  // absolute paths as llvm-symbolizer prints them ("" unknown)
+  uint64_t unit_offset = 0;               // of the unit in .debug_info, for messages
+  std::vector<std::string> files;         // absolute paths as llvm-symbolizer prints them ("" unknown)
   std::vector<FunctionRanges> functions;  // sorted by begin, non-overlapping
 };
 
@@ -100,7 +100,6 @@ struct DwarfWalkOptions {
 // A failing sink stops the walk and its error is returned. Called on walkDwarf's thread only.
 using CompileUnitSink = std::function<Status(const CompileUnitFunctions&)>;
 
-Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options,
-                 const CompileUnitSink& sink);
+Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const CompileUnitSink& sink);
 
 }  // namespace restack::native

@@ -38,9 +38,13 @@ NativeFile::~NativeFile() = default;
 
 namespace {
 
-std::string hexOf(llvm::ArrayRef<uint8_t> bytes) { return llvm::toHex(bytes, /*LowerCase=*/true); }
+std::string hexOf(llvm::ArrayRef<uint8_t> bytes) {
+  return llvm::toHex(bytes, /*LowerCase=*/true);
+}
 
-std::string errorText(llvm::Error error) { return llvm::toString(std::move(error)); }
+std::string errorText(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
 
 std::string baseName(std::string_view path) {
   size_t slash = path.find_last_of('/');
@@ -48,8 +52,8 @@ std::string baseName(std::string_view path) {
 }
 
 std::string magicHex(std::string_view bytes) {
-  return hexOf(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                       std::min<size_t>(bytes.size(), 4)));
+  return hexOf(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), std::min<size_t>(bytes.size(), 4)));
 }
 
 bool hasDwarf(const ObjectFile& object) {
@@ -59,8 +63,7 @@ bool hasDwarf(const ObjectFile& object) {
       llvm::consumeError(name.takeError());
       continue;
     }
-    if ((*name == ".debug_info" || *name == "__debug_info" || *name == ".zdebug_info") &&
-        section.getSize() > 0) {
+    if ((*name == ".debug_info" || *name == "__debug_info" || *name == ".zdebug_info") && section.getSize() > 0) {
       return true;
     }
   }
@@ -100,23 +103,23 @@ uint64_t textVmaddr(const MachOObjectFile& macho) {
 std::string machOArch(const MachOObjectFile& macho) {
   const char* flag = nullptr;
   uint32_t cpu_type = macho.is64Bit() ? macho.getHeader64().cputype : macho.getHeader().cputype;
-  uint32_t cpu_subtype =
-      macho.is64Bit() ? macho.getHeader64().cpusubtype : macho.getHeader().cpusubtype;
+  uint32_t cpu_subtype = macho.is64Bit() ? macho.getHeader64().cpusubtype : macho.getHeader().cpusubtype;
   MachOObjectFile::getArchTriple(cpu_type, cpu_subtype, nullptr, &flag);
   return flag ? flag : "unknown";
 }
 
-Expected<ImageSlice> describeMachO(const MachOObjectFile& macho, const std::string& source,
-                                   const std::string& name) {
+Expected<ImageSlice> describeMachO(const MachOObjectFile& macho, const std::string& source, const std::string& name) {
   auto uuid = macho.getUuid();
   if (uuid.size() != 16) {
-    return malformed(source + ": Mach-O file has no LC_UUID load command, so frames cannot be "
-                              "matched to it; link without -no_uuid");
+    return malformed(source +
+                     ": Mach-O file has no LC_UUID load command, so frames cannot be "
+                     "matched to it; link without -no_uuid");
   }
   uint32_t file_type = macho.is64Bit() ? macho.getHeader64().filetype : macho.getHeader().filetype;
   if (file_type == llvm::MachO::MH_OBJECT) {
-    return unsupported(source + ": a Mach-O object file (.o) is not an image; upload the linked "
-                                "binary or its dSYM");
+    return unsupported(source +
+                       ": a Mach-O object file (.o) is not an image; upload the linked "
+                       "binary or its dSYM");
   }
   ImageSlice slice;
   slice.format = ObjectFormat::kMachO;
@@ -143,8 +146,7 @@ Status checkSymbolTables(const llvm::object::ELFObjectFile<ELFT>& object, const 
       continue;
     }
     if (section.sh_entsize != sizeof(typename ELFT::Sym)) {
-      return malformed(source + ": symbol table has entry size " +
-                       std::to_string(section.sh_entsize) + ", expected " +
+      return malformed(source + ": symbol table has entry size " + std::to_string(section.sh_entsize) + ", expected " +
                        std::to_string(sizeof(typename ELFT::Sym)));
     }
     auto symbols = elf.symbols(&section);
@@ -171,13 +173,13 @@ Status checkElf(const ObjectFile& object, const std::string& source) {
   return unsupported(source + ": unknown ELF class");
 }
 
-Expected<ImageSlice> describeElf(const ObjectFile& elf, const std::string& source,
-                                 const std::string& name) {
+Expected<ImageSlice> describeElf(const ObjectFile& elf, const std::string& source, const std::string& name) {
   RESTACK_RETURN_IF_ERROR(checkElf(elf, source));
   auto build_id = llvm::object::getBuildID(&elf);
   if (build_id.empty()) {
-    return malformed(source + ": ELF file has no .note.gnu.build-id, so frames cannot be matched "
-                              "to it; link with -Wl,--build-id");
+    return malformed(source +
+                     ": ELF file has no .note.gnu.build-id, so frames cannot be matched "
+                     "to it; link with -Wl,--build-id");
   }
   ImageSlice slice;
   slice.format = ObjectFormat::kElf;
@@ -201,15 +203,13 @@ Expected<ImageSlice> describeElf(const ObjectFile& elf, const std::string& sourc
 
 }  // namespace
 
-Status NativeFile::addBuffer(std::string_view bytes, const std::string& source,
-                             const std::string& name) {
+Status NativeFile::addBuffer(std::string_view bytes, const std::string& source, const std::string& name) {
   input_bytes_ += bytes.size();
   llvm::MemoryBufferRef buffer(llvm::StringRef(bytes.data(), bytes.size()), name);
   auto binary = llvm::object::createBinary(buffer);
   if (!binary) {
     std::string reason = errorText(binary.takeError());
-    return malformed(source + ": not a readable ELF or Mach-O file (first bytes " +
-                     magicHex(bytes) + "): " + reason);
+    return malformed(source + ": not a readable ELF or Mach-O file (first bytes " + magicHex(bytes) + "): " + reason);
   }
   llvm::object::Binary* raw = binary->get();
   storage_->binaries.push_back(std::move(*binary));
@@ -246,15 +246,13 @@ Status NativeFile::addBuffer(std::string_view bytes, const std::string& source,
                      "); native symbols must be ELF (Android) or Mach-O/dSYM (iOS)");
 }
 
-Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path,
-                                                       const NativeOpenOptions& options) {
+Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, const NativeOpenOptions& options) {
   std::unique_ptr<NativeFile> file(new NativeFile());
   std::error_code error;
   if (fs::is_directory(path, error)) {
     // A .dSYM bundle, or a folder (an unpacked zip) holding one or more bundles.
     std::vector<std::string> dwarf_files;
-    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied,
-                                        error);
+    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, error);
     if (error) return ioError("cannot read directory " + path + ": " + error.message());
     for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
       if (error) return ioError("cannot read directory " + path + ": " + error.message());
@@ -266,8 +264,9 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path,
       }
     }
     if (dwarf_files.empty()) {
-      return invalidArgument(path + ": directory holds no .dSYM bundle (expected files under "
-                                    "<Name>.dSYM/Contents/Resources/DWARF/)");
+      return invalidArgument(path +
+                             ": directory holds no .dSYM bundle (expected files under "
+                             "<Name>.dSYM/Contents/Resources/DWARF/)");
     }
     std::sort(dwarf_files.begin(), dwarf_files.end());
     for (const std::string& dwarf_file : dwarf_files) {
@@ -288,8 +287,7 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path,
   return file;
 }
 
-Expected<std::unique_ptr<NativeFile>> NativeFile::fromBytes(std::string_view bytes,
-                                                            const NativeOpenOptions& options) {
+Expected<std::unique_ptr<NativeFile>> NativeFile::fromBytes(std::string_view bytes, const NativeOpenOptions& options) {
   std::unique_ptr<NativeFile> file(new NativeFile());
   std::string name = options.display_name.empty() ? "upload" : baseName(options.display_name);
   RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, name, name));

@@ -37,14 +37,14 @@ const char* objectFormatName(ObjectFormat format);
 
 struct ImageSlice {
   ObjectFormat format = ObjectFormat::kElf;
-  std::string debug_id;   // lowercase hex: Mach-O UUID (32 digits) or the full GNU build id
-  std::string arch;       // "arm64", "x86_64", "aarch64", "armv7" …
-  std::string module;     // image name as frames print it: "Foo", "libapm.so", "UIKitCore"
-  uint64_t image_base = 0;  // subtract from virtual addresses (see the header comment)
-  bool has_dwarf = false;   // a non-empty .debug_info / __debug_info section
-  bool is_dsym = false;     // Mach-O MH_DSYM companion (no code, DWARF only)
+  std::string debug_id;                              // lowercase hex: Mach-O UUID (32 digits) or the full GNU build id
+  std::string arch;                                  // "arm64", "x86_64", "aarch64", "armv7" …
+  std::string module;                                // image name as frames print it: "Foo", "libapm.so", "UIKitCore"
+  uint64_t image_base = 0;                           // subtract from virtual addresses (see the header comment)
+  bool has_dwarf = false;                            // a non-empty .debug_info / __debug_info section
+  bool is_dsym = false;                              // Mach-O MH_DSYM companion (no code, DWARF only)
   const llvm::object::ObjectFile* object = nullptr;  // owned by the NativeFile
-  std::string source;  // file the slice came from, for messages
+  std::string source;                                // file the slice came from, for messages
 };
 
 struct NativeOpenOptions {
@@ -58,11 +58,9 @@ class NativeFile {
  public:
   // `path` is a file (ELF, thin or fat Mach-O) or a directory that is or contains .dSYM bundles
   // (every file under */Contents/Resources/DWARF/ is read).
-  static Expected<std::unique_ptr<NativeFile>> open(const std::string& path,
-                                                    const NativeOpenOptions& options = {});
+  static Expected<std::unique_ptr<NativeFile>> open(const std::string& path, const NativeOpenOptions& options = {});
   // In-memory content. `bytes` must outlive the NativeFile.
-  static Expected<std::unique_ptr<NativeFile>> fromBytes(std::string_view bytes,
-                                                         const NativeOpenOptions& options = {});
+  static Expected<std::unique_ptr<NativeFile>> fromBytes(std::string_view bytes, const NativeOpenOptions& options = {});
   ~NativeFile();
   NativeFile(const NativeFile&) = delete;
   NativeFile& operator=(const NativeFile&) = delete;

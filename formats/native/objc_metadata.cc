@@ -229,9 +229,7 @@ std::vector<SymbolEntry> readObjcMethods(const ImageSlice& slice, const ObjcRead
     return a.address != b.address ? a.address < b.address : a.name < b.name;
   });
   methods.erase(std::unique(methods.begin(), methods.end(),
-                            [](const SymbolEntry& a, const SymbolEntry& b) {
-                              return a.address == b.address;
-                            }),
+                            [](const SymbolEntry& a, const SymbolEntry& b) { return a.address == b.address; }),
                 methods.end());
   return methods;
 }

@@ -26,8 +26,8 @@ bool keepSymbol(const llvm::object::ObjectFile& object, const SymbolRef& symbol)
     llvm::object::ELFSectionRef elf_section(**section);
     if ((elf_section.getFlags() & llvm::ELF::SHF_ALLOC) == 0) return false;
     uint8_t type = llvm::object::ELFSymbolRef(symbol).getELFType();
-    if (type != llvm::ELF::STT_NOTYPE && type != llvm::ELF::STT_FUNC &&
-        type != llvm::ELF::STT_OBJECT && type != llvm::ELF::STT_GNU_IFUNC) {
+    if (type != llvm::ELF::STT_NOTYPE && type != llvm::ELF::STT_FUNC && type != llvm::ELF::STT_OBJECT &&
+        type != llvm::ELF::STT_GNU_IFUNC) {
       return false;
     }
     auto flags = symbol.getFlags();
@@ -85,8 +85,7 @@ Expected<std::vector<SymbolEntry>> readSymbolTable(const ImageSlice& slice) {
   return entries;
 }
 
-std::vector<SymbolEntry> mergeObjcMethods(std::vector<SymbolEntry> symbols,
-                                          std::vector<SymbolEntry> methods) {
+std::vector<SymbolEntry> mergeObjcMethods(std::vector<SymbolEntry> symbols, std::vector<SymbolEntry> methods) {
   if (methods.empty()) return symbols;
   std::vector<SymbolEntry> merged;
   merged.reserve(symbols.size() + methods.size());

@@ -39,8 +39,7 @@ Expected<std::vector<SymbolEntry>> readSymbolTable(const ImageSlice& slice);
 // Adds Objective-C methods (from `readObjcMethods`) at addresses that have no symbol and closes
 // size-0 symbols at the next entry, so that "main" of a stripped app does not swallow the methods
 // after it. Both inputs sorted by address; the result is sorted, one entry per address.
-std::vector<SymbolEntry> mergeObjcMethods(std::vector<SymbolEntry> symbols,
-                                          std::vector<SymbolEntry> methods);
+std::vector<SymbolEntry> mergeObjcMethods(std::vector<SymbolEntry> symbols, std::vector<SymbolEntry> methods);
 
 // The entry covering `address` in a sorted table (llvm-symbolizer's rule), or nullptr.
 const SymbolEntry* findSymbol(const std::vector<SymbolEntry>& symbols, uint64_t address);

@@ -21,8 +21,8 @@ class Reader {
 
  private:
   void skipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r' ||
-                                   text_[pos_] == '\n')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r' || text_[pos_] == '\n')) {
       ++pos_;
     }
   }
@@ -35,8 +35,8 @@ class Reader {
     return false;
   }
   static bool isBareChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '$' || c == '.' || c == '-' || c == '+';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '.' || c == '-' || c == '+';
   }
 
   std::optional<std::string> parseString() {
@@ -52,21 +52,35 @@ class Reader {
       if (pos_ >= text_.size()) return std::nullopt;
       char escaped = text_[pos_++];
       switch (escaped) {
-        case 'n': out.push_back('\n'); break;
-        case 't': out.push_back('\t'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
         case 'u': {
           if (pos_ + 4 > text_.size()) return std::nullopt;
           uint32_t code = 0;
           for (int i = 0; i < 4; ++i) {
             char h = text_[pos_++];
             code <<= 4;
-            if (h >= '0' && h <= '9') code |= static_cast<uint32_t>(h - '0');
-            else if (h >= 'a' && h <= 'f') code |= static_cast<uint32_t>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F') code |= static_cast<uint32_t>(h - 'A' + 10);
-            else return std::nullopt;
+            if (h >= '0' && h <= '9')
+              code |= static_cast<uint32_t>(h - '0');
+            else if (h >= 'a' && h <= 'f')
+              code |= static_cast<uint32_t>(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F')
+              code |= static_cast<uint32_t>(h - 'A' + 10);
+            else
+              return std::nullopt;
           }
           // UTF-8 encode the BMP code point (surrogates are kept as-is; names never need them).
           if (code < 0x80) {
@@ -81,7 +95,9 @@ class Reader {
           }
           break;
         }
-        default: out.push_back(escaped); break;  // \" \' \\ \/
+        default:
+          out.push_back(escaped);
+          break;  // \" \' \\ \/
       }
     }
     return std::nullopt;
@@ -189,6 +205,8 @@ std::optional<std::string> JsonValue::stringMember(std::string_view key) const {
   return value->text;
 }
 
-std::optional<JsonValue> parseLenientJson(std::string_view text) { return Reader(text).parseDocument(); }
+std::optional<JsonValue> parseLenientJson(std::string_view text) {
+  return Reader(text).parseDocument();
+}
 
 }  // namespace restack::proguard

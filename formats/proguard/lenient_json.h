@@ -21,8 +21,8 @@ struct JsonValue {
   Kind kind = Kind::kNull;
   bool boolean = false;
   double number = 0;
-  std::string text;  // kString; also the literal text of a kNumber
-  std::vector<JsonValue> items;                            // kArray
+  std::string text;                       // kString; also the literal text of a kNumber
+  std::vector<JsonValue> items;           // kArray
   std::vector<std::string> member_names;  // kObject keys, in order
   std::vector<JsonValue> member_values;   // kObject values, parallel to member_names
 

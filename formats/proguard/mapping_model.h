@@ -12,7 +12,8 @@
 //       1:4:void bar(int):10:13 -> c              method: minified lines 1..4 = original 10..13
 //       5:5:void com.example.Util.log():7:7 -> c  inline chain at minified line 5: innermost
 //       5:5:void bar(int):14 -> c                 ... its caller, at original line 14
-//       # {"id":"com.android.tools.r8.rewriteFrame","conditions":["throws(Ljava/lang/NullPointerException;)"],"actions":["removeInnerFrames(1)"]}
+//       #
+//       {"id":"com.android.tools.r8.rewriteFrame","conditions":["throws(Ljava/lang/NullPointerException;)"],"actions":["removeInnerFrames(1)"]}
 //       0:65535:void baz():33:33 -> d             catch-all range: every position maps to 33
 //       void qux() -> e                           no line information at all
 //
@@ -70,11 +71,11 @@ struct MethodMapping {
   std::optional<LineRange> minified;  // "a:b:" prefix
   std::optional<LineRange> original;  // ":c" (-> c:c) or ":c:d"
   MethodSignature signature;
-  bool synthesized = false;            // com.android.tools.r8.synthesized
-  bool outline = false;                // com.android.tools.r8.outline
+  bool synthesized = false;  // com.android.tools.r8.synthesized
+  bool outline = false;      // com.android.tools.r8.outline
   std::vector<RewriteRule> rewrite_rules;
   std::optional<OutlineCallsite> outline_callsite;
-  std::string residual_signature;      // com.android.tools.r8.residualsignature (no retrace effect)
+  std::string residual_signature;  // com.android.tools.r8.residualsignature (no retrace effect)
 };
 
 struct FieldMapping {
@@ -97,12 +98,12 @@ struct ClassMapping {
 
 // The file's header comments ("# key: value") and the latest map version seen.
 struct MappingHeader {
-  std::string compiler;          // "R8", "ProGuard"
+  std::string compiler;  // "R8", "ProGuard"
   std::string compiler_version;
   std::string min_api;
-  std::string pg_map_id;         // R8's short map id, also what %MAP_ID puts in source files
-  std::string pg_map_hash;       // "SHA-256 <hex>"
-  std::string map_version;       // latest `com.android.tools.r8.mapping` version, "" = none (0)
+  std::string pg_map_id;    // R8's short map id, also what %MAP_ID puts in source files
+  std::string pg_map_hash;  // "SHA-256 <hex>"
+  std::string map_version;  // latest `com.android.tools.r8.mapping` version, "" = none (0)
 };
 
 }  // namespace restack::proguard

@@ -15,7 +15,9 @@ constexpr uint32_t kVersionOutline = 2000;
 constexpr uint32_t kVersionOutlineCallsite = 2000;
 constexpr uint32_t kVersionResidualSignature = 2002;
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && isSpace(text.front())) text.remove_prefix(1);
@@ -23,7 +25,9 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Parses a decimal line number that fits in 32 bits.
 std::optional<uint32_t> parseLine(std::string_view text) {
@@ -67,8 +71,7 @@ uint32_t parseMapVersion(std::string_view text) {
   return *major * 1000 + *minor;
 }
 
-MappingReader::MappingReader(std::string_view text, MappingReaderOptions options)
-    : text_(text), options_(options) {
+MappingReader::MappingReader(std::string_view text, MappingReaderOptions options) : text_(text), options_(options) {
   // A UTF-8 byte order mark is not part of the first class name.
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
 }
@@ -86,8 +89,7 @@ bool MappingReader::readLine(std::string_view& line, size_t& line_start) {
 }
 
 Error MappingReader::lineError(const std::string& what, std::string_view line) const {
-  return malformed("mapping line " + std::to_string(line_number_) + ": " + what + " (got '" +
-                   shorten(line) + "')");
+  return malformed("mapping line " + std::to_string(line_number_) + ": " + what + " (got '" + shorten(line) + "')");
 }
 
 void MappingReader::warn(std::string message) {
@@ -253,11 +255,16 @@ void MappingReader::parseComment(std::string_view comment, ClassMapping* current
   if (colon == std::string_view::npos) return;
   std::string_view key = trim(comment.substr(0, colon));
   std::string value(trim(comment.substr(colon + 1)));
-  if (key == "compiler") header_.compiler = value;
-  else if (key == "compiler_version") header_.compiler_version = value;
-  else if (key == "min_api") header_.min_api = value;
-  else if (key == "pg_map_id") header_.pg_map_id = value;
-  else if (key == "pg_map_hash") header_.pg_map_hash = value;
+  if (key == "compiler")
+    header_.compiler = value;
+  else if (key == "compiler_version")
+    header_.compiler_version = value;
+  else if (key == "min_api")
+    header_.min_api = value;
+  else if (key == "pg_map_id")
+    header_.pg_map_id = value;
+  else if (key == "pg_map_hash")
+    header_.pg_map_hash = value;
 }
 
 void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) {
@@ -269,9 +276,8 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
     map_version_ = parseMapVersion(version);
     header_.map_version = version;
     if (map_version_ > kSupportedMapVersion) {
-      warnOnce("version:" + version, "map version '" + version +
-                                         "' is newer than the supported 2.2; newer information is ignored" +
-                                         where);
+      warnOnce("version:" + version,
+               "map version '" + version + "' is newer than the supported 2.2; newer information is ignored" + where);
     }
     return;
   }
@@ -283,21 +289,23 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
   }
   auto gated = [&](uint32_t version) {
     if (versionAtLeast(version)) return true;
-    warnOnce("gated:" + *id, "metadata '" + *id + "' ignored: the map version in force ('" +
-                                 header_.map_version + "') predates it" + where);
+    warnOnce("gated:" + *id, "metadata '" + *id + "' ignored: the map version in force ('" + header_.map_version +
+                                 "') predates it" + where);
     return false;
   };
   MethodMapping* method = current != nullptr && target_ == Target::kMethod && !current->methods.empty()
                               ? &current->methods.back()
                               : nullptr;
-  FieldMapping* field = current != nullptr && target_ == Target::kField && !current->fields.empty()
-                            ? &current->fields.back()
-                            : nullptr;
+  FieldMapping* field =
+      current != nullptr && target_ == Target::kField && !current->fields.empty() ? &current->fields.back() : nullptr;
   if (*id == "com.android.tools.r8.synthesized") {
     if (!gated(kVersionSynthesized)) return;
-    if (method != nullptr) method->synthesized = true;
-    else if (field != nullptr) field->synthesized = true;
-    else if (current != nullptr && target_ == Target::kClass) current->synthesized = true;
+    if (method != nullptr)
+      method->synthesized = true;
+    else if (field != nullptr)
+      field->synthesized = true;
+    else if (current != nullptr && target_ == Target::kClass)
+      current->synthesized = true;
     return;
   }
   if (*id == "com.android.tools.r8.outline") {
@@ -349,12 +357,13 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
       for (const JsonValue& action : actions->items) {
         std::string_view text = action.text;
         std::optional<uint32_t> count;
-        if (action.kind == JsonValue::Kind::kString && text.starts_with("removeInnerFrames(") &&
-            text.ends_with(")")) {
+        if (action.kind == JsonValue::Kind::kString && text.starts_with("removeInnerFrames(") && text.ends_with(")")) {
           count = parseLine(text.substr(18, text.size() - 19));
         }
-        if (count) rule.remove_inner_frames += *count;
-        else valid = false;
+        if (count)
+          rule.remove_inner_frames += *count;
+        else
+          valid = false;
       }
     }
     if (!valid) {
@@ -367,8 +376,10 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
   if (*id == "com.android.tools.r8.residualsignature") {
     if (!gated(kVersionResidualSignature)) return;
     std::string signature = json.stringMember("signature").value_or("");
-    if (method != nullptr) method->residual_signature = std::move(signature);
-    else if (field != nullptr) field->residual_signature = std::move(signature);
+    if (method != nullptr)
+      method->residual_signature = std::move(signature);
+    else if (field != nullptr)
+      field->residual_signature = std::move(signature);
     return;
   }
   warnOnce("unknown:" + *id, "unknown metadata id '" + *id + "' ignored" + where);
@@ -380,8 +391,7 @@ void MappingReader::finishClass(ClassMapping& out) {
   // alike.
   auto key = [](const MethodMapping& method) {
     const MethodSignature& sig = method.signature;
-    return method.obfuscated_name + '\0' + sig.holder + '\0' + sig.name + '\0' + sig.params + '\0' +
-           sig.return_type;
+    return method.obfuscated_name + '\0' + sig.holder + '\0' + sig.name + '\0' + sig.params + '\0' + sig.return_type;
   };
   std::unordered_map<std::string, std::pair<bool, bool>> marked;  // -> (synthesized, outline)
   for (const MethodMapping& method : out.methods) {

@@ -10,19 +10,16 @@ namespace restack::sourcemap {
 const std::string* FunctionMap::enclosing(uint32_t line, uint32_t column) const {
   // Last entry at or before the position.
   auto after = std::upper_bound(entries.begin(), entries.end(), std::make_pair(line, column),
-                                [](const std::pair<uint32_t, uint32_t>& position,
-                                   const FunctionMapEntry& entry) {
+                                [](const std::pair<uint32_t, uint32_t>& position, const FunctionMapEntry& entry) {
                                   return position.first < entry.line ||
-                                         (position.first == entry.line &&
-                                          position.second < entry.column);
+                                         (position.first == entry.line && position.second < entry.column);
                                 });
   if (after == entries.begin()) return nullptr;
   const FunctionMapEntry& entry = *(after - 1);
   return entry.name < names.size() ? &names[entry.name] : nullptr;
 }
 
-Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names,
-                                        std::string_view mappings) {
+Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names, std::string_view mappings) {
   FunctionMap map;
   map.names = names;
   int64_t line = 1, name = 0;
@@ -57,8 +54,7 @@ Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names,
         return malformed("function map: name index " + std::to_string(name) + " outside the " +
                          std::to_string(names.size()) + " names");
       }
-      map.entries.push_back({static_cast<uint32_t>(line), static_cast<uint32_t>(column),
-                             static_cast<uint32_t>(name)});
+      map.entries.push_back({static_cast<uint32_t>(line), static_cast<uint32_t>(column), static_cast<uint32_t>(name)});
     }
     if (pos >= mappings.size()) break;
     ++pos;

@@ -40,7 +40,6 @@ struct FunctionMap {
 };
 
 // Decodes Metro's encoding. Fails on bad VLQ, name indexes outside `names`, positions < 0.
-Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names,
-                                        std::string_view mappings);
+Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names, std::string_view mappings);
 
 }  // namespace restack::sourcemap

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -19,13 +19,16 @@ struct Token {
   uint32_t column;  // 0-based, UTF-16 units
 };
 
-bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80 || c == '#'; }
-bool isIdentPart(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
+bool isIdentStart(unsigned char c) {
+  return std::isalpha(c) || c == '_' || c == '$' || c >= 0x80 || c == '#';
+}
+bool isIdentPart(unsigned char c) {
+  return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
 
 bool isKeywordBeforeExpression(std::string_view word) {
-  static constexpr std::string_view kWords[] = {"return", "typeof", "case", "do", "else", "in",
-                                                "of", "new", "delete", "void", "throw",
-                                                "instanceof", "yield", "await"};
+  static constexpr std::string_view kWords[] = {"return", "typeof", "case", "do",    "else",       "in",    "of",
+                                                "new",    "delete", "void", "throw", "instanceof", "yield", "await"};
   for (std::string_view keyword : kWords) {
     if (word == keyword) return true;
   }
@@ -33,8 +36,8 @@ bool isKeywordBeforeExpression(std::string_view word) {
 }
 
 bool isControlKeyword(std::string_view word) {
-  static constexpr std::string_view kWords[] = {"if", "for", "while", "switch", "catch", "with",
-                                                "function", "return", "typeof", "await"};
+  static constexpr std::string_view kWords[] = {"if",   "for",      "while",  "switch", "catch",
+                                                "with", "function", "return", "typeof", "await"};
   for (std::string_view keyword : kWords) {
     if (word == keyword) return true;
   }
@@ -89,8 +92,8 @@ class Tokenizer {
         while (pos_ < text_.size() && isIdentPart(text_[pos_])) advance();
         tokens.push_back({TokenType::kIdent, text_.substr(start, pos_ - start), line, column});
       } else if (std::isdigit(c) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
-        while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                       text_[pos_] == '.' || text_[pos_] == '_')) {
+        while (pos_ < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' || text_[pos_] == '_')) {
           advance();
         }
         tokens.push_back({TokenType::kNumber, text_.substr(start, pos_ - start), line, column});
@@ -118,9 +121,7 @@ class Tokenizer {
   }
 
  private:
-  char peek(size_t ahead) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
+  char peek(size_t ahead) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
 
   // Moves over `count` bytes, keeping line/column (UTF-16 units) up to date.
   void advance(size_t count = 1) {
@@ -185,10 +186,12 @@ class Tokenizer {
     if (tokens.empty()) return true;
     const Token& previous = tokens.back();
     switch (previous.type) {
-      case TokenType::kIdent: return isKeywordBeforeExpression(previous.text);
+      case TokenType::kIdent:
+        return isKeywordBeforeExpression(previous.text);
       case TokenType::kPunct:
         return previous.text != ")" && previous.text != "]" && previous.text != "}";
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -202,8 +205,8 @@ enum class ScopeKind { kBlock, kFunction, kClass, kArrowExpression };
 
 struct Scope {
   ScopeKind kind;
-  std::string name;     // function or class name
-  size_t depth = 0;     // bracket depth at which an arrow expression body lives
+  std::string name;  // function or class name
+  size_t depth = 0;  // bracket depth at which an arrow expression body lives
 };
 
 class FunctionMapBuilder {
@@ -270,12 +273,9 @@ class FunctionMapBuilder {
 
  private:
   bool is(size_t index, std::string_view text) const {
-    return index < tokens_.size() && tokens_[index].text == text &&
-           tokens_[index].type != TokenType::kString;
+    return index < tokens_.size() && tokens_[index].text == text && tokens_[index].type != TokenType::kString;
   }
-  bool isIdent(size_t index) const {
-    return index < tokens_.size() && tokens_[index].type == TokenType::kIdent;
-  }
+  bool isIdent(size_t index) const { return index < tokens_.size() && tokens_[index].type == TokenType::kIdent; }
 
   void add(uint32_t line, uint32_t column, const std::string& name) {
     auto [it, inserted] = name_index_.try_emplace(name, static_cast<uint32_t>(map_.names.size()));
@@ -360,8 +360,7 @@ class FunctionMapBuilder {
           start = before > 0 && is(before - 1, "async") ? before - 1 : before;
           scope.name = nameBefore(start);
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
-                   (is(before - 1, "function") || (is(before - 1, "*") && before > 1 &&
-                                                   is(before - 2, "function")))) {
+                   (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
           scope.name = std::string(tokens_[before].text);
           start = is(before - 1, "*") ? before - 2 : before - 1;

@@ -11,8 +11,8 @@ namespace restack::sourcemap {
 namespace {
 
 Error segmentError(uint32_t line, uint32_t segment, const std::string& what) {
-  return malformed("mappings: generated line " + std::to_string(line + 1) + ", segment " +
-                   std::to_string(segment + 1) + ": " + what);
+  return malformed("mappings: generated line " + std::to_string(line + 1) + ", segment " + std::to_string(segment + 1) +
+                   ": " + what);
 }
 
 // Adds a signed delta to an unsigned running value; false when the result leaves [0, 2^31).
@@ -34,9 +34,7 @@ Status decodeMappings(std::string_view mappings, const MappingLimits& limits,
   size_t pos = 0;
 
   auto flushLine = [&]() {
-    const auto byColumn = [](const Mapping& a, const Mapping& b) {
-      return a.generated_column < b.generated_column;
-    };
+    const auto byColumn = [](const Mapping& a, const Mapping& b) { return a.generated_column < b.generated_column; };
     if (!std::is_sorted(line_segments.begin(), line_segments.end(), byColumn)) {
       // Ties keep a deterministic order (std::stable_sort's buffer API is deprecated here).
       std::sort(line_segments.begin(), line_segments.end(), [](const Mapping& a, const Mapping& b) {
@@ -68,8 +66,7 @@ Status decodeMappings(std::string_view mappings, const MappingLimits& limits,
         fields[count++] = value;
       }
       if (count == 2 || count == 3) {
-        return segmentError(line, segment_index,
-                            std::to_string(count) + " fields (a segment has 1, 4 or 5)");
+        return segmentError(line, segment_index, std::to_string(count) + " fields (a segment has 1, 4 or 5)");
       }
       Mapping mapping;
       mapping.generated_line = line;
@@ -81,9 +78,8 @@ Status decodeMappings(std::string_view mappings, const MappingLimits& limits,
         const int64_t next_source = source + fields[1];
         if (next_source < 0 || next_source >= limits.source_count) {
           return segmentError(line, segment_index,
-                              "source index " + std::to_string(next_source) +
-                                  " outside the " + std::to_string(limits.source_count) +
-                                  " entries of \"sources\"");
+                              "source index " + std::to_string(next_source) + " outside the " +
+                                  std::to_string(limits.source_count) + " entries of \"sources\"");
         }
         source = next_source;
         if (!applyDelta(original_line, fields[2], &original_line)) {
@@ -99,9 +95,8 @@ Status decodeMappings(std::string_view mappings, const MappingLimits& limits,
           const int64_t next_name = name + fields[4];
           if (next_name < 0 || next_name >= limits.name_count) {
             return segmentError(line, segment_index,
-                                "name index " + std::to_string(next_name) +
-                                    " outside the " + std::to_string(limits.name_count) +
-                                    " entries of \"names\"");
+                                "name index " + std::to_string(next_name) + " outside the " +
+                                    std::to_string(limits.name_count) + " entries of \"names\"");
           }
           name = next_name;
           mapping.name = static_cast<int32_t>(name);

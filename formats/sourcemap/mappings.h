@@ -25,7 +25,7 @@ struct Mapping {
   int32_t source = -1;  // -1: a 1-field segment (generated code with no original)
   uint32_t original_line = 0;
   uint32_t original_column = 0;
-  int32_t name = -1;    // -1: no name
+  int32_t name = -1;  // -1: no name
 };
 
 struct MappingLimits {

@@ -48,8 +48,8 @@ Expected<uint32_t> getIndex(element value, const std::string& where, std::string
 }
 
 // Reads an array of strings; `allow_null` keeps nulls as std::nullopt (sourcesContent).
-Status getStringArray(element value, const std::string& where, std::string_view field,
-                      bool allow_null, std::vector<std::optional<std::string>>* out) {
+Status getStringArray(element value, const std::string& where, std::string_view field, bool allow_null,
+                      std::vector<std::optional<std::string>>* out) {
   array items;
   if (value.get_array().get(items)) return fieldError(where, field, "is not an array");
   out->reserve(items.size());
@@ -64,8 +64,7 @@ Status getStringArray(element value, const std::string& where, std::string_view 
       // "sources" may hold null for generated code in some tools; keep it as an empty name.
       out->emplace_back(std::string());
     } else {
-      return fieldError(where, std::string(field) + "[" + std::to_string(index) + "]",
-                        "is not a string");
+      return fieldError(where, std::string(field) + "[" + std::to_string(index) + "]", "is not a string");
     }
     ++index;
   }
@@ -82,8 +81,7 @@ std::string normalizeDebugId(std::string_view text) {
   return out;
 }
 
-Status parseIgnoreList(element value, const std::string& where, std::string_view field,
-                       SourceMapDocument* doc) {
+Status parseIgnoreList(element value, const std::string& where, std::string_view field, SourceMapDocument* doc) {
   array items;
   if (value.get_array().get(items)) return fieldError(where, field, "is not an array");
   for (element item : items) {
@@ -178,11 +176,11 @@ Status parseModuleOffsets(element value, const std::string& where, SourceMapDocu
   return Status::ok();
 }
 
-Status parseDocument(object root, const std::string& where, uint32_t depth,
-                     const ParseOptions& options, SourceMapDocument* doc);
+Status parseDocument(object root, const std::string& where, uint32_t depth, const ParseOptions& options,
+                     SourceMapDocument* doc);
 
-Status parseSections(element value, const std::string& where, uint32_t depth,
-                     const ParseOptions& options, SourceMapDocument* doc) {
+Status parseSections(element value, const std::string& where, uint32_t depth, const ParseOptions& options,
+                     SourceMapDocument* doc) {
   array sections;
   if (value.get_array().get(sections)) return fieldError(where, "sections", "is not an array");
   size_t index = 0;
@@ -193,8 +191,7 @@ Status parseSections(element value, const std::string& where, uint32_t depth,
     SourceMapSection out;
     object offset;
     element line, column;
-    if (section["offset"].get_object().get(offset) || offset["line"].get(line) ||
-        offset["column"].get(column)) {
+    if (section["offset"].get_object().get(offset) || offset["line"].get(line) || offset["column"].get(column)) {
       return fieldError(path, "offset", "needs \"line\" and \"column\"");
     }
     auto line_value = getIndex(line, path, "offset.line");
@@ -215,8 +212,7 @@ Status parseSections(element value, const std::string& where, uint32_t depth,
     if (!section["map"].get_object().get(inline_map)) {
       if (depth + 1 > options.max_nesting) return fieldError(path, "map", "is nested too deeply");
       out.map = std::make_unique<SourceMapDocument>();
-      RESTACK_RETURN_IF_ERROR(parseDocument(inline_map, fieldPath(path, "map"), depth + 1, options,
-                                            out.map.get()));
+      RESTACK_RETURN_IF_ERROR(parseDocument(inline_map, fieldPath(path, "map"), depth + 1, options, out.map.get()));
     } else if (!section["url"].get(url)) {
       auto text = getString(url, path, "url");
       if (!text) return text.error();
@@ -230,8 +226,8 @@ Status parseSections(element value, const std::string& where, uint32_t depth,
   return Status::ok();
 }
 
-Status parseDocument(object root, const std::string& where, uint32_t depth,
-                     const ParseOptions& options, SourceMapDocument* doc) {
+Status parseDocument(object root, const std::string& where, uint32_t depth, const ParseOptions& options,
+                     SourceMapDocument* doc) {
   element value;
   if (!root["version"].get(value)) {
     int64_t version = 0;

@@ -44,8 +44,8 @@ struct SourceMapDocument;
 inline constexpr uint32_t kNoModuleOffset = 0xffffffffu;
 
 struct SourceMapSection {
-  uint32_t offset_line = 0;    // 0-based generated line where the section starts
-  uint32_t offset_column = 0;  // 0-based column on that line
+  uint32_t offset_line = 0;                // 0-based generated line where the section starts
+  uint32_t offset_column = 0;              // 0-based column on that line
   std::unique_ptr<SourceMapDocument> map;  // inline "map"
   std::string url;                         // or a "url" naming another uploaded map
 };
@@ -53,7 +53,7 @@ struct SourceMapSection {
 struct SourceMapDocument {
   std::string file;
   std::string source_root;
-  std::vector<std::string> sources;  // as written (use resolvedSource for sourceRoot)
+  std::vector<std::string> sources;                         // as written (use resolvedSource for sourceRoot)
   std::vector<std::optional<std::string>> sources_content;  // same length as sources
   std::vector<std::string> names;
   std::string mappings;
@@ -62,7 +62,7 @@ struct SourceMapDocument {
   std::vector<std::optional<EncodedFunctionMap>> function_maps;  // x_facebook_sources
   std::map<uint32_t, std::vector<uint32_t>> hermes_function_offsets;
   std::map<uint32_t, std::unique_ptr<SourceMapDocument>> segments;  // x_facebook_segments
-  std::vector<uint32_t> module_offsets;  // x_facebook_offsets; kNoModuleOffset for null entries
+  std::vector<uint32_t> module_offsets;    // x_facebook_offsets; kNoModuleOffset for null entries
   std::vector<SourceMapSection> sections;  // non-empty for an index map
 
   bool isIndexMap() const { return !sections.empty(); }

@@ -12,7 +12,9 @@ std::string_view minifiedFileNameView(std::string_view url) {
   return url;
 }
 
-std::string minifiedFileName(std::string_view url) { return std::string(minifiedFileNameView(url)); }
+std::string minifiedFileName(std::string_view url) {
+  return std::string(minifiedFileNameView(url));
+}
 
 namespace {
 // Consumes a decimal number of at most 9 digits from the front of `text`.
@@ -58,8 +60,7 @@ std::string servedFileName(std::string_view map_file_field, std::string_view upl
   if (!name.empty()) return name;
   name = minifiedFileName(upload_name);
   constexpr std::string_view kMapSuffix = ".map";
-  if (name.size() > kMapSuffix.size() &&
-      std::string_view(name).substr(name.size() - kMapSuffix.size()) == kMapSuffix) {
+  if (name.size() > kMapSuffix.size() && std::string_view(name).substr(name.size() - kMapSuffix.size()) == kMapSuffix) {
     name.resize(name.size() - kMapSuffix.size());
   }
   return name;

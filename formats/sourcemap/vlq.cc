@@ -8,8 +8,7 @@ namespace {
 constexpr std::array<int8_t, 256> makeDigitTable() {
   std::array<int8_t, 256> table{};
   for (auto& entry : table) entry = -1;
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   for (size_t i = 0; i < kAlphabet.size(); ++i) {
     table[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int8_t>(i);
   }
@@ -20,7 +19,9 @@ constexpr std::array<int8_t, 256> kDigitTable = makeDigitTable();
 
 }  // namespace
 
-int base64DigitValue(char c) { return kDigitTable[static_cast<uint8_t>(c)]; }
+int base64DigitValue(char c) {
+  return kDigitTable[static_cast<uint8_t>(c)];
+}
 
 VlqResult decodeVlq(std::string_view text, size_t* pos, int64_t* value) {
   size_t at = *pos;
@@ -30,8 +31,7 @@ VlqResult decodeVlq(std::string_view text, size_t* pos, int64_t* value) {
   while (true) {
     if (at >= text.size()) return VlqResult::kTruncated;
     const int digit = kDigitTable[static_cast<uint8_t>(text[at])];
-    if (digit < 0) return (text[at] == ',' || text[at] == ';') ? VlqResult::kTruncated
-                                                               : VlqResult::kInvalidDigit;
+    if (digit < 0) return (text[at] == ',' || text[at] == ';') ? VlqResult::kTruncated : VlqResult::kInvalidDigit;
     ++at;
     // 7 digits carry 35 bits: more than a signed 32-bit value plus its sign bit needs.
     if (shift > 30) return VlqResult::kOverflow;
@@ -49,11 +49,16 @@ VlqResult decodeVlq(std::string_view text, size_t* pos, int64_t* value) {
 
 const char* vlqResultText(VlqResult result) {
   switch (result) {
-    case VlqResult::kOk: return "ok";
-    case VlqResult::kEnd: return "missing value";
-    case VlqResult::kInvalidDigit: return "invalid base64 digit";
-    case VlqResult::kTruncated: return "VLQ value cut off (continuation bit set on the last digit)";
-    case VlqResult::kOverflow: return "VLQ value does not fit in 32 bits";
+    case VlqResult::kOk:
+      return "ok";
+    case VlqResult::kEnd:
+      return "missing value";
+    case VlqResult::kInvalidDigit:
+      return "invalid base64 digit";
+    case VlqResult::kTruncated:
+      return "VLQ value cut off (continuation bit set on the last digit)";
+    case VlqResult::kOverflow:
+      return "VLQ value does not fit in 32 bits";
   }
   return "unknown";
 }

@@ -6,8 +6,8 @@ namespace restack::stack {
 namespace {
 
 bool isJavaNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || scan::isDigit(c) || c == '_' ||
-         c == '$' || c == '.' || c == '<' || c == '>' || c == '-' || static_cast<unsigned char>(c) >= 0x80;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || scan::isDigit(c) || c == '_' || c == '$' || c == '.' ||
+         c == '<' || c == '>' || c == '-' || static_cast<unsigned char>(c) >= 0x80;
 }
 
 // A (possibly obfuscated) fully qualified class name: "a.b", "com.x.Foo$Bar", or a bare "Foo".

@@ -117,8 +117,10 @@ std::optional<JsFrameLine> parseHermesCrashFrame(std::string_view text) {
       while (end < text.size() && text[end] != ',' && !scan::isSpace(text[end])) ++end;
       const std::string_view literal = text.substr(0, end);
       text = scan::trimLeft(text.substr(end));
-      if (literal == "true") native_code = native_code || key == "NativeCode";
-      else if (literal != "false" && literal != "null" && !(number = scan::parseU32(literal))) return std::nullopt;
+      if (literal == "true")
+        native_code = native_code || key == "NativeCode";
+      else if (literal != "false" && literal != "null" && !(number = scan::parseU32(literal)))
+        return std::nullopt;
     }
     if (key == "FunctionID" || key == "ByteCodeOffset" || key == "CJSModuleOffset" || key == "SegmentID") {
       if (!number) return std::nullopt;

@@ -6,13 +6,20 @@ namespace restack::stack {
 
 const char* lineKindName(LineKind kind) {
   switch (kind) {
-    case LineKind::kNative: return "native";
-    case LineKind::kJavaFrame: return "java_frame";
-    case LineKind::kJavaException: return "java_exception";
-    case LineKind::kJavaMore: return "java_more";
-    case LineKind::kJsFrame: return "js_frame";
-    case LineKind::kBlank: return "blank";
-    case LineKind::kUnknown: return "unknown";
+    case LineKind::kNative:
+      return "native";
+    case LineKind::kJavaFrame:
+      return "java_frame";
+    case LineKind::kJavaException:
+      return "java_exception";
+    case LineKind::kJavaMore:
+      return "java_more";
+    case LineKind::kJsFrame:
+      return "js_frame";
+    case LineKind::kBlank:
+      return "blank";
+    case LineKind::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }

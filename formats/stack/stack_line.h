@@ -54,7 +54,7 @@ struct NativeFrameLine {
   uint64_t address = 0;                 // address relative to the image: iOS offset, Android pc
   std::optional<uint64_t> runtime_address;
   std::optional<uint64_t> load_address;
-  std::string symbol_hint;              // a symbol the device already printed ("abort+164")
+  std::string symbol_hint;  // a symbol the device already printed ("abort+164")
 };
 
 struct JavaFrameLine {
@@ -85,9 +85,9 @@ struct JsFrameLine {
   uint32_t line = 0;     // 1-based as printed
   uint32_t column = 0;   // 1-based as printed (Hermes bytecode: the bytecode offset)
   bool is_async = false;
-  bool is_constructor = false;     // "at new Foo (…)"
-  bool hermes_bytecode = false;    // "(address at …)": column is a bytecode offset
-  bool is_eval = false;            // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
+  bool is_constructor = false;   // "at new Foo (…)"
+  bool hermes_bytecode = false;  // "(address at …)": column is a bytecode offset
+  bool is_eval = false;          // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
   // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)",
   // Hermes {"NativeCode":true}. `url` holds what was printed; there is nothing to restore.
   bool builtin = false;
@@ -106,11 +106,9 @@ struct JsFrameLine {
 
 struct StackLine {
   LineKind kind = LineKind::kUnknown;
-  std::string raw;        // the line as received, without the line terminator
-  std::string indent;     // leading whitespace, kept so restored text lines up the same way
-  std::variant<std::monostate, NativeFrameLine, JavaFrameLine, JavaExceptionLine, JavaMoreLine,
-               JsFrameLine>
-      data;
+  std::string raw;     // the line as received, without the line terminator
+  std::string indent;  // leading whitespace, kept so restored text lines up the same way
+  std::variant<std::monostate, NativeFrameLine, JavaFrameLine, JavaExceptionLine, JavaMoreLine, JsFrameLine> data;
 
   const NativeFrameLine* native() const { return std::get_if<NativeFrameLine>(&data); }
   const JavaFrameLine* javaFrame() const { return std::get_if<JavaFrameLine>(&data); }

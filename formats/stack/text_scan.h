@@ -7,8 +7,12 @@
 
 namespace restack::stack::scan {
 
-inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+inline bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 inline bool isHexDigit(char c) {
   return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -54,10 +58,14 @@ inline std::optional<uint64_t> parseHex(std::string_view text) {
   uint64_t value = 0;
   for (char c : text) {
     uint64_t digit;
-    if (isDigit(c)) digit = static_cast<uint64_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') digit = static_cast<uint64_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') digit = static_cast<uint64_t>(c - 'A' + 10);
-    else return std::nullopt;
+    if (isDigit(c))
+      digit = static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      digit = static_cast<uint64_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      digit = static_cast<uint64_t>(c - 'A' + 10);
+    else
+      return std::nullopt;
     value = (value << 4) | digit;
   }
   return value;

@@ -16,7 +16,9 @@ class Rng {
   size_t below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(engine_() % n); }
   bool chance(double p) { return static_cast<double>(engine_() >> 11) / 9007199254740992.0 < p; }
   template <typename T>
-  const T& pick(const std::vector<T>& values) { return values[below(values.size())]; }
+  const T& pick(const std::vector<T>& values) {
+    return values[below(values.size())];
+  }
   std::string hex(size_t digits) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
@@ -32,74 +34,97 @@ enum class Family { kJava, kNative, kIos, kWeb, kReactNative };
 
 const char* familyLabel(Family family) {
   switch (family) {
-    case Family::kJava: return "android-java";
-    case Family::kNative: return "android-native";
-    case Family::kIos: return "ios";
-    case Family::kWeb: return "web";
-    case Family::kReactNative: break;
+    case Family::kJava:
+      return "android-java";
+    case Family::kNative:
+      return "android-native";
+    case Family::kIos:
+      return "ios";
+    case Family::kWeb:
+      return "web";
+    case Family::kReactNative:
+      break;
   }
   return "react-native";
 }
 
-const std::vector<std::string> kFeatures = {"cart", "feed", "checkout", "profile", "search", "chat",
-                                            "video", "login", "orders", "wallet", "map", "review",
-                                            "coupon", "live", "settings"};
-const std::vector<std::string> kNouns = {"Cart", "Feed", "Item", "Order", "User", "Price", "Coupon",
-                                         "Banner", "Video", "Message", "Address", "Payment", "Review",
-                                         "Image", "Token", "Session", "Filter", "Section", "Badge",
-                                         "Stock", "Shipping", "Voucher", "Wallet", "Seller", "Rating"};
-const std::vector<std::string> kVerbs = {"load", "render", "apply", "parse", "update", "bind", "fetch",
-                                         "submit", "decode", "compute", "refresh", "select", "merge",
-                                         "resolve", "open", "close", "save", "restore", "notify", "track"};
+const std::vector<std::string> kFeatures = {"cart", "feed",   "checkout", "profile", "search",
+                                            "chat", "video",  "login",    "orders",  "wallet",
+                                            "map",  "review", "coupon",   "live",    "settings"};
+const std::vector<std::string> kNouns = {"Cart",    "Feed",    "Item",    "Order",   "User",    "Price",  "Coupon",
+                                         "Banner",  "Video",   "Message", "Address", "Payment", "Review", "Image",
+                                         "Token",   "Session", "Filter",  "Section", "Badge",   "Stock",  "Shipping",
+                                         "Voucher", "Wallet",  "Seller",  "Rating"};
+const std::vector<std::string> kVerbs = {"load",   "render", "apply",   "parse",   "update", "bind",  "fetch",
+                                         "submit", "decode", "compute", "refresh", "select", "merge", "resolve",
+                                         "open",   "close",  "save",    "restore", "notify", "track"};
 const std::vector<std::string> kClassKinds = {"Presenter", "ViewModel", "Repository", "Adapter",
-                                              "Fragment", "Manager", "Store", "Controller"};
+                                              "Fragment",  "Manager",   "Store",      "Controller"};
 
 // A function identity; `render` prints it the way one build's restored frame shows it.
 struct Fn {
   Family family;
   int style = 0;
-  std::string owner;   // Java class, C++ scope, ObjC class / Swift type, JS file
-  std::string name;    // method / selector / function
+  std::string owner;  // Java class, C++ scope, ObjC class / Swift type, JS file
+  std::string name;   // method / selector / function
   uint32_t id = 0;
 };
 
-std::string ndkNamespace(int build) { return build <= 2 ? "__ndk1" : "__1"; }
+std::string ndkNamespace(int build) {
+  return build <= 2 ? "__ndk1" : "__1";
+}
 
 std::string render(const Fn& fn, int build) {
   const std::string n = std::to_string(1 + (fn.id + build * 3) % 5);  // build-dependent number
   switch (fn.family) {
     case Family::kJava:
       switch (fn.style) {
-        case 1: return fn.owner + ".lambda$" + fn.name + "$" + n;
-        case 2: return fn.owner + "." + fn.name + (build % 2 ? "$lambda-" : "$lambda$") + n;
-        case 3: return fn.owner + "$" + n + "." + fn.name;
-        default: return fn.owner + "." + fn.name;
+        case 1:
+          return fn.owner + ".lambda$" + fn.name + "$" + n;
+        case 2:
+          return fn.owner + "." + fn.name + (build % 2 ? "$lambda-" : "$lambda$") + n;
+        case 3:
+          return fn.owner + "$" + n + "." + fn.name;
+        default:
+          return fn.owner + "." + fn.name;
       }
     case Family::kNative: {
       const std::string ns = ndkNamespace(build);
-      const std::string str = "std::" + ns + "::basic_string<char, std::" + ns + "::char_traits<char>, std::" +
-                              ns + "::allocator<char> > const&";
+      const std::string str = "std::" + ns + "::basic_string<char, std::" + ns + "::char_traits<char>, std::" + ns +
+                              "::allocator<char> > const&";
       switch (fn.style) {
-        case 1: return "std::" + ns + "::shared_ptr<shop::Item> " + fn.owner + "<shop::Item>::" + fn.name + "(" + str + ") const";
-        case 2: return fn.owner + "::" + fn.name + "()::{lambda(int)#" + n + "}::operator()(int) const";
-        case 3: return "void " + fn.owner + "::" + fn.name + "(int, " + str + ")" + (build % 2 ? " [clone .cold]" : "");
-        default: return "void " + fn.owner + "::" + fn.name + "(" + str + ")";
+        case 1:
+          return "std::" + ns + "::shared_ptr<shop::Item> " + fn.owner + "<shop::Item>::" + fn.name + "(" + str +
+                 ") const";
+        case 2:
+          return fn.owner + "::" + fn.name + "()::{lambda(int)#" + n + "}::operator()(int) const";
+        case 3:
+          return "void " + fn.owner + "::" + fn.name + "(int, " + str + ")" + (build % 2 ? " [clone .cold]" : "");
+        default:
+          return "void " + fn.owner + "::" + fn.name + "(" + str + ")";
       }
     }
     case Family::kIos: {
       const std::string objc = "-[" + fn.owner + " " + fn.name + ":]";
       switch (fn.style) {
-        case 1: return "__" + std::to_string(objc.size()) + objc + "_block_invoke" + (n == "1" ? "" : "_" + n);
-        case 2: return "Shop." + fn.owner + "." + fn.name + "(_: Shop.Item) -> Swift.Bool";
-        case 3: return std::string(build % 2 ? "" : "specialized ") + "Shop." + fn.owner + "." + fn.name + "<A>(key: A) -> A?";
-        case 4: return "closure #" + n + " in Shop." + fn.owner + "." + fn.name + "() -> ()";
-        default: return objc;
+        case 1:
+          return "__" + std::to_string(objc.size()) + objc + "_block_invoke" + (n == "1" ? "" : "_" + n);
+        case 2:
+          return "Shop." + fn.owner + "." + fn.name + "(_: Shop.Item) -> Swift.Bool";
+        case 3:
+          return std::string(build % 2 ? "" : "specialized ") + "Shop." + fn.owner + "." + fn.name +
+                 "<A>(key: A) -> A?";
+        case 4:
+          return "closure #" + n + " in Shop." + fn.owner + "." + fn.name + "() -> ()";
+        default:
+          return objc;
       }
     }
     case Family::kWeb:
     case Family::kReactNative:
       if (fn.style == 2) return "";  // anonymous: named by its file
-      if (fn.style == 1) return fn.owner.substr(fn.owner.rfind('/') + 1, fn.owner.rfind('.') - fn.owner.rfind('/') - 1) + "." + fn.name;
+      if (fn.style == 1)
+        return fn.owner.substr(fn.owner.rfind('/') + 1, fn.owner.rfind('.') - fn.owner.rfind('/') - 1) + "." + fn.name;
       return fn.name;
   }
   return fn.name;
@@ -138,8 +163,8 @@ GroupingFrame frameOf(const Fn& fn, int build, bool missing, Rng& rng) {
   if (missing) {
     frame.state = FrameState::kMissingSymbols;
     if (fn.family == Family::kJava) {
-      frame.function = std::string(1, char('a' + rng.below(26))) + "." + char('a' + rng.below(26)) + "." +
-                       char('a' + rng.below(26));
+      frame.function =
+          std::string(1, char('a' + rng.below(26))) + "." + char('a' + rng.below(26)) + "." + char('a' + rng.below(26));
     } else if (fn.family == Family::kWeb || fn.family == Family::kReactNative) {
       frame.function = std::string(1, char('a' + rng.below(26)));
       frame.file = "https://shop.com/static/js/main." + rng.hex(8) + ".js";
@@ -170,12 +195,17 @@ GroupingFrame betweenNoise(Family family, int build, Rng& rng) {
   switch (family) {
     case Family::kJava: {
       static const std::vector<std::string> kFrames = {
-          "android.view.View.performClick", "android.view.View$PerformClick.run",
-          "java.lang.reflect.Method.invoke", "kotlinx.coroutines.DispatchedTask.run",
-          "okhttp3.internal.connection.RealCall.execute", "androidx.lifecycle.LiveData.considerNotify",
+          "android.view.View.performClick",
+          "android.view.View$PerformClick.run",
+          "java.lang.reflect.Method.invoke",
+          "kotlinx.coroutines.DispatchedTask.run",
+          "okhttp3.internal.connection.RealCall.execute",
+          "androidx.lifecycle.LiveData.considerNotify",
           "io.reactivex.internal.operators.observable.ObservableMap$MapObserver.onNext",
-          "androidx.recyclerview.widget.RecyclerView$Adapter.bindViewHolder", "com.google.gson.Gson.fromJson",
-          "java.util.ArrayList.forEach", "kotlin.collections.CollectionsKt___CollectionsKt.map"};
+          "androidx.recyclerview.widget.RecyclerView$Adapter.bindViewHolder",
+          "com.google.gson.Gson.fromJson",
+          "java.util.ArrayList.forEach",
+          "kotlin.collections.CollectionsKt___CollectionsKt.map"};
       return sys(family, rng.pick(kFrames));
     }
     case Family::kNative: {
@@ -211,8 +241,9 @@ GroupingFrame betweenNoise(Family family, int build, Rng& rng) {
           {"commitHookEffectListMount", "webpack:///./node_modules/react-dom/cjs/react-dom.production.min.js"},
           {"Promise.then", "[native code]"}};
       if (rng.chance(0.3)) {  // a vendor chunk frame the source map did not cover
-        GroupingFrame vendor = sys(family, std::string(1, char('a' + rng.below(26))),
-                                   "https://shop.com/static/js/vendors~main." + std::to_string(7000 + build) + "abcd.chunk.js");
+        GroupingFrame vendor =
+            sys(family, std::string(1, char('a' + rng.below(26))),
+                "https://shop.com/static/js/vendors~main." + std::to_string(7000 + build) + "abcd.chunk.js");
         vendor.state = FrameState::kNotFound;
         return vendor;
       }
@@ -250,7 +281,8 @@ std::vector<GroupingFrame> topNoise(Family family, const std::string& type, Rng&
         if (rng.chance(0.5)) frames.push_back(sys(family, "__cxa_throw", "libc++_shared.so"));
       }
       if (rng.chance(0.3)) {
-        frames.insert(frames.begin(), sys(family, "shop::crash::CrashHandler::onSignal(int, siginfo*, void*)", "libshop.so"));
+        frames.insert(frames.begin(),
+                      sys(family, "shop::crash::CrashHandler::onSignal(int, siginfo*, void*)", "libshop.so"));
       }
       break;
     case Family::kIos:
@@ -273,7 +305,9 @@ std::vector<GroupingFrame> topNoise(Family family, const std::string& type, Rng&
 
 std::vector<GroupingFrame> bottomFrames(Family family, bool main_thread, Rng& rng) {
   std::vector<GroupingFrame> frames;
-  auto add = [&](std::string name, std::string where = {}) { frames.push_back(sys(family, std::move(name), std::move(where))); };
+  auto add = [&](std::string name, std::string where = {}) {
+    frames.push_back(sys(family, std::move(name), std::move(where)));
+  };
   switch (family) {
     case Family::kJava:
       if (main_thread) {
@@ -321,13 +355,14 @@ std::vector<GroupingFrame> bottomFrames(Family family, bool main_thread, Rng& rn
 
 const std::vector<std::string>& typesOf(Family family) {
   static const std::map<Family, std::vector<std::string>> kTypes = {
-      {Family::kJava, {"java.lang.NullPointerException", "java.lang.IllegalStateException",
-                       "java.lang.IndexOutOfBoundsException", "java.lang.IllegalArgumentException",
-                       "java.lang.ClassCastException", "java.lang.NumberFormatException",
-                       "java.util.ConcurrentModificationException", "kotlin.UninitializedPropertyAccessException"}},
+      {Family::kJava,
+       {"java.lang.NullPointerException", "java.lang.IllegalStateException", "java.lang.IndexOutOfBoundsException",
+        "java.lang.IllegalArgumentException", "java.lang.ClassCastException", "java.lang.NumberFormatException",
+        "java.util.ConcurrentModificationException", "kotlin.UninitializedPropertyAccessException"}},
       {Family::kNative, {"SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE"}},
-      {Family::kIos, {"NSInvalidArgumentException", "NSRangeException", "EXC_BAD_ACCESS (SIGSEGV)",
-                      "EXC_BREAKPOINT (SIGTRAP)", "NSInternalInconsistencyException"}},
+      {Family::kIos,
+       {"NSInvalidArgumentException", "NSRangeException", "EXC_BAD_ACCESS (SIGSEGV)", "EXC_BREAKPOINT (SIGTRAP)",
+        "NSInternalInconsistencyException"}},
       {Family::kWeb, {"TypeError", "ReferenceError", "RangeError", "Error"}},
       {Family::kReactNative, {"TypeError", "Error", "Invariant Violation"}},
   };
@@ -336,10 +371,15 @@ const std::vector<std::string>& typesOf(Family family) {
 
 std::string messageFor(const std::string& type, Rng& rng) {
   switch (rng.below(4)) {
-    case 0: return type + " while handling item " + std::to_string(rng.below(100000));
-    case 1: return "Index " + std::to_string(rng.below(50)) + " out of bounds for length " + std::to_string(rng.below(50));
-    case 2: return "user " + rng.hex(8) + "-" + rng.hex(4) + "-" + rng.hex(4) + "-" + rng.hex(4) + "-" + rng.hex(12) + " failed";
-    default: return "Attempt to read from field on a null object reference at 0x" + rng.hex(8);
+    case 0:
+      return type + " while handling item " + std::to_string(rng.below(100000));
+    case 1:
+      return "Index " + std::to_string(rng.below(50)) + " out of bounds for length " + std::to_string(rng.below(50));
+    case 2:
+      return "user " + rng.hex(8) + "-" + rng.hex(4) + "-" + rng.hex(4) + "-" + rng.hex(4) + "-" + rng.hex(12) +
+             " failed";
+    default:
+      return "Attempt to read from field on a null object reference at 0x" + rng.hex(8);
   }
 }
 
@@ -347,8 +387,8 @@ std::string messageFor(const std::string& type, Rng& rng) {
 // including the bridges and entry points generated into it.
 void dropAppSymbols(std::vector<GroupingFrame>& frames) {
   for (GroupingFrame& frame : frames) {
-    const bool app = frame.module == "libshop.so" || frame.module == "Shop" ||
-                     frame.function.rfind("com.shop.", 0) == 0;
+    const bool app =
+        frame.module == "libshop.so" || frame.module == "Shop" || frame.function.rfind("com.shop.", 0) == 0;
     if (!app || frame.state == FrameState::kMissingSymbols) continue;
     frame.state = FrameState::kMissingSymbols;
     frame.function = frame.kind == FrameKind::kJava ? "a.b.c" : "";
@@ -424,7 +464,8 @@ class Generator {
           break;
       }
       // One identity per (owner, name); anonymous JS functions need a file of their own.
-      std::string key = std::to_string(int(family)) + fn.owner + (fn.style == 2 && family >= Family::kWeb ? "" : "." + fn.name);
+      std::string key =
+          std::to_string(int(family)) + fn.owner + (fn.style == 2 && family >= Family::kWeb ? "" : "." + fn.name);
       if (names_.insert(key).second) return fn;
     }
   }
@@ -441,8 +482,11 @@ class Generator {
     while (problems.size() < options_.problems) {
       Problem p;
       double r = static_cast<double>(rng_.below(1000)) / 1000.0;
-      p.family = r < 0.35 ? Family::kJava : r < 0.5 ? Family::kNative : r < 0.75 ? Family::kIos
-               : r < 0.9 ? Family::kWeb : Family::kReactNative;
+      p.family = r < 0.35   ? Family::kJava
+                 : r < 0.5  ? Family::kNative
+                 : r < 0.75 ? Family::kIos
+                 : r < 0.9  ? Family::kWeb
+                            : Family::kReactNative;
       p.kind = "crash";
       if (p.family == Family::kJava) {
         double k = static_cast<double>(rng_.below(100)) / 100.0;
@@ -498,10 +542,18 @@ class Generator {
         const std::string simple = cls.substr(cls.rfind('.') + 1);
         const std::string pkg = cls.substr(0, cls.rfind('.'));
         switch (build) {
-          case 1: frames.push_back(sys(family, cls + "$$Lambda$" + std::to_string(10 + rng_.below(90)) + "/0x0000000800c0" + rng_.hex(4) + ".run")); break;
-          case 2: frames.push_back(sys(family, cls + "$$ExternalSyntheticLambda" + std::to_string(rng_.below(4)) + ".run")); break;
-          case 3: frames.push_back(sys(family, pkg + ".-$$Lambda$" + simple + "$" + rng_.hex(12) + ".run")); break;
-          default: break;
+          case 1:
+            frames.push_back(sys(family, cls + "$$Lambda$" + std::to_string(10 + rng_.below(90)) + "/0x0000000800c0" +
+                                             rng_.hex(4) + ".run"));
+            break;
+          case 2:
+            frames.push_back(sys(family, cls + "$$ExternalSyntheticLambda" + std::to_string(rng_.below(4)) + ".run"));
+            break;
+          case 3:
+            frames.push_back(sys(family, pkg + ".-$$Lambda$" + simple + "$" + rng_.hex(12) + ".run"));
+            break;
+          default:
+            break;
         }
       }
       // App-generated bridges are unrestored too when the app's mapping is missing.
@@ -527,8 +579,10 @@ class Generator {
     event.missing_symbols = rng_.chance(options_.missing_symbols_share);
     GroupingInput& input = event.input;
     input.app = "shop";
-    input.platform = p.family == Family::kIos ? "ios" : p.family == Family::kWeb ? "web"
-                   : p.family == Family::kReactNative ? "react_native" : "android";
+    input.platform = p.family == Family::kIos           ? "ios"
+                     : p.family == Family::kWeb         ? "web"
+                     : p.family == Family::kReactNative ? "react_native"
+                                                        : "android";
     input.kind = p.kind;
     input.build_id = "1." + std::to_string(build);
     input.exception_type = p.type;
@@ -549,7 +603,8 @@ class Generator {
           {"java.io.FileInputStream.read"}};
       for (const auto& name : rng_.pick(kBlocking)) frames.push_back(sys(p.family, name));
       input.exception_type = "ANR";
-      input.exception_message = "Input dispatching timed out (Waiting " + std::to_string(5000 + rng_.below(3000)) + "ms)";
+      input.exception_message =
+          "Input dispatching timed out (Waiting " + std::to_string(5000 + rng_.below(3000)) + "ms)";
     } else {
       frames = topNoise(p.family, p.type, rng_);
     }
@@ -607,10 +662,10 @@ class Generator {
         sample.frames.insert(sample.frames.end(), hot.begin(), hot.end());
       } else {
         sample.frames = bottomFrames(p.family, true, rng_);  // idle or elsewhere
-        sample.frames.insert(sample.frames.begin(), sys(p.family, p.family == Family::kJava
-                                                                      ? "android.os.MessageQueue.nativePollOnce"
-                                                                      : "mach_msg2_trap",
-                                                        p.family == Family::kJava ? "" : "libsystem_kernel.dylib"));
+        sample.frames.insert(
+            sample.frames.begin(),
+            sys(p.family, p.family == Family::kJava ? "android.os.MessageQueue.nativePollOnce" : "mach_msg2_trap",
+                p.family == Family::kJava ? "" : "libsystem_kernel.dylib"));
       }
       input.samples.push_back(std::move(sample));
     }

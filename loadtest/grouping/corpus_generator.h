@@ -30,9 +30,9 @@
 namespace restack::grouping::corpus {
 
 struct CorpusOptions {
-  uint64_t seed = 42;              // same seed, same corpus
-  size_t problems = 1500;          // distinct true problems
-  size_t min_events = 12000;       // events generated (at least one per problem)
+  uint64_t seed = 42;                // same seed, same corpus
+  size_t problems = 1500;            // distinct true problems
+  size_t min_events = 12000;         // events generated (at least one per problem)
   double missing_symbols_share = 0;  // share of events whose app frames are unrestored
 };
 

@@ -31,7 +31,8 @@ void printTable(const char* title, const std::vector<corpus::SplitMergeRow>& row
 int main(int argc, char** argv) {
   corpus::CorpusOptions options;
   size_t show = 0;
-  double lag_min_share = GroupingOptions{}.lag_min_share;  // --show N: print the frames behind N split problems and N merges
+  double lag_min_share =
+      GroupingOptions{}.lag_min_share;  // --show N: print the frames behind N split problems and N merges
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--seed") == 0) {
       options.seed = std::strtoull(argv[i + 1], nullptr, 10);
@@ -66,8 +67,10 @@ int main(int argc, char** argv) {
   for (const auto& event : events) {
     Fingerprint fp = computeFingerprint(event.input, config);
     if (show > 0 && fp.quality == Quality::kComplete) {
-      std::string frames = event.label + " [" + fp.stack + "/" + fingerprintSourceName(fp.source) +
-                           (fp.lag_samples ? " share " + std::to_string(fp.lag_share) + " of " + std::to_string(fp.lag_samples) : "") + "]";
+      std::string frames =
+          event.label + " [" + fp.stack + "/" + fingerprintSourceName(fp.source) +
+          (fp.lag_samples ? " share " + std::to_string(fp.lag_share) + " of " + std::to_string(fp.lag_samples) : "") +
+          "]";
       for (const auto& name : fp.frames_used) frames += " | " + name;
       explain_problem[event.true_group][fp.hash] = frames;
       explain_fp[fp.hash][event.true_group] = frames;
@@ -101,7 +104,7 @@ int main(int argc, char** argv) {
     std::printf("\nmerged fingerprint %s:\n", hash.c_str());
     for (const auto& [problem, frames] : problems) std::printf("  problem %u: %s\n", problem, frames.c_str());
   }
-  std::printf("\nquality: %zu partial, %zu provisional of %zu events; %.1f µs per event (single thread)\n",
-              partial, provisional, events.size(), 1e6 * seconds / double(events.size()));
+  std::printf("\nquality: %zu partial, %zu provisional of %zu events; %.1f µs per event (single thread)\n", partial,
+              provisional, events.size(), 1e6 * seconds / double(events.size()));
   return 0;
 }

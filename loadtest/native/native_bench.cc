@@ -33,7 +33,9 @@ std::string env(const char* name, const char* fallback = "") {
   return value && *value ? value : fallback;
 }
 
-std::string storePath() { return env("RESTACK_NATIVE_BENCH_STORE", "/tmp/restack-native-bench-store"); }
+std::string storePath() {
+  return env("RESTACK_NATIVE_BENCH_STORE", "/tmp/restack-native-bench-store");
+}
 
 std::unique_ptr<SymbolStore> openStore() {
   StoreOptions options;
@@ -187,8 +189,8 @@ void BM_WarmLookup(benchmark::State& state) {
   state.counters["frames_per_address"] =
       Counter(static_cast<double>(frames) / std::max<int64_t>(1, restored), Counter::kAvgThreads);
   state.counters["cache_MB"] = Counter(resolver->cachedBytes() / 1e6, Counter::kAvgThreads);
-  state.counters["cpu_lookups_per_s"] = Counter(static_cast<double>(state.iterations()),
-                                                Counter::kIsRate | Counter::kAvgThreads);
+  state.counters["cpu_lookups_per_s"] =
+      Counter(static_cast<double>(state.iterations()), Counter::kIsRate | Counter::kAvgThreads);
 }
 BENCHMARK(BM_WarmLookup)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
 

@@ -27,7 +27,9 @@ std::string obfuscatedMethod(uint32_t index) {
 }
 
 // Minified line where method `m` starts: every method owns a block of 10 lines.
-uint32_t methodBase(uint32_t m) { return 1 + m * 10; }
+uint32_t methodBase(uint32_t m) {
+  return 1 + m * 10;
+}
 
 }  // namespace
 
@@ -50,15 +52,17 @@ std::string generateMapping(const GeneratorOptions& options) {
           out += "    " + std::to_string(base) + ":" + std::to_string(base) + ":void com.example.util.Checks" +
                  std::to_string(c % 97) + ".require(boolean):" + std::to_string(40 + m) + ":" + std::to_string(40 + m) +
                  " -> " + obf + "\n";
-          out += "    " + std::to_string(base) + ":" + std::to_string(base) + ":void " + name + "(int):" +
-                 std::to_string(original_line) + " -> " + obf + "\n";
-          out += "    " + std::to_string(base + 1) + ":" + std::to_string(base + 8) + ":void " + name + "(int):" +
-                 std::to_string(original_line + 1) + ":" + std::to_string(original_line + 8) + " -> " + obf + "\n";
+          out += "    " + std::to_string(base) + ":" + std::to_string(base) + ":void " + name +
+                 "(int):" + std::to_string(original_line) + " -> " + obf + "\n";
+          out += "    " + std::to_string(base + 1) + ":" + std::to_string(base + 8) + ":void " + name +
+                 "(int):" + std::to_string(original_line + 1) + ":" + std::to_string(original_line + 8) + " -> " + obf +
+                 "\n";
           break;
         }
         default:
-          out += "    " + std::to_string(base) + ":" + std::to_string(base + 8) + ":void " + name + "(int):" +
-                 std::to_string(original_line) + ":" + std::to_string(original_line + 8) + " -> " + obf + "\n";
+          out += "    " + std::to_string(base) + ":" + std::to_string(base + 8) + ":void " + name +
+                 "(int):" + std::to_string(original_line) + ":" + std::to_string(original_line + 8) + " -> " + obf +
+                 "\n";
           break;
       }
     }

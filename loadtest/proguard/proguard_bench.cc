@@ -82,8 +82,10 @@ void BM_IngestMapping(benchmark::State& state) {
   uint64_t stored = 0;
   for (auto _ : state) {
     auto report = fixture.ingest("ingest");
-    if (!report) state.SkipWithError(report.error().message().c_str());
-    else stored = report->stored_bytes;
+    if (!report)
+      state.SkipWithError(report.error().message().c_str());
+    else
+      stored = report->stored_bytes;
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * fixture.mapping.size()));
   state.counters["mapping_MB"] = static_cast<double>(fixture.mapping.size()) / 1e6;
@@ -137,9 +139,12 @@ int generate(int argc, char** argv) {
   uint32_t frames = 200000;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--generate") dir = argv[++i];
-    else if (arg == "--classes") options.classes = std::stoul(argv[++i]);
-    else if (arg == "--frames") frames = std::stoul(argv[++i]);
+    if (arg == "--generate")
+      dir = argv[++i];
+    else if (arg == "--classes")
+      options.classes = std::stoul(argv[++i]);
+    else if (arg == "--frames")
+      frames = std::stoul(argv[++i]);
   }
   fs::create_directories(dir);
   std::ofstream(dir / "mapping.txt") << generateMapping(options);

@@ -99,7 +99,9 @@ void ensureIngested() {
   done = true;
 }
 
-EventScope benchScope() { return EventScope{"bench", "1", "web", ""}; }
+EventScope benchScope() {
+  return EventScope{"bench", "1", "web", ""};
+}
 
 void BM_FirstFrame(benchmark::State& state) {
   Setup& s = setup();

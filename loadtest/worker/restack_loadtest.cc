@@ -4,9 +4,9 @@
 //   build/loadtest/worker/restack_loadtest --events 20000 --threads 2
 //   build/loadtest/worker/restack_loadtest --brokers host:9092 --events 100000   (a real cluster;
 //                                            the topics must exist and be empty)
-#include <CLI/CLI.hpp>
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -36,7 +36,9 @@ struct Options {
   std::string brokers;
 };
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 // The sample events, repeated with fresh event ids until `count` (the unreadable sample included:
 // dead-lettering is part of the load).
@@ -165,8 +167,7 @@ int endToEnd(const Options& options, const std::vector<std::string>& events) {
       "end to end through Kafka (%s, %d partitions, worker.threads=%u, batch %u): %zu of %zu events out\n"
       "  first output %.2f s after start (group join + symbol ingest), then %.0f events/s, %.0f raw frames/s\n",
       options.brokers.empty() ? "mock cluster" : options.brokers.c_str(), options.partitions, options.threads,
-      options.batch, seen, events.size(), seconds(first_output - start), seen / steady,
-      metrics.frames_total / steady);
+      options.batch, seen, events.size(), seconds(first_output - start), seen / steady, metrics.frames_total / steady);
   if (!worker_status) return std::fprintf(stderr, "worker: %s\n", worker_status.error().message().c_str()), 1;
   return seen == events.size() ? 0 : 1;
 }

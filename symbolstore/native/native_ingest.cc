@@ -148,10 +148,15 @@ class StringTable {
 
 class SliceIngest {
  public:
-  SliceIngest(SymbolStore& store, const UploadMeta& meta, const IngestOptions& options,
-              IngestReport& report, const ImageSlice& slice)
-      : store_(store), meta_(meta), options_(options), report_(report), slice_(slice),
-        writer_(store, report), id_(hexToBytes(slice.debug_id)) {}
+  SliceIngest(SymbolStore& store, const UploadMeta& meta, const IngestOptions& options, IngestReport& report,
+              const ImageSlice& slice)
+      : store_(store),
+        meta_(meta),
+        options_(options),
+        report_(report),
+        slice_(slice),
+        writer_(store, report),
+        id_(hexToBytes(slice.debug_id)) {}
 
   Status run() {
     if (id_.empty()) return malformed(slice_.source + ": debug id is not hex");
@@ -182,8 +187,10 @@ class SliceIngest {
     RESTACK_RETURN_IF_ERROR(ingestSymbols(existing));
     if (slice_.has_dwarf) RESTACK_RETURN_IF_ERROR(ingestDwarf());
     if (!image_.has_dwarf && !image_.has_symbols) {
-      report_.warnings.push_back(slice_.source + ": has neither DWARF nor a symbol table; frames "
-                                                 "of " + slice_.module + " cannot be restored");
+      report_.warnings.push_back(slice_.source +
+                                 ": has neither DWARF nor a symbol table; frames "
+                                 "of " +
+                                 slice_.module + " cannot be restored");
     }
     RESTACK_RETURN_IF_ERROR(writeIndexes());
     RESTACK_RETURN_IF_ERROR(writer_.put(imageKey(id_), encodeImage(image_)));
@@ -206,8 +213,10 @@ class SliceIngest {
     std::vector<native::SymbolEntry> merged = native::mergeObjcMethods(symbols_, std::move(methods));
     if (merged.empty()) return Status::ok();
     if (existing && existing->has_symbols && existing->symbols > merged.size()) {
-      report_.warnings.push_back(slice_.source + ": kept the larger symbol table stored earlier "
-                                                 "for " + slice_.debug_id);
+      report_.warnings.push_back(slice_.source +
+                                 ": kept the larger symbol table stored earlier "
+                                 "for " +
+                                 slice_.debug_id);
       return Status::ok();
     }
     RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('S', id_), recordsEnd('S', id_)));
@@ -217,8 +226,7 @@ class SliceIngest {
       chunk.begin = merged[first].address;
       chunk.next_chunk = last < merged.size() ? merged[last].address : 0;
       for (size_t i = first; i < last; ++i) {
-        chunk.symbols.push_back({merged[i].address, merged[i].size,
-                                 static_cast<uint8_t>(merged[i].source),
+        chunk.symbols.push_back({merged[i].address, merged[i].size, static_cast<uint8_t>(merged[i].source),
                                  native::demangleName(merged[i].name)});
       }
       RESTACK_RETURN_IF_ERROR(writer_.put(symbolKey(id_, chunk.begin), encodeSymbolChunk(chunk)));
@@ -285,8 +293,7 @@ class SliceIngest {
           if (!file) return file.status();
           record.lines.push_back({span.begin, *file, span.line, span.column});
         }
-        RESTACK_RETURN_IF_ERROR(
-            writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
+        RESTACK_RETURN_IF_ERROR(writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
         ++functions;
       }
       return Status::ok();
@@ -309,8 +316,8 @@ class SliceIngest {
       }
     }
     // (app, build, module) -> ids, for frames that print no debug id.
-    std::string key = meta_.shared ? moduleKey("", "", slice_.module)
-                                   : moduleKey(meta_.app, meta_.build_id, slice_.module);
+    std::string key =
+        meta_.shared ? moduleKey("", "", slice_.module) : moduleKey(meta_.app, meta_.build_id, slice_.module);
     auto existing = store_.get(SymbolFamily::kNative, key);
     if (!existing) return existing.error();
     std::vector<std::string> ids;
@@ -335,8 +342,8 @@ class SliceIngest {
 
 }  // namespace
 
-Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta,
-                                    const UploadContent& content, const IngestOptions& options) {
+Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                    const IngestOptions& options) {
   native::NativeOpenOptions open_options;
   open_options.display_name = content.display_name;
   auto file = content.path.empty() ? native::NativeFile::fromBytes(content.bytes, open_options)
@@ -347,8 +354,7 @@ Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta,
   report.input_bytes = (*file)->inputBytes();
   if (report.input_bytes > options.max_input_bytes) {
     return tooLarge(content.display_name + ": " + std::to_string(report.input_bytes) +
-                    " bytes exceeds the ingest limit of " +
-                    std::to_string(options.max_input_bytes) + " bytes");
+                    " bytes exceeds the ingest limit of " + std::to_string(options.max_input_bytes) + " bytes");
   }
   for (const ImageSlice& slice : (*file)->slices()) {
     SliceIngest ingest(store, meta, options, report, slice);

@@ -95,7 +95,9 @@ Error badRecord(const char* what) {
                    " record is corrupt or from an incompatible version; re-ingest the image");
 }
 
-bool checkVersion(Reader& reader) { return reader.byte() == kRecordVersion && reader.ok(); }
+bool checkVersion(Reader& reader) {
+  return reader.byte() == kRecordVersion && reader.ok();
+}
 
 std::string idKey(char type, std::string_view id) {
   std::string key(1, type);
@@ -135,8 +137,12 @@ std::string bytesToHex(std::string_view bytes) {
   return out;
 }
 
-std::string imageKey(std::string_view id) { return "I" + std::string(id); }
-std::string aliasKey(std::string_view alias_hex) { return "A" + std::string(alias_hex); }
+std::string imageKey(std::string_view id) {
+  return "I" + std::string(id);
+}
+std::string aliasKey(std::string_view alias_hex) {
+  return "A" + std::string(alias_hex);
+}
 
 std::string moduleKey(std::string_view app, std::string_view build, std::string_view module) {
   std::string key = "N";
@@ -166,7 +172,9 @@ std::string stringBlockKey(std::string_view id, uint32_t block) {
   return key;
 }
 
-std::string recordsBegin(char type, std::string_view id) { return idKey(type, id); }
+std::string recordsBegin(char type, std::string_view id) {
+  return idKey(type, id);
+}
 
 std::string recordsEnd(char type, std::string_view id) {
   std::string key = idKey(type, id);
@@ -190,8 +198,8 @@ std::string encodeImage(const ImageRecord& image) {
   std::string out;
   out.push_back(static_cast<char>(kRecordVersion));
   out.push_back(static_cast<char>(image.format));
-  uint8_t flags = (image.shared ? 1 : 0) | (image.has_dwarf ? 2 : 0) |
-                  (image.has_symbols ? 4 : 0) | (image.has_objc ? 8 : 0);
+  uint8_t flags =
+      (image.shared ? 1 : 0) | (image.has_dwarf ? 2 : 0) | (image.has_symbols ? 4 : 0) | (image.has_objc ? 8 : 0);
   out.push_back(static_cast<char>(flags));
   putVarint(out, image.image_base);
   putVarint(out, image.functions);
@@ -235,8 +243,7 @@ Expected<ImageRecord> decodeImage(std::string_view value) {
 
 std::string encodeFunction(const FunctionRecord& function) {
   std::string out;
-  out.reserve(16 + function.nodes.size() * 6 + function.tiles.size() * 3 +
-              function.lines.size() * 5);
+  out.reserve(16 + function.nodes.size() * 6 + function.tiles.size() * 3 + function.lines.size() * 5);
   out.push_back(static_cast<char>(kRecordVersion));
   putVarint(out, function.end - function.begin);
   putVarint(out, function.outer_name == kNoString ? 0 : uint64_t{function.outer_name} + 1);

@@ -132,7 +132,7 @@ Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value);
 
 struct StoredSymbol {
   uint64_t begin = 0;
-  uint64_t size = 0;  // 0: up to the next entry / chunk end
+  uint64_t size = 0;   // 0: up to the next entry / chunk end
   uint8_t source = 0;  // 0 symtab, 1 objc
   std::string name;    // demangled
 };

@@ -82,8 +82,7 @@ const FunctionSlot* findFlat(const Image& image, uint64_t address) {
 // Misses tolerated before the flat copy is rebuilt: a fraction of its size, so that warming up
 // an image of n functions costs O(n log n) copying, not O(n^2).
 bool flatIsStale(const Image& image) {
-  return image.flat_misses.load(std::memory_order_relaxed) >
-         std::max<size_t>(32, image.flat_begins.size() / 8);
+  return image.flat_misses.load(std::memory_order_relaxed) > std::max<size_t>(32, image.flat_begins.size() / 8);
 }
 
 void rebuildFlat(Image& image) {  // caller holds image.mutex exclusively
@@ -123,7 +122,7 @@ size_t stringBytes(const std::vector<std::string>& strings) {
 struct NativeResolver::Impl {
   SymbolStore& store;
   NativeResolverOptions options;
-  std::shared_mutex mutex;  // guards the maps below (not the images' contents)
+  std::shared_mutex mutex;                                         // guards the maps below (not the images' contents)
   std::unordered_map<std::string, std::shared_ptr<Image>> images;  // hex id or alias -> image
   std::unordered_map<std::string, Clock::time_point> missing;      // hex id -> retry after
   struct ModuleEntry {
@@ -192,14 +191,12 @@ struct NativeResolver::Impl {
     return image;
   }
 
-  Expected<std::vector<std::string>> idsForModule(const EventScope& scope,
-                                                  const std::string& module) {
+  Expected<std::vector<std::string>> idsForModule(const EventScope& scope, const std::string& module) {
     std::string key = moduleKey(scope.app, scope.build_id, module);
     {
       std::shared_lock lock(mutex);
       auto found = modules.find(key);
-      if (found != modules.end() &&
-          (!found->second.ids.empty() || Clock::now() < found->second.expires)) {
+      if (found != modules.end() && (!found->second.ids.empty() || Clock::now() < found->second.expires)) {
         return found->second.ids;
       }
     }
@@ -241,8 +238,7 @@ struct NativeResolver::Impl {
     return it->second;
   }
 
-  Expected<const std::string*> string(Image& image, uint32_t id,
-                                      std::vector<StringBlock>& keep) {
+  Expected<const std::string*> string(Image& image, uint32_t id, std::vector<StringBlock>& keep) {
     if (id == kNoString) return static_cast<const std::string*>(nullptr);
     auto strings = block(image, id / kStringsPerBlock);
     if (!strings) return strings.error();
@@ -252,8 +248,7 @@ struct NativeResolver::Impl {
     return &(**strings)[offset];
   }
 
-  Expected<std::shared_ptr<const DecodedFunction>> decode(Image& image,
-                                                          const FunctionRecord& record) {
+  Expected<std::shared_ptr<const DecodedFunction>> decode(Image& image, const FunctionRecord& record) {
     auto decoded = std::make_shared<DecodedFunction>();
     auto outer = string(image, record.outer_name, decoded->blocks);
     if (!outer) return outer.error();
@@ -297,10 +292,8 @@ struct NativeResolver::Impl {
         if (address < record->end) {
           auto decoded = decode(image, *record);
           if (!decoded) return decoded.error();
-          size_t bytes = sizeof(DecodedFunction) + 64 +
-                         (*decoded)->nodes.size() * sizeof(DecodedNode) +
-                         (*decoded)->tiles.size() * sizeof(StoredTile) +
-                         (*decoded)->lines.size() * sizeof(DecodedLine);
+          size_t bytes = sizeof(DecodedFunction) + 64 + (*decoded)->nodes.size() * sizeof(DecodedNode) +
+                         (*decoded)->tiles.size() * sizeof(StoredTile) + (*decoded)->lines.size() * sizeof(DecodedLine);
           std::unique_lock lock(image.mutex);
           if (image.functions.emplace(*begin, FunctionSlot{record->end, *decoded}).second) {
             account(image, bytes);
@@ -359,10 +352,8 @@ struct NativeResolver::Impl {
 
   // ---- lookups in one image
 
-  Expected<FrameLookup> lookupInImage(Image& image, const stack::NativeFrameLine& frame,
-                                      uint64_t address) {
-    image.last_used.store(clock.fetch_add(1, std::memory_order_relaxed),
-                          std::memory_order_relaxed);
+  Expected<FrameLookup> lookupInImage(Image& image, const stack::NativeFrameLine& frame, uint64_t address) {
+    image.last_used.store(clock.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
     if (image.info.has_dwarf) {
       for (int attempt = 0; attempt < 2; ++attempt) {
         std::shared_ptr<const DecodedFunction> function;
@@ -414,8 +405,8 @@ struct NativeResolver::Impl {
         RESTACK_RETURN_IF_ERROR(loadSymbols(image, address));
       }
     }
-    return FrameLookup::notFound(hexAddress(address) + " is outside every function and symbol of " +
-                                 image.info.module + " (" + image.id_hex + ")");
+    return FrameLookup::notFound(hexAddress(address) + " is outside every function and symbol of " + image.info.module +
+                                 " (" + image.id_hex + ")");
   }
 
   void describe(const Image& image, const stack::NativeFrameLine& frame, SymbolizedFrame& out) {
@@ -423,8 +414,8 @@ struct NativeResolver::Impl {
     out.in_app = !image.info.shared;
   }
 
-  FrameLookup restoreDwarf(const Image& image, const stack::NativeFrameLine& frame,
-                           const DecodedFunction& function, uint64_t address) {
+  FrameLookup restoreDwarf(const Image& image, const stack::NativeFrameLine& frame, const DecodedFunction& function,
+                           uint64_t address) {
     FrameLookup result;
     result.status = FrameStatus::kSymbolicated;
     result.tier = "dwarf";
@@ -527,8 +518,7 @@ NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions& 
     : impl_(new Impl(store, options)) {}
 NativeResolver::~NativeResolver() = default;
 
-Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope,
-                                             const stack::NativeFrameLine& frame,
+Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
                                              uint64_t lookup_address) {
   if (!frame.debug_id.empty()) {
     auto image = impl_->imageById(frame.debug_id);
@@ -575,6 +565,8 @@ void NativeResolver::clear() {
   impl_->total_bytes.store(0);
 }
 
-size_t NativeResolver::cachedBytes() const { return impl_->total_bytes.load(); }
+size_t NativeResolver::cachedBytes() const {
+  return impl_->total_bytes.load();
+}
 
 }  // namespace restack

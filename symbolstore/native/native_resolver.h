@@ -41,8 +41,7 @@ class NativeResolver {
   // `frame` as parsed; `lookup_address` is the image-relative address to look up, already
   // adjusted (address - 1) for return addresses. Errors are store failures only; "no symbols"
   // and "not covered" are statuses of the lookup.
-  Expected<FrameLookup> lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
-                               uint64_t lookup_address);
+  Expected<FrameLookup> lookup(const EventScope& scope, const stack::NativeFrameLine& frame, uint64_t lookup_address);
 
   // Drops everything cached about these debug ids (call after ingesting them) …
   void forget(std::string_view debug_id);

@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "symbolstore/frame_lookup.h"
@@ -56,20 +56,22 @@ struct ResolvedAnswer {
 };
 
 struct SegmentEntry {
-  int32_t source = -1;  // -1: unmapped
+  int32_t source = -1;                              // -1: unmapped
   uint32_t original_line = 0, original_column = 0;  // 0-based
-  std::shared_ptr<const ResolvedAnswer> answer;  // null until resolved
+  std::shared_ptr<const ResolvedAnswer> answer;     // null until resolved
 };
 
 // One decoded chunk record: segment positions and entries, owned here and searched through the
 // map's ChunkSlot.
 struct CachedChunk {
   uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
-  std::vector<uint64_t> positions;  // positionKey of every segment, ascending
+  std::vector<uint64_t> positions;    // positionKey of every segment, ascending
   std::vector<SegmentEntry> entries;  // parallel to positions
 
   explicit CachedChunk(const MappingChunk& decoded)
-      : start_line(decoded.start_line), start_column(decoded.start_column), end_line(decoded.end_line),
+      : start_line(decoded.start_line),
+        start_column(decoded.start_column),
+        end_line(decoded.end_line),
         end_column(decoded.end_column) {
     positions.reserve(decoded.segments.size());
     entries.reserve(decoded.segments.size());
@@ -95,7 +97,7 @@ struct ChunkSlot {
   bool single_line = false;
   uint32_t line = 0, first_column = 0, bucket_width = 1;
   std::array<uint16_t, kBuckets + 1> bucket_start{};  // first segment index of each column bucket
-  std::shared_ptr<CachedChunk> chunk;  // owns positions and entries
+  std::shared_ptr<CachedChunk> chunk;                 // owns positions and entries
 
   explicit ChunkSlot(std::shared_ptr<CachedChunk> owned) : chunk(std::move(owned)) {
     end = positionKey(chunk->end_line, chunk->end_column);
@@ -170,8 +172,8 @@ struct Route {
   std::string app, build, name;  // the key, compared on every probe
   Kind kind = Kind::kMissing;
   uint64_t map_id = 0;
-  uint32_t line_offset = 0;  // RAM-bundle module: its first generated line (x_facebook_offsets)
-  std::string note;          // kNotFound: why
+  uint32_t line_offset = 0;   // RAM-bundle module: its first generated line (x_facebook_offsets)
+  std::string note;           // kNotFound: why
   MapState* state = nullptr;  // the map's state once loaded (owned by the cache's map table)
 
   bool matches(std::string_view a, std::string_view b, std::string_view n) const {

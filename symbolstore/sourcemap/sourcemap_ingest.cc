@@ -117,11 +117,11 @@ class ChunkBuilder {
   uint64_t segments_ = 0;
 };
 
-Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id,
-                     const std::string& file, IngestReport& report, const std::string& where);
+Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id, const std::string& file,
+                     IngestReport& report, const std::string& where);
 
-Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id,
-                       const std::string& file, IngestReport& report, const std::string& where) {
+Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id, const std::string& file,
+                       IngestReport& report, const std::string& where) {
   MapHeader header;
   header.file = file;
   header.debug_id = doc.debug_id;
@@ -141,8 +141,7 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
   limits.source_count = static_cast<uint32_t>(doc.sources.size());
   limits.name_count = static_cast<uint32_t>(doc.names.size());
   ChunkBuilder chunks(writer, map_id, doc.names);
-  Status decoded = sourcemap::decodeMappings(doc.mappings, limits,
-                                             [&](const sourcemap::Mapping& m) { chunks.add(m); });
+  Status decoded = sourcemap::decodeMappings(doc.mappings, limits, [&](const sourcemap::Mapping& m) { chunks.add(m); });
   if (!decoded) return decoded.error().withContext("source map " + where);
   chunks.finish();
 
@@ -152,8 +151,7 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
     record.ignored = doc.ignored[i];
     const std::optional<std::string>& content = doc.sources_content[i];
     if (i < doc.function_maps.size() && doc.function_maps[i]) {
-      auto functions = sourcemap::decodeFunctionMap(doc.function_maps[i]->names,
-                                                    doc.function_maps[i]->mappings);
+      auto functions = sourcemap::decodeFunctionMap(doc.function_maps[i]->names, doc.function_maps[i]->mappings);
       if (functions) {
         record.functions = std::move(*functions);
         record.origin = FunctionMapOrigin::kMetro;
@@ -181,8 +179,8 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
   return Status::ok();
 }
 
-Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id,
-                     const std::string& file, IngestReport& report, const std::string& where) {
+Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_t map_id, const std::string& file,
+                     IngestReport& report, const std::string& where) {
   if (!doc.isIndexMap()) return writeRegularMap(writer, doc, map_id, file, report, where);
   MapHeader header;
   header.index_map = true;
@@ -211,8 +209,8 @@ Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_
 
 }  // namespace
 
-Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta,
-                                       const UploadContent& content, const IngestOptions& options) {
+Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                       const IngestOptions& options) {
   std::optional<MappedFile> mapped;
   std::string_view bytes = content.bytes;
   if (!content.path.empty()) {
@@ -231,9 +229,8 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   auto doc = sourcemap::parseSourceMap(bytes);
   if (!doc) return doc.error().withContext(display.empty() ? "source map upload" : display);
 
-  const std::string name = !meta.name.empty()
-                               ? sourcemap::minifiedFileName(meta.name)
-                               : sourcemap::servedFileName(doc->file, display);
+  const std::string name =
+      !meta.name.empty() ? sourcemap::minifiedFileName(meta.name) : sourcemap::servedFileName(doc->file, display);
   if (name.empty()) {
     return invalidArgument((display.empty() ? std::string("source map upload") : display) +
                            ": cannot tell which minified file this map serves: set the upload's "
@@ -257,8 +254,7 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
     if (served != name && !ram_bundle) continue;
     writer.put(sourcemap_records::pointerKey(app, "", served), sourcemap_records::encodePointer(map_id));
     if (!meta.build_id.empty() && !meta.shared) {
-      writer.put(sourcemap_records::pointerKey(app, meta.build_id, served),
-                 sourcemap_records::encodePointer(map_id));
+      writer.put(sourcemap_records::pointerKey(app, meta.build_id, served), sourcemap_records::encodePointer(map_id));
     }
   }
   RESTACK_RETURN_IF_ERROR(writer.status());

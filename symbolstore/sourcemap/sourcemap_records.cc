@@ -28,9 +28,7 @@ class Writer {
     }
     out_.push_back(static_cast<char>(value));
   }
-  void zigzag(int64_t value) {
-    varint((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63));
-  }
+  void zigzag(int64_t value) { varint((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63)); }
   void bytes(std::string_view text) {
     varint(text.size());
     out_.append(text);
@@ -54,9 +52,8 @@ class Reader {
     if (data_.empty()) return corrupt("empty value");
     const uint8_t found = static_cast<uint8_t>(data_[0]);
     if (found < kOldestReadableRecordVersion || found > kSourcemapRecordVersion) {
-      return unsupported(std::string("sourcemap ") + what_ + " record has format version " +
-                         std::to_string(found) + "; this restack reads versions " +
-                         std::to_string(kOldestReadableRecordVersion) + " to " +
+      return unsupported(std::string("sourcemap ") + what_ + " record has format version " + std::to_string(found) +
+                         "; this restack reads versions " + std::to_string(kOldestReadableRecordVersion) + " to " +
                          std::to_string(kSourcemapRecordVersion) +
                          ". Re-ingest the source map (replay restack.symbols).");
     }
@@ -112,8 +109,7 @@ class Reader {
   // A count that cannot exceed the bytes left (each element takes at least one byte).
   bool count(uint32_t* value) { return varint32(value) && *value <= data_.size() - pos_; }
   Error corrupt(const std::string& detail) const {
-    return malformed(std::string("corrupt sourcemap ") + what_ + " record: " + detail +
-                     "; re-ingest the source map");
+    return malformed(std::string("corrupt sourcemap ") + what_ + " record: " + detail + "; re-ingest the source map");
   }
   Error truncated() const { return corrupt("truncated"); }
   uint8_t foundVersion() const { return found_version_; }
@@ -333,9 +329,8 @@ std::string encodeSource(const SourceRecord& record) {
   for (const std::string& name : record.functions.names) writer.bytes(name);
   // Entries are delta-coded by line, so they must be in source order.
   std::vector<sourcemap::FunctionMapEntry> entries = record.functions.entries;
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
-    return a.line < b.line || (a.line == b.line && a.column < b.column);
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.line < b.line || (a.line == b.line && a.column < b.column); });
   writer.varint(entries.size());
   uint32_t previous_line = 0;
   for (const sourcemap::FunctionMapEntry& entry : entries) {
@@ -401,11 +396,11 @@ Expected<std::vector<std::string>> decodeText(std::string_view value) {
 }
 
 const Segment* MappingChunk::find(uint32_t line, uint32_t column) const {
-  auto after = std::upper_bound(segments.begin(), segments.end(), std::make_pair(line, column),
-                                [](const std::pair<uint32_t, uint32_t>& position, const Segment& s) {
-                                  return position.first < s.line ||
-                                         (position.first == s.line && position.second < s.column);
-                                });
+  auto after =
+      std::upper_bound(segments.begin(), segments.end(), std::make_pair(line, column),
+                       [](const std::pair<uint32_t, uint32_t>& position, const Segment& s) {
+                         return position.first < s.line || (position.first == s.line && position.second < s.column);
+                       });
   if (after == segments.begin()) return nullptr;
   const Segment& found = *(after - 1);
   return found.line == line ? &found : nullptr;
@@ -450,8 +445,7 @@ Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, 
   chunk.start_line = start_line;
   chunk.start_column = start_column;
   uint32_t count = 0;
-  if (!reader.varint32(&chunk.end_line) || !reader.varint32(&chunk.end_column) ||
-      !reader.count(&count)) {
+  if (!reader.varint32(&chunk.end_line) || !reader.varint32(&chunk.end_column) || !reader.count(&count)) {
     return reader.truncated();
   }
   chunk.names.resize(count);
@@ -478,14 +472,13 @@ Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, 
     if (segment.source >= 0) {
       int64_t line_delta_original = 0, column_delta_original = 0;
       uint64_t name = 0;
-      if (!reader.zigzag(&line_delta_original) || !reader.zigzag(&column_delta_original) ||
-          !reader.varint(&name)) {
+      if (!reader.zigzag(&line_delta_original) || !reader.zigzag(&column_delta_original) || !reader.varint(&name)) {
         return reader.truncated();
       }
       original_line += line_delta_original;
       original_column += column_delta_original;
-      if (original_line < 0 || original_line > 0xffffffffll || original_column < 0 ||
-          original_column > 0xffffffffll || name > chunk.names.size()) {
+      if (original_line < 0 || original_line > 0xffffffffll || original_column < 0 || original_column > 0xffffffffll ||
+          name > chunk.names.size()) {
         return reader.corrupt("segment original position out of range");
       }
       segment.original_line = static_cast<uint32_t>(original_line);
@@ -507,7 +500,11 @@ namespace {
 std::atomic<uint64_t> ingest_generation{0};
 }  // namespace
 
-void noteSourcemapIngested() { ingest_generation.fetch_add(1, std::memory_order_release); }
-uint64_t sourcemapIngestGeneration() { return ingest_generation.load(std::memory_order_acquire); }
+void noteSourcemapIngested() {
+  ingest_generation.fetch_add(1, std::memory_order_release);
+}
+uint64_t sourcemapIngestGeneration() {
+  return ingest_generation.load(std::memory_order_acquire);
+}
 
 }  // namespace restack::sourcemap_records

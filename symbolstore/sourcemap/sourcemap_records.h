@@ -127,7 +127,7 @@ Expected<std::vector<std::string>> decodeText(std::string_view value);
 struct Segment {
   uint32_t line = 0;  // 0-based generated position
   uint32_t column = 0;
-  int32_t source = -1;  // -1: unmapped
+  int32_t source = -1;         // -1: unmapped
   uint32_t original_line = 0;  // 0-based
   uint32_t original_column = 0;
   int32_t name = -1;  // index into MappingChunk::names

@@ -30,8 +30,8 @@ struct PairHash {
 };
 
 size_t sourceBytes(const SourceRecord& record) {
-  size_t bytes = sizeof(SourceRecord) + record.path.size() +
-                 record.functions.entries.size() * sizeof(sourcemap::FunctionMapEntry);
+  size_t bytes =
+      sizeof(SourceRecord) + record.path.size() + record.functions.entries.size() * sizeof(sourcemap::FunctionMapEntry);
   for (const auto& name : record.functions.names) bytes += sizeof(std::string) + name.size();
   return bytes;
 }
@@ -64,8 +64,7 @@ FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::s
   }
   if (answer.count + answer.tail_count > 0) {
     frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
-                                       answer.count,
-                                       answer.tail.get(), answer.tail_count);
+                                       answer.count, answer.tail.get(), answer.tail_count);
     frame.context_first_line = answer.context_first_line;
   }
   return result;
@@ -79,8 +78,7 @@ FrameLookup unmapped(std::string_view module, uint32_t line, uint32_t column) {
 }  // namespace
 
 struct SourcemapResolver::Impl {
-  Impl(SymbolStore& store_in, const SourcemapResolverOptions& options_in)
-      : store(store_in), options(options_in) {}
+  Impl(SymbolStore& store_in, const SourcemapResolverOptions& options_in) : store(store_in), options(options_in) {}
   SymbolStore& store;
   SourcemapResolverOptions options;
   std::atomic<uint64_t> generation{sourcemapIngestGeneration()};
@@ -428,8 +426,8 @@ struct SourcemapResolver::Impl {
     auto answer = std::make_shared<ResolvedAnswer>();
     answer->source = *record;
     answer->function = function;
-    RESTACK_RETURN_IF_ERROR(context(state.id, static_cast<uint32_t>(entry.source), **record,
-                                    entry.original_line + 1, *answer));
+    RESTACK_RETURN_IF_ERROR(
+        context(state.id, static_cast<uint32_t>(entry.source), **record, entry.original_line + 1, *answer));
     std::unique_lock lock(mutex);
     reserve(sizeof(ResolvedAnswer) + 64);
     auto [it, inserted] = state.answers.emplace(key, std::move(answer));
@@ -443,7 +441,8 @@ struct SourcemapResolver::Impl {
     auto found_state = mapState(map_id);
     if (!found_state) return found_state.error();
     if (!*found_state) {
-      return FrameLookup::notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
+      return FrameLookup::notFound("source map records of " + std::string(module) +
+                                   " are incomplete; re-upload the map");
     }
     MapState& state = **found_state;
     const MapHeader& map = *state.header;
@@ -549,8 +548,8 @@ Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope,
   const uint64_t line = static_cast<uint64_t>(segment_id) + found->line_offset;
   if (column > 0xffffffffull || line > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
   const std::string module = name.empty() ? map.file : std::string(name);
-  return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module,
-                         "", 0);
+  return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
+                         0);
 }
 
 }  // namespace restack

@@ -56,9 +56,8 @@ class SourcemapResolver {
   // [FunctionID] + ByteCodeOffset of the map serving `bundle` ("seg-N.js": segment N's map, as
   // metro-symbolicate's symbolicateHermesMinidumpTrace picks it). lookup() calls this for
   // JsFrameLine::hermes_function_offset frames.
-  Expected<FrameLookup> lookupBytecode(const EventScope& scope, std::string_view bundle,
-                                       uint32_t segment_id, uint32_t function_id,
-                                       uint32_t bytecode_offset);
+  Expected<FrameLookup> lookupBytecode(const EventScope& scope, std::string_view bundle, uint32_t segment_id,
+                                       uint32_t function_id, uint32_t bytecode_offset);
 
  private:
   struct Impl;

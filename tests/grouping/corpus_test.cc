@@ -16,9 +16,8 @@ TEST(GroupingCorpus, NoMergesAndFewSplits) {
   const auto events = corpus::generateCorpus(options);
   ASSERT_GE(events.size(), 3000u);
   GroupingConfig config;
-  auto rows = corpus::evaluate(events, [&](const corpus::CorpusEvent& event) {
-    return computeFingerprint(event.input, config).hash;
-  });
+  auto rows = corpus::evaluate(
+      events, [&](const corpus::CorpusEvent& event) { return computeFingerprint(event.input, config).hash; });
   const auto& all = rows.back();
   ASSERT_EQ(all.label, "all");
   EXPECT_EQ(all.problems, 400u);
@@ -49,8 +48,8 @@ TEST(GroupingCorpus, MissingSymbolsAreFlaggedNotSilentlyMisgrouped) {
   ASSERT_GT(missing, 100u);
   EXPECT_EQ(flagged, missing);  // every event that lost its app symbols says so
   auto all = corpus::evaluate(complete, [&](const corpus::CorpusEvent& event) {
-    return computeFingerprint(event.input, config).hash;
-  }).back();
+               return computeFingerprint(event.input, config).hash;
+             }).back();
   EXPECT_EQ(all.merged_fingerprints, 0u);
 }
 

@@ -30,7 +30,8 @@ GroupingInput javaCartCrash(int build) {
       java("android.os.Handler.handleCallback"),
   };
   if (build == 1) frames.insert(frames.begin() + 2, java("com.shop.cart.CartPresenter.access$000"));
-  frames.push_back(java(build == 1 ? "com.shop.cart.CartPresenter$1.onResult" : "com.shop.cart.CartPresenter$2.onResult"));
+  frames.push_back(
+      java(build == 1 ? "com.shop.cart.CartPresenter$1.onResult" : "com.shop.cart.CartPresenter$2.onResult"));
   frames.push_back(java("com.shop.net.Api.deliver"));
   frames.push_back(java("android.os.Looper.loop"));
   frames.push_back(java("android.app.ActivityThread.main"));
@@ -48,9 +49,9 @@ TEST(Fingerprint, JavaSameCrashAcrossBuilds) {
   EXPECT_EQ(one.algorithm, "v1");
   EXPECT_EQ(one.quality, Quality::kComplete);
   EXPECT_EQ(one.source, FingerprintSource::kInAppFrames);
-  EXPECT_EQ(one.frames_used, (std::vector<std::string>{"com.shop.cart.CartPresenter.lambda$onLoad",
-                                                       "com.shop.cart.CartPresenter$_.onResult",
-                                                       "com.shop.net.Api.deliver"}));
+  EXPECT_EQ(one.frames_used,
+            (std::vector<std::string>{"com.shop.cart.CartPresenter.lambda$onLoad",
+                                      "com.shop.cart.CartPresenter$_.onResult", "com.shop.net.Api.deliver"}));
   EXPECT_EQ(one.culprit, "com.shop.cart.CartPresenter.lambda$onLoad");
   EXPECT_EQ(one.title.rfind("java.lang.NullPointerException: Attempt to invoke", 0), 0u);
   EXPECT_TRUE(hasRule(one, "java:lambda-number"));
@@ -88,7 +89,8 @@ TEST(Fingerprint, DifferentCallPathsAboveTheCrashSiteGroupTogether) {
     frames.insert(frames.end(), callers.begin(), callers.end());
     return crash("android", "java.lang.IllegalArgumentException", "bad bitmap", frames);
   };
-  auto from_feed = stack({java("com.shop.feed.FeedAdapter.bind"), java("androidx.recyclerview.widget.RecyclerView.layout")});
+  auto from_feed =
+      stack({java("com.shop.feed.FeedAdapter.bind"), java("androidx.recyclerview.widget.RecyclerView.layout")});
   auto from_cart = stack({java("com.shop.cart.CartView.render"), java("com.shop.cart.CartActivity.onResume"),
                           java("android.app.Activity.performResume")});
   auto direct = stack({java("java.lang.Thread.run")});
@@ -120,8 +122,7 @@ GroupingInput iosCrash(int build) {
       app("main"),
       native("start", "dyld"),
   };
-  return crash("ios", "NSRangeException", "*** -[__NSArrayM objectAtIndex:]: index 7 beyond bounds [0 .. 3]",
-               frames);
+  return crash("ios", "NSRangeException", "*** -[__NSArrayM objectAtIndex:]: index 7 beyond bounds [0 .. 3]", frames);
 }
 
 TEST(Fingerprint, IosSameCrashAcrossBuilds) {
@@ -129,8 +130,7 @@ TEST(Fingerprint, IosSameCrashAcrossBuilds) {
   Fingerprint two = computeFingerprint(iosCrash(2), kDefaults);
   EXPECT_EQ(one.hash, two.hash);
   EXPECT_EQ(one.frames_used, (std::vector<std::string>{"-[CartViewController reloadItems:]_block_invoke",
-                                                       "Shop.CartStore.apply",
-                                                       "closure in Shop.AppDelegate.start"}));
+                                                       "Shop.CartStore.apply", "closure in Shop.AppDelegate.start"}));
   EXPECT_EQ(one.thread_frames[0][4].ignore_reason, "outlined function");
   EXPECT_EQ(one.thread_frames[0][9].ignore_reason, "noise: throw, abort or thread entry");
   EXPECT_FALSE(one.thread_frames[0][2].in_app);
@@ -138,9 +138,9 @@ TEST(Fingerprint, IosSameCrashAcrossBuilds) {
 
 TEST(Fingerprint, AndroidNativeAcrossNdkVersionsAndRecursionDepth) {
   auto stack = [](const char* ns, int depth) {
-    std::vector<GroupingFrame> frames = {native("abort", "/apex/com.android.runtime/lib64/bionic/libc.so"),
-                                         native("__cxa_throw", "libc++_shared.so"),
-                                         native(std::string("json::Value::at(std::") + ns + "::basic_string<char> const&) const", "libshop.so")};
+    std::vector<GroupingFrame> frames = {
+        native("abort", "/apex/com.android.runtime/lib64/bionic/libc.so"), native("__cxa_throw", "libc++_shared.so"),
+        native(std::string("json::Value::at(std::") + ns + "::basic_string<char> const&) const", "libshop.so")};
     for (int i = 0; i < depth; ++i) frames.push_back(native("json::Parser::parseValue(json::Reader&)", "libshop.so"));
     frames.push_back(native(std::string("shop::Config::load(std::") + ns + "::vector<char> const&)", "libshop.so"));
     frames.push_back(native("Java_com_shop_NativeBridge_loadConfig", "libshop.so"));
@@ -158,8 +158,7 @@ TEST(Fingerprint, WebJsAcrossChunkHashes) {
     std::string chunk = std::string("https://shop.com/static/js/main.") + hash + ".js";
     return crash("web", "TypeError", "Cannot read properties of undefined (reading 'price')",
                  {js("async Object.computeTotal [as total]", "webpack:///src/cart/total.ts"),
-                  js("Array.map", "[native code]"),
-                  js("renderCart", "webpack:///src/cart/Cart.tsx"),
+                  js("Array.map", "[native code]"), js("renderCart", "webpack:///src/cart/Cart.tsx"),
                   js("", chunk),  // unrestored anonymous frame: named by its hash-free file
                   js("commitRoot", std::string("https://shop.com/static/js/vendors~main.") + hash + ".js"),
                   js("invokeGuardedCallback", "webpack:///node_modules/react-dom/cjs/react-dom.development.js")});
@@ -180,13 +179,16 @@ TEST(Fingerprint, AnrUsesTheMainThread) {
   anr.exception_type = "ANR";
   anr.exception_message = "Input dispatching timed out (Waiting 5000ms for FocusEvent)";
   GroupingThread worker{"pool-1", true, false, {java("com.shop.sync.Syncer.run")}};
-  GroupingThread main{"main", false, false,
+  GroupingThread main{"main",
+                      false,
+                      false,
                       {java("java.io.FileInputStream.read"), java("com.shop.db.Store.readAll"),
                        java("com.shop.home.HomeActivity.onCreate"), java("android.app.Activity.performCreate")}};
   anr.threads = {worker, main};
   Fingerprint fp = computeFingerprint(anr, kDefaults);
   EXPECT_EQ(fp.stack, "thread 1 (main)");
-  EXPECT_EQ(fp.frames_used, (std::vector<std::string>{"com.shop.db.Store.readAll", "com.shop.home.HomeActivity.onCreate"}));
+  EXPECT_EQ(fp.frames_used,
+            (std::vector<std::string>{"com.shop.db.Store.readAll", "com.shop.home.HomeActivity.onCreate"}));
   EXPECT_EQ(fp.title, "ANR in com.shop.db.Store.readAll");
   // The ANR type or message does not split: another ANR message with the same main stack groups.
   GroupingInput other = anr;
@@ -199,7 +201,9 @@ TEST(Fingerprint, AnrUsesTheMainThread) {
   EXPECT_NE(computeFingerprint(as_crash, kDefaults).hash, fp.hash);
 }
 
-GroupingSample sample(uint64_t t, std::vector<GroupingFrame> frames) { return {t, std::move(frames)}; }
+GroupingSample sample(uint64_t t, std::vector<GroupingFrame> frames) {
+  return {t, std::move(frames)};
+}
 
 TEST(Fingerprint, LagPicksTheStackMostSamplesShow) {
   GroupingInput lag;
@@ -222,8 +226,9 @@ TEST(Fingerprint, LagPicksTheStackMostSamplesShow) {
   };
   Fingerprint fp = computeFingerprint(lag, kDefaults);
   // Hot path: onDataLoaded -> parse (4/5) -> readItem (3/5); readPrice (1/5) is not a majority.
-  EXPECT_EQ(fp.frames_used, (std::vector<std::string>{"com.shop.feed.FeedParser.readItem", "com.shop.feed.FeedParser.parse",
-                                                       "com.shop.feed.FeedActivity.onDataLoaded"}));
+  EXPECT_EQ(fp.frames_used,
+            (std::vector<std::string>{"com.shop.feed.FeedParser.readItem", "com.shop.feed.FeedParser.parse",
+                                      "com.shop.feed.FeedActivity.onDataLoaded"}));
   EXPECT_DOUBLE_EQ(fp.lag_share, 0.6);
   EXPECT_EQ(fp.lag_samples, 5u);
   EXPECT_EQ(fp.stack, "samples");
@@ -248,8 +253,9 @@ TEST(Fingerprint, FallsBackToAllFramesThenMessage) {
   EXPECT_EQ(all.frames_used.size(), 2u);  // the Handler/Looper entry frames are noise
   EXPECT_TRUE(hasRule(all, "fallback: all frames"));
 
-  auto unrestored = crash("ios", "EXC_BAD_ACCESS (SIGSEGV)", "KERN_INVALID_ADDRESS at 0x0000000000000010 order 52",
-                          {native("", "Shop", FrameState::kMissingSymbols), native("", "Shop", FrameState::kMissingSymbols)});
+  auto unrestored =
+      crash("ios", "EXC_BAD_ACCESS (SIGSEGV)", "KERN_INVALID_ADDRESS at 0x0000000000000010 order 52",
+            {native("", "Shop", FrameState::kMissingSymbols), native("", "Shop", FrameState::kMissingSymbols)});
   Fingerprint provisional = computeFingerprint(unrestored, kDefaults);
   EXPECT_EQ(provisional.source, FingerprintSource::kMessage);
   EXPECT_EQ(provisional.quality, Quality::kProvisional);
@@ -258,7 +264,8 @@ TEST(Fingerprint, FallsBackToAllFramesThenMessage) {
 
   // Once symbols arrive, the final fingerprint names the provisional one it replaces.
   auto restored = unrestored;
-  restored.threads[0].frames = {native("Shop.Cart.total() -> Swift.Int", "Shop"), native("Shop.CartView.render()", "Shop")};
+  restored.threads[0].frames = {native("Shop.Cart.total() -> Swift.Int", "Shop"),
+                                native("Shop.CartView.render()", "Shop")};
   restored.provisional_fingerprint = provisional.hash;
   Fingerprint final_fp = computeFingerprint(restored, kDefaults);
   EXPECT_EQ(final_fp.quality, Quality::kComplete);
@@ -274,19 +281,24 @@ TEST(Fingerprint, FallsBackToAllFramesThenMessage) {
 TEST(Fingerprint, PartialOnlyWhenMissingSymbolsCouldChangeIt) {
   auto app = [](const char* name) { return native(name, "libshop.so"); };
   // Missing frame deeper than the three used ones: cannot change the result.
-  auto deep = crash("android", "SIGSEGV", "", {app("a::one()"), app("a::two()"), app("a::three()"),
-                                              native("", "libshop.so", FrameState::kMissingSymbols)});
+  auto deep = crash(
+      "android", "SIGSEGV", "",
+      {app("a::one()"), app("a::two()"), app("a::three()"), native("", "libshop.so", FrameState::kMissingSymbols)});
   EXPECT_EQ(computeFingerprint(deep, kDefaults).quality, Quality::kComplete);
   // Missing frame on top: once restored it becomes the culprit.
-  auto top = crash("android", "SIGSEGV", "", {native("", "libshop.so", FrameState::kMissingSymbols),
-                                              app("a::one()"), app("a::two()"), app("a::three()")});
+  auto top = crash(
+      "android", "SIGSEGV", "",
+      {native("", "libshop.so", FrameState::kMissingSymbols), app("a::one()"), app("a::two()"), app("a::three()")});
   EXPECT_EQ(computeFingerprint(top, kDefaults).quality, Quality::kPartial);
 }
 
 TEST(Fingerprint, InnermostCauseWithAppFramesWins) {
-  auto input = crash("android", "java.lang.RuntimeException", "Unable to start activity ComponentInfo{com.shop/com.shop.Main}",
-                     {java("android.app.ActivityThread.performLaunchActivity"), java("android.app.ActivityThread.handleLaunchActivity")});
-  input.causes.push_back({"java.lang.IllegalStateException", "Config missing key 42",
+  auto input =
+      crash("android", "java.lang.RuntimeException", "Unable to start activity ComponentInfo{com.shop/com.shop.Main}",
+            {java("android.app.ActivityThread.performLaunchActivity"),
+             java("android.app.ActivityThread.handleLaunchActivity")});
+  input.causes.push_back({"java.lang.IllegalStateException",
+                          "Config missing key 42",
                           {java("com.shop.config.Config.require"), java("com.shop.Main.onCreate"),
                            java("android.app.Activity.performCreate")}});
   input.causes.push_back({"java.io.IOException", "closed", {java("java.io.FileInputStream.read")}});

@@ -17,8 +17,7 @@ inline GroupingFrame java(std::string function, std::string file = "SourceFile")
   return frame;
 }
 
-inline GroupingFrame native(std::string function, std::string module,
-                            FrameState state = FrameState::kRestored) {
+inline GroupingFrame native(std::string function, std::string module, FrameState state = FrameState::kRestored) {
   GroupingFrame frame;
   frame.kind = FrameKind::kNative;
   frame.function = std::move(function);

@@ -89,7 +89,8 @@ public class Main {
 )";
 
 std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
   return text;
 }
 
@@ -197,7 +198,8 @@ class JavaCrossBuild : public ::testing::Test {
               "-renamesourcefileattribute SourceFile\n-printmapping mapping.txt\n"
               "-obfuscationdictionary dictionary.txt\n-classobfuscationdictionary dictionary.txt\n"
               "-packageobfuscationdictionary dictionary.txt\n");
-    auto compiled = run(root, "javac --release " + release + " -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes .");
+    auto compiled = run(
+        root, "javac --release " + release + " -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes .");
     ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
     auto obfuscated = run(root, "java -cp '" + kDeps + "/proguard/lib/*' proguard.ProGuard @proguard.pro");
     ASSERT_EQ(obfuscated.exit_code, 0) << obfuscated.output;
@@ -216,8 +218,9 @@ class JavaCrossBuild : public ::testing::Test {
     EXPECT_EQ(ran.exit_code, 0) << ran.output;
     out.obfuscated = ran.output;
     writeFile(root / ("trace-" + scenario + ".txt"), separateLines(ran.output));
-    auto retraced = run(root, "java -cp '" + kDeps + "/proguard/retrace/*' proguard.retrace.ReTrace mapping.txt trace-" +
-                                  scenario + ".txt");
+    auto retraced =
+        run(root, "java -cp '" + kDeps + "/proguard/retrace/*' proguard.retrace.ReTrace mapping.txt trace-" + scenario +
+                      ".txt");
     EXPECT_EQ(retraced.exit_code, 0) << retraced.output;
     out.retraced = retraced.output;
     GroupingInput input = parseRetraced(retraced.output);

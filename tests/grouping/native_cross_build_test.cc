@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
 )";
 
 std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
   return text;
 }
 
@@ -148,7 +149,8 @@ class NativeCrossBuild : public ::testing::Test {
       after_trampoline = module.find("libc.so") != std::string::npos && input.threads[0].frames.size() <= 2;
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%lx", address);
-      auto symbolized = run(root, "llvm-symbolizer-19 --inlines --demangle --functions=linkage --obj='" + module + "' " + hex);
+      auto symbolized =
+          run(root, "llvm-symbolizer-19 --inlines --demangle --functions=linkage --obj='" + module + "' " + hex);
       out.restored += symbolized.output;
       // Output: pairs of lines (function, file:line:col) per inlined frame, innermost first.
       std::istringstream pairs(symbolized.output);
@@ -189,8 +191,7 @@ TEST_F(NativeCrossBuild, SameCrashSameFingerprintAcrossCompilers) {
   EXPECT_EQ(gcc.fingerprint.source, FingerprintSource::kInAppFrames) << describe(gcc);
   ASSERT_FALSE(gcc.fingerprint.frames_used.empty());
   // The null dereference is in the lambda inside Cache::total (see kProgram).
-  EXPECT_EQ(gcc.fingerprint.frames_used.front(), "shop::cart::Cache<T>::total::'lambda'::operator()")
-      << describe(gcc);
+  EXPECT_EQ(gcc.fingerprint.frames_used.front(), "shop::cart::Cache<T>::total::'lambda'::operator()") << describe(gcc);
   // The crash handler on top of the stack is noise, not the culprit.
   EXPECT_EQ(gcc.fingerprint.culprit.find("CrashHandler"), std::string::npos) << describe(gcc);
 }

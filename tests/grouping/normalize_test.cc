@@ -7,8 +7,12 @@
 namespace restack::grouping {
 namespace {
 
-std::string nativeName(std::string_view name) { return normalizeNativeName(name).name; }
-std::string javaName(std::string_view name) { return normalizeJavaName(name).name; }
+std::string nativeName(std::string_view name) {
+  return normalizeNativeName(name).name;
+}
+std::string javaName(std::string_view name) {
+  return normalizeJavaName(name).name;
+}
 
 TEST(NormalizeNative, StripsArgumentsReturnTypesQualifiersAndTemplates) {
   EXPECT_EQ(nativeName("void foo::Bar<int>::run(std::__1::vector<int, std::__1::allocator<int> > const&) const"),
@@ -23,8 +27,7 @@ TEST(NormalizeNative, KeepsOperatorNames) {
   EXPECT_EQ(nativeName("foo::Vec::operator()(int) const"), "foo::Vec::operator()");
   EXPECT_EQ(nativeName("foo::operator<<(std::ostream&, foo::Vec const&)"), "foo::operator<<");
   EXPECT_EQ(nativeName("foo::Vec::operator bool() const"), "foo::Vec::operator_bool");
-  EXPECT_NE(nativeName("foo::Vec::operator<(foo::Vec const&)"),
-            nativeName("foo::Vec::operator>(foo::Vec const&)"));
+  EXPECT_NE(nativeName("foo::Vec::operator<(foo::Vec const&)"), nativeName("foo::Vec::operator>(foo::Vec const&)"));
 }
 
 TEST(NormalizeNative, StripsCloneSuffixesAndOffsets) {
@@ -38,15 +41,17 @@ TEST(NormalizeNative, StripsCloneSuffixesAndOffsets) {
 }
 
 TEST(NormalizeNative, LambdasAndBlocks) {
-  EXPECT_EQ(nativeName("Feed::load()::{lambda(int)#2}::operator()(int) const"),
-            "Feed::load::{lambda}::operator()");
+  EXPECT_EQ(nativeName("Feed::load()::{lambda(int)#2}::operator()(int) const"), "Feed::load::{lambda}::operator()");
   EXPECT_EQ(nativeName("Feed::load()::'lambda0'(int)::operator()(int) const"),
             nativeName("Feed::load()::'lambda'(int)::operator()(int) const"));
   EXPECT_EQ(nativeName("Feed::load()::$_12::operator()() const"), "Feed::load::$_::operator()");
-  EXPECT_EQ(nativeName("Cache<Item>::total(std::vector<Item> const&) const::'lambda'(Item const&)::operator()(Item const&) const"),
-            "Cache<T>::total::'lambda'::operator()");
+  EXPECT_EQ(
+      nativeName(
+          "Cache<Item>::total(std::vector<Item> const&) const::'lambda'(Item const&)::operator()(Item const&) const"),
+      "Cache<T>::total::'lambda'::operator()");
   // std::for_each whose return type is the lambda: the function is std::for_each.
-  EXPECT_EQ(nativeName("Cache<Item>::total(int) const::'lambda'(Item const&) std::for_each<It, Cache<Item>::total(int) const::'lambda'(Item const&)>(It, It, Cache<Item>::total(int) const::'lambda'(Item const&))"),
+  EXPECT_EQ(nativeName("Cache<Item>::total(int) const::'lambda'(Item const&) std::for_each<It, Cache<Item>::total(int) "
+                       "const::'lambda'(Item const&)>(It, It, Cache<Item>::total(int) const::'lambda'(Item const&))"),
             "std::for_each<T>");
   EXPECT_EQ(nativeName("__29-[ViewController viewDidLoad]_block_invoke_2"),
             "-[ViewController viewDidLoad]_block_invoke");
@@ -84,14 +89,10 @@ TEST(NormalizeJava, LambdasAccessorsAnonymousClasses) {
   EXPECT_EQ(javaName("com.a.Cart.$r8$lambda$Xy_9dQ2"), "com.a.Cart.$r8$lambda");
   EXPECT_EQ(javaName("com.a.Cart.load(Cart.java:12)"), "com.a.Cart.load");
   EXPECT_STREQ(normalizeJavaName("com.a.Cart.access$000").drop_reason, "synthetic accessor");
-  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$Lambda$12/0x0000000800c02a00.run").drop_reason,
-               "lambda trampoline");
-  EXPECT_STREQ(normalizeJavaName("com.a.-$$Lambda$Cart$3GkDZ3ZQhYV7kYm2.onClick").drop_reason,
-               "lambda trampoline");
-  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$ExternalSyntheticLambda0.run").drop_reason,
-               "lambda trampoline");
-  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$ExternalSyntheticOutline1.m").drop_reason,
-               "synthetic outline");
+  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$Lambda$12/0x0000000800c02a00.run").drop_reason, "lambda trampoline");
+  EXPECT_STREQ(normalizeJavaName("com.a.-$$Lambda$Cart$3GkDZ3ZQhYV7kYm2.onClick").drop_reason, "lambda trampoline");
+  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$ExternalSyntheticLambda0.run").drop_reason, "lambda trampoline");
+  EXPECT_STREQ(normalizeJavaName("com.a.Cart$$ExternalSyntheticOutline1.m").drop_reason, "synthetic outline");
 }
 
 TEST(NormalizeJs, PrefixesAliasesAndAnonymousFrames) {
@@ -115,8 +116,7 @@ TEST(NormalizeJs, FileHashesGoAway) {
 }
 
 TEST(MaskMessage, NumbersIdsAndAddresses) {
-  EXPECT_EQ(maskMessage("Index 5 out of bounds for length 3", 200),
-            "Index <n> out of bounds for length <n>");
+  EXPECT_EQ(maskMessage("Index 5 out of bounds for length 3", 200), "Index <n> out of bounds for length <n>");
   EXPECT_EQ(maskMessage("user 0f8e3c2a-1b2c-4d5e-8f90-0123456789ab not found at 0x7ffee4b2", 200),
             "user <uuid> not found at <hex>");
   EXPECT_EQ(maskMessage("token deadbeef12 expired\nsecond line", 200), "token <hex> expired");

@@ -55,7 +55,7 @@ TEST(RecordJson, CarriesTheFingerprintAndParsesBack) {
     return out;
   };
   EXPECT_EQ(escaped("a\x01z\xff"), "\"a\\u0001z\xEF\xBF\xBD\"");
-  EXPECT_EQ(escaped("\xC3\xA9"), "\"\xC3\xA9\"");        // valid UTF-8 passes through
+  EXPECT_EQ(escaped("\xC3\xA9"), "\"\xC3\xA9\"");                                  // valid UTF-8 passes through
   EXPECT_EQ(escaped("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
   EXPECT_EQ(root["lag_share"].error(), simdjson::NO_SUCH_FIELD);
 }

@@ -71,8 +71,7 @@ TEST(Rules, ErrorsNameFileLineAndProblem) {
     auto rules = parseAppRules(c.text, "shop.yaml");
     ASSERT_FALSE(rules) << c.text;
     EXPECT_EQ(rules.error().code(), ErrorCode::kMalformedInput);
-    EXPECT_NE(rules.error().message().find(c.expected), std::string::npos)
-        << "got: " << rules.error().message();
+    EXPECT_NE(rules.error().message().find(c.expected), std::string::npos) << "got: " << rules.error().message();
   }
 }
 
@@ -126,10 +125,10 @@ TEST(Rules, ApplyToFingerprints) {
   config.apps["shop"] = *rules;
 
   // app_packages decide in-app; the vendored package is out; log frames are ignored.
-  auto input = crash("android", "java.lang.IllegalStateException", "bad state",
-                     {java("com.shop.log.Logger.e"), java("com.shop.vendor.Json.parse"),
-                      java("com.shop.cart.Cart.load"), java("com.other.Sdk.call"),
-                      java("com.shop.cart.CartActivity.onResume")});
+  auto input =
+      crash("android", "java.lang.IllegalStateException", "bad state",
+            {java("com.shop.log.Logger.e"), java("com.shop.vendor.Json.parse"), java("com.shop.cart.Cart.load"),
+             java("com.other.Sdk.call"), java("com.shop.cart.CartActivity.onResume")});
   Fingerprint fp = computeFingerprint(input, config);
   EXPECT_EQ(fp.frames_used,
             (std::vector<std::string>{"com.shop.cart.Cart.load", "com.shop.cart.CartActivity.onResume"}));
@@ -157,8 +156,7 @@ TEST(Rules, ApplyToFingerprints) {
 
   auto offline = crash("android", "java.net.UnknownHostException", "Unable to resolve host \"api.shop.com\"",
                        {java("com.shop.net.Api.get")});
-  EXPECT_EQ(computeFingerprint(offline, config).components,
-            (std::vector<std::string>{"v1", "forced", "no-network"}));
+  EXPECT_EQ(computeFingerprint(offline, config).components, (std::vector<std::string>{"v1", "forced", "no-network"}));
   // Another app is not affected by shop's rules.
   offline.app = "news";
   EXPECT_NE(computeFingerprint(offline, config).source, FingerprintSource::kForced);

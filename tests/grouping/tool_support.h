@@ -16,8 +16,8 @@ class TempDir {
  public:
   explicit TempDir(const std::string& prefix) {
     std::random_device device;
-    path_ = std::filesystem::temp_directory_path() /
-            (prefix + std::to_string(device()) + "-" + std::to_string(device()));
+    path_ =
+        std::filesystem::temp_directory_path() / (prefix + std::to_string(device()) + "-" + std::to_string(device()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {

@@ -61,8 +61,8 @@ std::string jsonString(std::string_view text) {
 }
 
 std::string Outcome::describe() const {
-  std::string text = "raw event:\n" + raw_event + "\nrestored event:\n" + restored_event + "\nrecord:\n" + record +
-                     "\nframes used:";
+  std::string text =
+      "raw event:\n" + raw_event + "\nrestored event:\n" + restored_event + "\nrecord:\n" + record + "\nframes used:";
   for (const std::string& frame : frames) text += " | " + frame;
   return text + "\n";
 }
@@ -85,7 +85,8 @@ std::unique_ptr<Pipeline> Pipeline::create() {
   }
   pipeline->store_ = std::move(*store);
   pipeline->symbolizer_ = std::make_unique<Symbolizer>(*pipeline->store_, SymbolizerOptions{});
-  pipeline->processor_ = std::make_unique<pipeline::EventProcessor>(*pipeline->symbolizer_, pipeline::ProcessorOptions{});
+  pipeline->processor_ =
+      std::make_unique<pipeline::EventProcessor>(*pipeline->symbolizer_, pipeline::ProcessorOptions{});
   return pipeline;
 }
 

@@ -50,19 +50,19 @@ std::string jsonString(std::string_view text);
 
 // What the pipeline published for one raw event.
 struct Outcome {
-  bool processed = false;       // false: the pipeline failed or dead-lettered the event
-  std::string fingerprint;      // restack.fingerprints record: "fingerprint"
+  bool processed = false;         // false: the pipeline failed or dead-lettered the event
+  std::string fingerprint;        // restack.fingerprints record: "fingerprint"
   std::string event_fingerprint;  // the restored event's own "fingerprint"."fingerprint"
-  std::string key;              // output key, "<app>:<fingerprint>"
-  std::string quality;          // complete | partial | provisional
-  std::string source;           // in_app | all | message | type | forced
+  std::string key;                // output key, "<app>:<fingerprint>"
+  std::string quality;            // complete | partial | provisional
+  std::string source;             // in_app | all | message | type | forced
   std::string culprit;
-  std::string exception_type;   // as the record states it (restored)
+  std::string exception_type;       // as the record states it (restored)
   std::vector<std::string> frames;  // normalized names the hash used, innermost first
-  std::string symbolication;    // the restored event's symbolication.status
+  std::string symbolication;        // the restored event's symbolication.status
   std::string raw_event;
-  std::string restored_event;   // JSON
-  std::string record;           // JSON
+  std::string restored_event;  // JSON
+  std::string record;          // JSON
   // Everything above in one message for failed assertions.
   std::string describe() const;
 };

@@ -115,7 +115,8 @@ class JavaEndToEnd : public ::testing::Test {
     dir_ = new TempDir(std::move(*dir));
     const std::string root = dir_->path();
     for (const auto& [path, text] : kSources) writeFile(root + "/src/" + path, text);
-    ASSERT_TRUE(runOrFail(root, "javac --release 17 -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes ."));
+    ASSERT_TRUE(
+        runOrFail(root, "javac --release 17 -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes ."));
 
     pipeline_ = Pipeline::create().release();
     ASSERT_NE(pipeline_, nullptr);
@@ -164,8 +165,7 @@ class JavaEndToEnd : public ::testing::Test {
     const std::string event = R"({"event_id":")" + id + R"(","kind":"crash","platform":"android","app":"shop",)" +
                               R"("build_id":")" + std::to_string(build) + R"(","timestamp_ms":1700000000000,)" +
                               R"("exception":{"type":)" + jsonString(type) + R"(,"message":)" + jsonString(message) +
-                              R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.trace) +
-                              "}]}";
+                              R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.trace) + "}]}";
     out.outcome = pipeline_->process("shop:" + std::to_string(build), event);
     return out;
   }
@@ -177,7 +177,9 @@ class JavaEndToEnd : public ::testing::Test {
 TempDir* JavaEndToEnd::dir_ = nullptr;
 Pipeline* JavaEndToEnd::pipeline_ = nullptr;
 
-std::string describe(const JavaCrash& crash) { return "trace:\n" + crash.trace + crash.outcome.describe(); }
+std::string describe(const JavaCrash& crash) {
+  return "trace:\n" + crash.trace + crash.outcome.describe();
+}
 
 // Every frame the hash used is a restored app name, not an obfuscated one.
 void expectRestoredAppFrames(const JavaCrash& crash) {

@@ -132,10 +132,11 @@ class JsEndToEnd : public ::testing::Test {
       writeFile(folder + "/src/screens/search.js", kSearch);
       writeFile(folder + "/src/checkout.js", kCheckout);
       writeFile(folder + "/src/main.js", replaceAll(kMain, "@EXTRA_SCENARIO@", layout.extra_scenario));
-      ASSERT_TRUE(runOrFail(folder, "'" + esbuild + "' src/main.js --bundle --minify --splitting --format=esm "
-                                    "--sourcemap --outdir=dist --out-extension:.js=.mjs --log-level=error "
-                                    "'--entry-names=" + layout.entry_names + "' '--chunk-names=" +
-                                    layout.chunk_names + "'"));
+      ASSERT_TRUE(runOrFail(folder, "'" + esbuild +
+                                        "' src/main.js --bundle --minify --splitting --format=esm "
+                                        "--sourcemap --outdir=dist --out-extension:.js=.mjs --log-level=error "
+                                        "'--entry-names=" +
+                                        layout.entry_names + "' '--chunk-names=" + layout.chunk_names + "'"));
       size_t maps = 0;
       for (const auto& entry : std::filesystem::recursive_directory_iterator(folder + "/dist")) {
         const std::string path = entry.path().string();
@@ -190,8 +191,7 @@ class JsEndToEnd : public ::testing::Test {
                               R"(","kind":"error","platform":"web","app":"shop","build_id":")" + build_id +
                               R"(","timestamp_ms":1700000000000,"exception":{"type":)" + jsonString(name) +
                               R"(,"message":)" + jsonString(message) +
-                              R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.stack) +
-                              "}]}";
+                              R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.stack) + "}]}";
     out.outcome = pipeline_->process("shop:" + build_id, event);
     return out;
   }
@@ -205,7 +205,9 @@ TempDir* JsEndToEnd::dir_ = nullptr;
 Pipeline* JsEndToEnd::pipeline_ = nullptr;
 std::string JsEndToEnd::entries_[2];
 
-std::string describe(const JsCrash& crash) { return "stack:\n" + crash.stack + "\n" + crash.outcome.describe(); }
+std::string describe(const JsCrash& crash) {
+  return "stack:\n" + crash.stack + "\n" + crash.outcome.describe();
+}
 
 // The chunk files a stack ran through, by name ("chunk.LWSWVTI7.mjs").
 std::vector<std::string> scriptNames(const std::string& stack) {

@@ -188,8 +188,9 @@ class NativeEndToEnd : public ::testing::Test {
     dir_ = new TempDir(std::move(*dir));
     pipeline_ = Pipeline::create().release();
     ASSERT_NE(pipeline_, nullptr);
-    const std::string compile = "clang++-19 --target=aarch64-linux-android24 -g -fPIC -ffreestanding -nostdlibinc "
-                                "-fno-exceptions -fno-rtti -fvisibility=hidden -c ";
+    const std::string compile =
+        "clang++-19 --target=aarch64-linux-android24 -g -fPIC -ffreestanding -nostdlibinc "
+        "-fno-exceptions -fno-rtti -fvisibility=hidden -c ";
     const std::string link = "clang-19 --target=aarch64-linux-android24 -shared -nostdlib -fuse-ld=lld -Wl,--build-id ";
     for (int number : {1, 2}) {
       const std::string folder = dir_->path() + "/build" + std::to_string(number);
@@ -269,8 +270,9 @@ class NativeEndToEnd : public ::testing::Test {
       lines.push_back(tombstoneLine(lines.size(), pc, app_path, "(BuildId: " + build.build_id + ")"));
     }
     // The runtime below the JNI entry; the device's system symbols were never uploaded.
-    lines.push_back(tombstoneLine(lines.size(), 0x351e30, "/apex/com.android.art/lib64/libart.so",
-                                  "(art_quick_generic_jni_trampoline+144) (BuildId: 4b2c0a5ffa8e5b7e1e0a4f7d8c9b0a11)"));
+    lines.push_back(
+        tombstoneLine(lines.size(), 0x351e30, "/apex/com.android.art/lib64/libart.so",
+                      "(art_quick_generic_jni_trampoline+144) (BuildId: 4b2c0a5ffa8e5b7e1e0a4f7d8c9b0a11)"));
     lines.push_back(tombstoneLine(lines.size(), 0xe5b2c, "/apex/com.android.runtime/lib64/bionic/libc.so",
                                   "(__pthread_start(void*)+40) (BuildId: 9d3c1e2f0a4b5c6d7e8f90a1b2c3d4e5)"));
     for (const std::string& line : lines) out.stack += line + "\n";
@@ -279,8 +281,8 @@ class NativeEndToEnd : public ::testing::Test {
                               R"(","kind":"crash","platform":"android","app":"shop","build_id":")" + build_id +
                               R"(","timestamp_ms":1700000000000,)"
                               R"("exception":{"type":"SIGSEGV","message":"SEGV_MAPERR fault addr 0x0"},)"
-                              R"("threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.stack) +
-                              "}]}";
+                              R"("threads":[{"name":"main","crashed":true,"stack":)" +
+                              jsonString(out.stack) + "}]}";
     out.outcome = pipeline_->process("shop:" + build_id, event);
     return out;
   }

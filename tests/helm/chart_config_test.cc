@@ -51,8 +51,7 @@ Rendered render(const std::string& helm_args) {
   for (const YAML::Node& document : YAML::LoadAll(output)) {
     if (!document.IsMap()) continue;
     const std::string kind = document["kind"].as<std::string>();
-    if (kind == "ConfigMap")
-      rendered.restack_yaml = document["data"]["restack.yaml"].as<std::string>();
+    if (kind == "ConfigMap") rendered.restack_yaml = document["data"]["restack.yaml"].as<std::string>();
     if (kind != "StatefulSet") continue;
     rendered.container = document["spec"]["template"]["spec"]["containers"][0];
     for (const YAML::Node& env : rendered.container["env"]) {
@@ -61,8 +60,7 @@ Rendered render(const std::string& helm_args) {
         rendered.environment.push_back(name + "=" + env["value"].as<std::string>());
       } else if (env["valueFrom"]["fieldRef"]) {
         const std::string field = env["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>();
-        rendered.environment.push_back(name + "=" +
-                                       (field == "metadata.name" ? "restack-0" : "crash"));
+        rendered.environment.push_back(name + "=" + (field == "metadata.name" ? "restack-0" : "crash"));
       } else if (env["valueFrom"]["secretKeyRef"]) {
         const YAML::Node ref = env["valueFrom"]["secretKeyRef"];
         rendered.environment.push_back(name + "=secret:" + ref["name"].as<std::string>() + "/" +
@@ -103,8 +101,7 @@ TEST(HelmChartConfig, EveryOptionLoadsThroughTheWorkersConfigLoader) {
   EXPECT_EQ(config.worker.threads, 4u);
 
   // The probes and the container port follow observability.http_port; the store is on the PVC.
-  EXPECT_EQ(rendered.container["ports"][0]["containerPort"].as<int>(),
-            config.observability.http_port);
+  EXPECT_EQ(rendered.container["ports"][0]["containerPort"].as<int>(), config.observability.http_port);
   bool store_on_volume = false;
   for (const YAML::Node& mount : rendered.container["volumeMounts"]) {
     if (mount["name"].as<std::string>() == "store") {

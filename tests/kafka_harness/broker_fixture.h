@@ -28,8 +28,7 @@ class BrokerTest : public ::testing::Test {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::string name = base + "." + info->test_suite_name() + "." + info->name();
     for (char& c : name) {
-      const bool legal =
-          std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+      const bool legal = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
       if (!legal) c = '_';
     }
     return name;

@@ -79,8 +79,7 @@ TEST_F(BrokerTest, StartsAsOneKraftNodeOnLoopback) {
   auto client = makeClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", broker().bootstrap()}});
   ASSERT_TRUE(client) << client.error().message();
   const rd_kafka_metadata_t* metadata = nullptr;
-  ASSERT_EQ(rd_kafka_metadata(client->get(), 1, nullptr, &metadata, 10000),
-            RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(rd_kafka_metadata(client->get(), 1, nullptr, &metadata, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
   ASSERT_EQ(metadata->broker_cnt, 1);
   EXPECT_EQ(std::string(metadata->brokers[0].host), "127.0.0.1");
   EXPECT_EQ(metadata->brokers[0].port, broker().port());
@@ -92,11 +91,10 @@ TEST_F(BrokerTest, StartsAsOneKraftNodeOnLoopback) {
 }
 
 TEST_F(BrokerTest, CreatesTopicsWithTheRequestedPartitionCounts) {
-  ASSERT_TRUE(
-      broker().createTopics({{"restack.events.raw", 12, {}},
-                             {"restack.symbols", 12, {}},
-                             {"restack.symbols.shared", 1, {}},
-                             {"restack.fingerprints", 3, {{"cleanup.policy", "compact"}}}}));
+  ASSERT_TRUE(broker().createTopics({{"restack.events.raw", 12, {}},
+                                     {"restack.symbols", 12, {}},
+                                     {"restack.symbols.shared", 1, {}},
+                                     {"restack.fingerprints", 3, {{"cleanup.policy", "compact"}}}}));
   for (auto [topic, expected] : {std::pair{"restack.events.raw", 12},
                                  {"restack.symbols", 12},
                                  {"restack.symbols.shared", 1},
@@ -108,15 +106,13 @@ TEST_F(BrokerTest, CreatesTopicsWithTheRequestedPartitionCounts) {
 
   Status again = broker().createTopic("restack.symbols", 12);
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().message().find("already exists"), std::string::npos)
-      << again.error().message();
+  EXPECT_NE(again.error().message().find("already exists"), std::string::npos) << again.error().message();
 }
 
 TEST_F(BrokerTest, DoesNotCreateTopicsOnFirstUse) {
   // Production clusters usually forbid auto-creation; the tests must notice a missing topic.
-  auto produced = produceAll(
-      broker().bootstrap(), "never.created", {{.key = "k", .value = "v"}},
-      {.properties = {{"message.timeout.ms", "3000"}}, .timeout = std::chrono::seconds(10)});
+  auto produced = produceAll(broker().bootstrap(), "never.created", {{.key = "k", .value = "v"}},
+                             {.properties = {{"message.timeout.ms", "3000"}}, .timeout = std::chrono::seconds(10)});
   EXPECT_FALSE(produced);
   auto partitions = broker().partitionCount("never.created");
   ASSERT_FALSE(partitions);
@@ -182,8 +178,7 @@ TEST(KafkaBrokerLifetime, GracefulStopEndsTheProcess) {
   Status stopped = (*broker)->stop();
   ASSERT_TRUE(stopped) << stopped.error().message();
   EXPECT_FALSE(processAlive(pid));
-  EXPECT_NE((*broker)->logTail(200).find("shut down completed"), std::string::npos)
-      << (*broker)->logTail();
+  EXPECT_NE((*broker)->logTail(200).find("shut down completed"), std::string::npos) << (*broker)->logTail();
 }
 
 TEST(KafkaBrokerScript, WatchdogKillsTheBrokerWhenItsOwnerDies) {
@@ -198,10 +193,10 @@ TEST(KafkaBrokerScript, WatchdogKillsTheBrokerWhenItsOwnerDies) {
   int controller_port = freeLoopbackPort();
   while (controller_port == port) controller_port = freeLoopbackPort();
   const std::string ports = std::to_string(port) + " " + std::to_string(controller_port);
-  std::string output = runShellCapture(
-      "KAFKA_LIBS='" + kafkaLibsDir().string() + "' KAFKA_OWNER_PID=" + std::to_string(owner_pid) +
-          " KAFKA_OWNER_CLEANUP=1 '" + kScript + "' start '" + dir.string() + "' " + ports,
-      &code);
+  std::string output =
+      runShellCapture("KAFKA_LIBS='" + kafkaLibsDir().string() + "' KAFKA_OWNER_PID=" + std::to_string(owner_pid) +
+                          " KAFKA_OWNER_CLEANUP=1 '" + kScript + "' start '" + dir.string() + "' " + ports,
+                      &code);
   ASSERT_EQ(code, 0) << output;
   const pid_t broker_pid = readPid(dir / "broker.pid");
   ASSERT_TRUE(processAlive(broker_pid));
@@ -216,8 +211,8 @@ TEST(KafkaBrokerScript, WatchdogKillsTheBrokerWhenItsOwnerDies) {
 
 TEST(KafkaBrokerScript, MissingJarsNameTheSetupScript) {
   int code = -1;
-  std::string output = runShellCapture(
-      "KAFKA_LIBS=/nonexistent/kafka/libs '" + kScript + "' start /tmp/restack-never 1", &code);
+  std::string output =
+      runShellCapture("KAFKA_LIBS=/nonexistent/kafka/libs '" + kScript + "' start /tmp/restack-never 1", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(output.find("scripts/setup.sh"), std::string::npos) << output;
 }

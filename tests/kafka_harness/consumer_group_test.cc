@@ -30,8 +30,8 @@ std::string describe(const std::set<int>& partitions) {
 // One group member: a subscribed consumer whose rebalance callback keeps `assigned` current.
 class Member {
  public:
-  Member(const std::string& bootstrap, const std::string& topic, const std::string& group,
-         const std::string& strategy, const std::string& instance_id = "") {
+  Member(const std::string& bootstrap, const std::string& topic, const std::string& group, const std::string& strategy,
+         const std::string& instance_id = "") {
     KafkaProperties properties = {{"bootstrap.servers", bootstrap},
                                   {"group.id", group},
                                   {"partition.assignment.strategy", strategy},
@@ -56,8 +56,7 @@ class Member {
     if (!client_) return;
     Message message(rd_kafka_consumer_poll(client_.get(), static_cast<int>(wait.count())));
     if (message && message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      received.push_back({message->partition,
-                          std::string(static_cast<const char*>(message->payload), message->len)});
+      received.push_back({message->partition, std::string(static_cast<const char*>(message->payload), message->len)});
     }
   }
 
@@ -70,8 +69,8 @@ class Member {
   std::vector<std::pair<int, std::string>> received;
 
  private:
-  static void onRebalance(rd_kafka_t* client, rd_kafka_resp_err_t event,
-                          rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  static void onRebalance(rd_kafka_t* client, rd_kafka_resp_err_t event, rd_kafka_topic_partition_list_t* partitions,
+                          void* opaque) {
     auto* self = static_cast<Member*>(opaque);
     const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(client), "COOPERATIVE") == 0;
     if (event == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
@@ -80,8 +79,7 @@ class Member {
       } else {
         rd_kafka_assign(client, partitions);
       }
-      for (int i = 0; i < partitions->cnt; ++i)
-        self->assigned.insert(partitions->elems[i].partition);
+      for (int i = 0; i < partitions->cnt; ++i) self->assigned.insert(partitions->elems[i].partition);
       if (partitions->cnt > 0) ++self->assignments;
     } else {
       if (cooperative) {
@@ -89,8 +87,7 @@ class Member {
       } else {
         rd_kafka_assign(client, nullptr);
       }
-      for (int i = 0; i < partitions->cnt; ++i)
-        self->assigned.erase(partitions->elems[i].partition);
+      for (int i = 0; i < partitions->cnt; ++i) self->assigned.erase(partitions->elems[i].partition);
     }
   }
 
@@ -140,8 +137,7 @@ TEST_P(ConsumerGroupTest, TwoMembersShareThePartitionsAndTheSurvivorTakesThemBac
   auto sent = produceAll(broker().bootstrap(), topic, records);
   ASSERT_TRUE(sent) << sent.error().message();
   ASSERT_TRUE(
-      pollUntil({&first, &second},
-                [&] { return first.received.size() + second.received.size() >= records.size(); }))
+      pollUntil({&first, &second}, [&] { return first.received.size() + second.received.size() >= records.size(); }))
       << "received " << first.received.size() + second.received.size() << " of 40";
   for (size_t i = 0; i < 5; ++i) {  // a short grace period in which nothing more may arrive
     first.poll(std::chrono::milliseconds(100));
@@ -182,17 +178,14 @@ TEST_P(ConsumerGroupTest, StaticMemberRestartKeepsItsPartitionsWithoutRebalance)
   restarting.close();  // a pod restart: no LeaveGroup for a static member
   Member restarted(broker().bootstrap(), topic, group, strategy, "restack-1");
   ASSERT_TRUE(pollUntil({&steady, &restarted}, [&] { return restarted.assigned == before; }))
-      << "the restarted member got " << describe(restarted.assigned) << ", had "
-      << describe(before);
+      << "the restarted member got " << describe(restarted.assigned) << ", had " << describe(before);
   pollUntil({&steady, &restarted}, [] { return false; }, std::chrono::seconds(2));
   EXPECT_EQ(steady.assignments, steady_assignments) << "the other member was rebalanced";
   EXPECT_EQ(steady.assigned.size(), static_cast<size_t>(kPartitions / 2));
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, ConsumerGroupTest,
-                         ::testing::Values("range", "cooperative-sticky"), [](const auto& info) {
-                           return std::string(info.param) == "range" ? "Eager" : "Cooperative";
-                         });
+INSTANTIATE_TEST_SUITE_P(Strategies, ConsumerGroupTest, ::testing::Values("range", "cooperative-sticky"),
+                         [](const auto& info) { return std::string(info.param) == "range" ? "Eager" : "Cooperative"; });
 
 }  // namespace
 }  // namespace restack::testkafka

@@ -32,8 +32,8 @@ int32_t kafkaMurmur2(const std::string& key) {
   const uint32_t blocks = length / 4;
   for (uint32_t i = 0; i < blocks; ++i) {
     const uint8_t* block = data + 4 * i;
-    uint32_t k = uint32_t(block[0]) | (uint32_t(block[1]) << 8) | (uint32_t(block[2]) << 16) |
-                 (uint32_t(block[3]) << 24);
+    uint32_t k =
+        uint32_t(block[0]) | (uint32_t(block[1]) << 8) | (uint32_t(block[2]) << 16) | (uint32_t(block[3]) << 24);
     k *= m;
     k ^= k >> r;
     k *= m;
@@ -59,21 +59,19 @@ int32_t kafkaMurmur2(const std::string& key) {
 }
 
 int javaPartitionFor(const std::string& key, int partitions) {
-  return static_cast<int>((static_cast<uint32_t>(kafkaMurmur2(key)) & 0x7fffffff) %
-                          static_cast<uint32_t>(partitions));
+  return static_cast<int>((static_cast<uint32_t>(kafkaMurmur2(key)) & 0x7fffffff) % static_cast<uint32_t>(partitions));
 }
 
 // Keys shaped like Restack's (`<app>:<build_id>`), non-ASCII app names, and random printable
 // keys of every length from 1 to 48 (each tail length of the hash's 4-byte blocks many times).
 // No tabs or newlines: the console producer reads "key<TAB>value" lines.
 std::vector<std::string> sampleKeys() {
-  std::vector<std::string> keys = {
-      "shopee:7.8.0(78007)",      "a",          "ab",         "abc", "abcd",
-      "com.example.app:1.0.0(1)", "应用:2.3.4", "ünïcødé:1.0"};
+  std::vector<std::string> keys = {"shopee:7.8.0(78007)",      "a",          "ab",         "abc", "abcd",
+                                   "com.example.app:1.0.0(1)", "应用:2.3.4", "ünïcødé:1.0"};
   const char* apps[] = {"shopee", "lazada", "garena", "mdap-demo", "rn.app", "h5"};
   for (int i = 0; i < 120; ++i) {
-    keys.push_back(std::string(apps[i % 6]) + ":" + std::to_string(i / 10) + "." +
-                   std::to_string(i % 10) + ".0(" + std::to_string(1000 + i * 7) + ")");
+    keys.push_back(std::string(apps[i % 6]) + ":" + std::to_string(i / 10) + "." + std::to_string(i % 10) + ".0(" +
+                   std::to_string(1000 + i * 7) + ")");
   }
   std::mt19937 random(20240611);
   std::uniform_int_distribution<int> printable(0x21, 0x7e);
@@ -101,8 +99,7 @@ TEST_P(PartitionerTest, Murmur2RandomMatchesTheJavaProducer) {
   const int partitions = GetParam();
   const std::string java_topic = "keys.java." + std::to_string(partitions);
   const std::string rdkafka_topic = "keys.rdkafka." + std::to_string(partitions);
-  ASSERT_TRUE(
-      broker().createTopics({{java_topic, partitions, {}}, {rdkafka_topic, partitions, {}}}));
+  ASSERT_TRUE(broker().createTopics({{java_topic, partitions, {}}, {rdkafka_topic, partitions, {}}}));
   const std::vector<std::string> keys = sampleKeys();
 
   std::string lines;
@@ -111,11 +108,10 @@ TEST_P(PartitionerTest, Murmur2RandomMatchesTheJavaProducer) {
     lines += keys[i] + "\t" + std::to_string(i) + "\n";
     records.push_back({.key = keys[i], .value = std::to_string(i)});
   }
-  auto java = broker().runTool(
-      "kafka.tools.ConsoleProducer",
-      {"--bootstrap-server", broker().bootstrap(), "--topic", java_topic, "--property",
-       "parse.key=true", "--property", "key.separator=\t", "--producer-property", "acks=all"},
-      lines);
+  auto java = broker().runTool("kafka.tools.ConsoleProducer",
+                               {"--bootstrap-server", broker().bootstrap(), "--topic", java_topic, "--property",
+                                "parse.key=true", "--property", "key.separator=\t", "--producer-property", "acks=all"},
+                               lines);
   ASSERT_TRUE(java) << java.error().message();
   auto sent = produceAll(broker().bootstrap(), rdkafka_topic, records);
   ASSERT_TRUE(sent) << sent.error().message();
@@ -137,8 +133,8 @@ TEST_P(PartitionerTest, Murmur2RandomMatchesTheJavaProducer) {
     if (java_partition.at(key) != rdkafka_partition.at(key) || java_partition.at(key) != expected) {
       if (++mismatches <= 10) {
         ADD_FAILURE() << "key '" << key << "': Java producer -> " << java_partition.at(key)
-                      << ", librdkafka murmur2_random -> " << rdkafka_partition.at(key)
-                      << ", murmur2 from the spec -> " << expected;
+                      << ", librdkafka murmur2_random -> " << rdkafka_partition.at(key) << ", murmur2 from the spec -> "
+                      << expected;
       }
     }
   }
@@ -149,9 +145,7 @@ TEST_P(PartitionerTest, Murmur2RandomMatchesTheJavaProducer) {
 
 // 12 is a typical production count; 7 (prime) catches an off-by-one in the modulo.
 INSTANTIATE_TEST_SUITE_P(PartitionCounts, PartitionerTest, ::testing::Values(7, 12),
-                         [](const auto& info) {
-                           return std::to_string(info.param) + "Partitions";
-                         });
+                         [](const auto& info) { return std::to_string(info.param) + "Partitions"; });
 
 }  // namespace
 }  // namespace restack::testkafka

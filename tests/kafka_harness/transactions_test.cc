@@ -41,8 +41,7 @@ std::vector<KafkaRecord> pollRecords(rd_kafka_t* consumer, size_t count,
     KafkaRecord record;
     record.partition = message->partition;
     record.offset = message->offset;
-    if (message->key)
-      record.key = std::string(static_cast<const char*>(message->key), message->key_len);
+    if (message->key) record.key = std::string(static_cast<const char*>(message->key), message->key_len);
     if (message->payload) {
       record.value = std::string(static_cast<const char*>(message->payload), message->len);
     }
@@ -69,15 +68,15 @@ std::string errorText(const KafkaError& error) {
 }
 
 // Produces one output per input record and hands the inputs' offsets to the transaction.
-void produceOutputsAndOffsets(rd_kafka_t* producer, rd_kafka_t* consumer,
-                              const std::vector<KafkaRecord>& inputs, const std::string& prefix) {
+void produceOutputsAndOffsets(rd_kafka_t* producer, rd_kafka_t* consumer, const std::vector<KafkaRecord>& inputs,
+                              const std::string& prefix) {
   for (const KafkaRecord& input : inputs) {
     const std::string value = prefix + *input.value;
-    ASSERT_EQ(rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(kOutput),
-                                RD_KAFKA_V_KEY(input.key->data(), input.key->size()),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(
+        rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(kOutput), RD_KAFKA_V_KEY(input.key->data(), input.key->size()),
+                          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+        RD_KAFKA_RESP_ERR_NO_ERROR);
   }
   TopicPartitionList offsets = nextOffsets(inputs);
   rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(consumer);
@@ -108,8 +107,7 @@ int64_t sumOfOffsets(const std::map<int32_t, int64_t>& offsets) {
 std::vector<KafkaRecord> inputBatch(const std::string& name, int count) {
   std::vector<KafkaRecord> records;
   for (int i = 0; i < count; ++i) {
-    records.push_back(
-        {.key = "app" + std::to_string(i % 5) + ":1.0", .value = name + "-" + std::to_string(i)});
+    records.push_back({.key = "app" + std::to_string(i % 5) + ":1.0", .value = name + "-" + std::to_string(i)});
   }
   return records;
 }
@@ -160,8 +158,7 @@ TEST_F(BrokerTest, TransactionCommitsOutputsAndInputOffsetsTogether) {
   for (const KafkaRecord& record : *committed_view) {
     EXPECT_EQ(record.value->rfind("restored:first-", 0), 0u) << *record.value;
   }
-  auto raw_view =
-      consumeAll(broker().bootstrap(), kOutput, {.isolation_level = "read_uncommitted"});
+  auto raw_view = consumeAll(broker().bootstrap(), kOutput, {.isolation_level = "read_uncommitted"});
   ASSERT_TRUE(raw_view) << raw_view.error().message();
   EXPECT_EQ(raw_view->size(), 40u);
 
@@ -184,8 +181,7 @@ TEST_F(BrokerTest, ANewProducerWithTheSameTransactionalIdFencesTheOldOne) {
   // Two workers that both believe they own a partition (a zombie after a long GC pause or a
   // network split) cannot both commit: the newer init_transactions() fences the older one.
   ASSERT_TRUE(broker().createTopic(kFencedOutput, 1));
-  KafkaProperties properties = {{"bootstrap.servers", broker().bootstrap()},
-                                {"transactional.id", "restack-worker-0"}};
+  KafkaProperties properties = {{"bootstrap.servers", broker().bootstrap()}, {"transactional.id", "restack-worker-0"}};
   auto zombie = makeClient(RD_KAFKA_PRODUCER, properties);
   ASSERT_TRUE(zombie) << zombie.error().message();
   ASSERT_FALSE(KafkaError(rd_kafka_init_transactions(zombie->get(), 30000)));
@@ -201,8 +197,7 @@ TEST_F(BrokerTest, ANewProducerWithTheSameTransactionalIdFencesTheOldOne) {
                     RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
   KafkaError commit(rd_kafka_commit_transaction(zombie->get(), 30000));
   ASSERT_TRUE(commit) << "the fenced producer's commit must fail";
-  EXPECT_TRUE(rd_kafka_error_is_fatal(commit.get()) ||
-              rd_kafka_error_txn_requires_abort(commit.get()))
+  EXPECT_TRUE(rd_kafka_error_is_fatal(commit.get()) || rd_kafka_error_txn_requires_abort(commit.get()))
       << errorText(commit);
 
   auto visible = consumeAll(broker().bootstrap(), kFencedOutput);

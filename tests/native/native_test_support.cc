@@ -75,9 +75,8 @@ std::vector<std::vector<OracleFrame>> symbolizeWithLlvm(const std::string& objec
     input += line;
   }
   writeFile(dir.file("addresses"), input);
-  std::string command = "llvm-symbolizer-19 --inlines --output-style=JSON " + extra_arguments +
-                        " --obj='" + object + "' < " + dir.file("addresses") + " > " +
-                        dir.file("out.json");
+  std::string command = "llvm-symbolizer-19 --inlines --output-style=JSON " + extra_arguments + " --obj='" + object +
+                        "' < " + dir.file("addresses") + " > " + dir.file("out.json");
   runOrFail(command);
   std::string output = readBinary(dir.file("out.json"));
   std::vector<std::vector<OracleFrame>> answers;

@@ -25,8 +25,8 @@ namespace {
 const char* kAndroid = "clang-19 --target=aarch64-linux-android24 -fPIC -ffreestanding -nostdlibinc";
 
 bool haveTools() {
-  for (const char* tool : {"clang-19", "ld.lld-19", "ld64.lld-19", "dsymutil-19", "llvm-lipo-19",
-                           "llvm-symbolizer-19", "llvm-objcopy-19", "llvm-strip-19"}) {
+  for (const char* tool : {"clang-19", "ld.lld-19", "ld64.lld-19", "dsymutil-19", "llvm-lipo-19", "llvm-symbolizer-19",
+                           "llvm-objcopy-19", "llvm-strip-19"}) {
     if (!requireTool(tool)) return false;
   }
   return true;
@@ -60,8 +60,8 @@ std::string describe(const FrameLookup& lookup) {
   std::ostringstream out;
   out << frameStatusName(lookup.status) << " " << lookup.tier << " ";
   for (const auto& f : lookup.frames) {
-    out << "[" << f.function << " " << f.file << ":" << f.line << ":" << f.column
-        << (f.inlined ? " inlined" : "") << "] ";
+    out << "[" << f.function << " " << f.file << ":" << f.line << ":" << f.column << (f.inlined ? " inlined" : "")
+        << "] ";
   }
   return out.str();
 }
@@ -79,10 +79,9 @@ enum class Expect { kFullFrames, kFunctionOnly };
 
 // Looks up every `step`-th address of `range` in Restack and in llvm-symbolizer (on `oracle`) and
 // compares every frame. `image_base` is subtracted for Restack (iOS frames carry offsets).
-Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id,
-                           const std::string& module, const std::string& oracle, CodeRange range,
-                           uint64_t image_base, uint64_t step, Expect expect,
-                           const std::string& oracle_arguments = "") {
+Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id, const std::string& module,
+                           const std::string& oracle, CodeRange range, uint64_t image_base, uint64_t step,
+                           Expect expect, const std::string& oracle_arguments = "") {
   Comparison result;
   std::vector<uint64_t> addresses;
   for (uint64_t a = range.begin; a < range.end; a += step) addresses.push_back(a);
@@ -112,9 +111,8 @@ Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id
       same = lookup->frames.size() == expected.size();
       for (size_t f = 0; same && f < expected.size(); ++f) {
         const SymbolizedFrame& got = lookup->frames[f];
-        same = got.function == expected[f].function && got.file == expected[f].file &&
-               got.line == expected[f].line && got.column == expected[f].column &&
-               got.inlined == (f + 1 < expected.size()) && got.module == module;
+        same = got.function == expected[f].function && got.file == expected[f].file && got.line == expected[f].line &&
+               got.column == expected[f].column && got.inlined == (f + 1 < expected.size()) && got.module == module;
       }
     }
     if (lookup->status == FrameStatus::kSymbolicated) {
@@ -133,11 +131,11 @@ Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id
     }
   }
   EXPECT_EQ(result.mismatches, 0u) << "of " << result.addresses << " addresses";
-  printf("  %s: %zu addresses, %zu restored (dwarf %zu, symtab %zu, objc %zu), %zu with inlines, "
-         "deepest %zu frames, %zu mismatches\n",
-         module.c_str(), result.addresses, result.restored, result.tiers["dwarf"],
-         result.tiers["symtab"], result.tiers["objc"], result.with_inlines, result.max_depth,
-         result.mismatches);
+  printf(
+      "  %s: %zu addresses, %zu restored (dwarf %zu, symtab %zu, objc %zu), %zu with inlines, "
+      "deepest %zu frames, %zu mismatches\n",
+      module.c_str(), result.addresses, result.restored, result.tiers["dwarf"], result.tiers["symtab"],
+      result.tiers["objc"], result.with_inlines, result.max_depth, result.mismatches);
   return result;
 }
 
@@ -153,17 +151,16 @@ class NativeToolsTest : public ::testing::Test {
 // ---------------------------------------------------------------------------------------------
 // Android: aarch64 ELF shared objects
 
-std::string buildAndroidLibrary(const TempDir& dir, const std::string& name,
-                                const std::string& flags) {
+std::string buildAndroidLibrary(const TempDir& dir, const std::string& name, const std::string& flags) {
   writeFile(dir.file("shapes.cc"), kCxxSource);
   writeFile(dir.file("blend.c"), kCSource);
   std::string so = dir.file(name);
-  if (!runOrFail(std::string(kAndroid) + " " + flags + " -O2 -c " + dir.file("shapes.cc") +
-                 " -o " + dir.file("shapes.o")) ||
+  if (!runOrFail(std::string(kAndroid) + " " + flags + " -O2 -c " + dir.file("shapes.cc") + " -o " +
+                 dir.file("shapes.o")) ||
       !runOrFail(std::string(kAndroid) + " " + flags + " -O3 -c " + dir.file("blend.c") + " -o " +
                  dir.file("blend.o")) ||
-      !runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
-                 dir.file("shapes.o") + " " + dir.file("blend.o") + " -o " + so)) {
+      !runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " + dir.file("shapes.o") +
+                 " " + dir.file("blend.o") + " -o " + so)) {
     return "";
   }
   return so;
@@ -177,8 +174,8 @@ TEST_F(NativeToolsTest, ElfDwarf5EveryAddressMatchesLlvmSymbolizer) {
   ASSERT_TRUE(report) << report.error().describe();
   ASSERT_EQ(report->ids.size(), 1u);
   NativeResolver resolver(*store.store, {});
-  auto result = compareWithLlvm(resolver, debugIdOf(*report), "libshapes.so", so, codeRange(so), 0,
-                                4, Expect::kFullFrames);
+  auto result =
+      compareWithLlvm(resolver, debugIdOf(*report), "libshapes.so", so, codeRange(so), 0, 4, Expect::kFullFrames);
   EXPECT_GT(result.addresses, 100u);
   EXPECT_GT(result.with_inlines, 10u) << "the sources should inline at -O2/-O3";
   EXPECT_GE(result.max_depth, 3u);
@@ -194,8 +191,8 @@ TEST_F(NativeToolsTest, ElfDwarf4WithCompressedSectionsMatchesLlvmSymbolizer) {
   auto report = ingestPath(*store.store, so, SymbolKind::kElf);
   ASSERT_TRUE(report) << report.error().describe();
   NativeResolver resolver(*store.store, {});
-  auto result = compareWithLlvm(resolver, debugIdOf(*report), "libshapes4.so", so, codeRange(so),
-                                0, 4, Expect::kFullFrames);
+  auto result =
+      compareWithLlvm(resolver, debugIdOf(*report), "libshapes4.so", so, codeRange(so), 0, 4, Expect::kFullFrames);
   EXPECT_GT(result.with_inlines, 10u);
 }
 
@@ -214,8 +211,8 @@ TEST_F(NativeToolsTest, StrippedLibraryAndSeparateDebugFileMerge) {
   ASSERT_TRUE(first) << first.error().describe();
   {
     NativeResolver resolver(*store.store, {});
-    auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", stripped,
-                                  codeRange(stripped), 0, 4, Expect::kFunctionOnly);
+    auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", stripped, codeRange(stripped), 0, 4,
+                                  Expect::kFunctionOnly);
     EXPECT_GT(result.tiers["symtab"], 0u);
     EXPECT_EQ(result.tiers["dwarf"], 0u);
   }
@@ -225,16 +222,16 @@ TEST_F(NativeToolsTest, StrippedLibraryAndSeparateDebugFileMerge) {
   EXPECT_EQ(debugIdOf(*first), debugIdOf(*second));
   {
     NativeResolver resolver(*store.store, {});
-    auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0,
-                                  4, Expect::kFullFrames);
+    auto result =
+        compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0, 4, Expect::kFullFrames);
     EXPECT_GT(result.tiers["dwarf"], 0u);
   }
   // 3. Uploading the stripped file again must not replace the debug file's richer symbols.
   auto third = ingestPath(*store.store, stripped, SymbolKind::kElf);
   ASSERT_TRUE(third) << third.error().describe();
   NativeResolver resolver(*store.store, {});
-  auto result = compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0,
-                                4, Expect::kFullFrames);
+  auto result =
+      compareWithLlvm(resolver, debugIdOf(*first), "libsplit.so", so, codeRange(so), 0, 4, Expect::kFullFrames);
   EXPECT_GT(result.tiers["dwarf"], 0u);
 }
 
@@ -248,9 +245,9 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
   ASSERT_EQ(build_id.size(), 40u);
   std::string prefix = build_id.substr(0, 32);
   // Breakpad: the first three GUID fields byte-swapped.
-  std::string breakpad = build_id.substr(6, 2) + build_id.substr(4, 2) + build_id.substr(2, 2) +
-                         build_id.substr(0, 2) + build_id.substr(10, 2) + build_id.substr(8, 2) +
-                         build_id.substr(14, 2) + build_id.substr(12, 2) + build_id.substr(16, 16);
+  std::string breakpad = build_id.substr(6, 2) + build_id.substr(4, 2) + build_id.substr(2, 2) + build_id.substr(0, 2) +
+                         build_id.substr(10, 2) + build_id.substr(8, 2) + build_id.substr(14, 2) +
+                         build_id.substr(12, 2) + build_id.substr(16, 16);
   CodeRange range = codeRange(so);
   uint64_t pc = range.begin + 8;
   auto oracle = symbolizeWithLlvm(so, {pc});
@@ -327,7 +324,7 @@ TEST_F(NativeToolsTest, SharedLibraryServesEveryApp) {
 
 struct IosBuild {
   std::string binary;
-  std::string dsym;  // the .dSYM directory
+  std::string dsym;   // the .dSYM directory
   std::string dwarf;  // the DWARF file inside it
 };
 
@@ -347,8 +344,8 @@ IosBuild buildIosExecutable(const TempDir& dir, const std::string& name, const s
     objects += " " + object;
   }
   build.binary = dir.file(name);
-  if (!runOrFail(target + " -fuse-ld=lld -nostdlib -Wl,-e,_entry -Wl,-undefined,dynamic_lookup" +
-                 objects + " -o " + build.binary)) {
+  if (!runOrFail(target + " -fuse-ld=lld -nostdlib -Wl,-e,_entry -Wl,-undefined,dynamic_lookup" + objects + " -o " +
+                 build.binary)) {
     build.binary.clear();
   }
   return build;
@@ -360,12 +357,10 @@ bool makeDsym(const TempDir& dir, IosBuild& build, const std::string& name) {
   std::filesystem::create_directories(dir.file("bin"));
   std::error_code ignored;
   std::filesystem::create_symlink("/usr/bin/llvm-lipo-19", dir.file("bin/lipo"), ignored);
-  if (!runOrFail("PATH=" + dir.file("bin") + ":$PATH dsymutil-19 " + build.binary + " -o " +
-                 build.dsym)) {
+  if (!runOrFail("PATH=" + dir.file("bin") + ":$PATH dsymutil-19 " + build.binary + " -o " + build.dsym)) {
     return false;
   }
-  build.dwarf = build.dsym + "/Contents/Resources/DWARF/" +
-                std::filesystem::path(build.binary).filename().string();
+  build.dwarf = build.dsym + "/Contents/Resources/DWARF/" + std::filesystem::path(build.binary).filename().string();
   return true;
 }
 
@@ -380,8 +375,8 @@ TEST_F(NativeToolsTest, DsymOfExecutableMatchesLlvmSymbolizerWithTextVmaddr) {
   NativeResolver resolver(*store.store, {});
   CodeRange range = codeRange(build.dwarf);
   ASSERT_GT(range.begin, 0x100000000u) << "an executable's __TEXT starts at 4 GiB";
-  auto result = compareWithLlvm(resolver, debugIdOf(*report), "Shapes", build.dwarf, range,
-                                0x100000000, 4, Expect::kFullFrames);
+  auto result =
+      compareWithLlvm(resolver, debugIdOf(*report), "Shapes", build.dwarf, range, 0x100000000, 4, Expect::kFullFrames);
   EXPECT_GT(result.with_inlines, 10u);
   EXPECT_GT(result.tiers["dwarf"], 100u);
 }
@@ -394,8 +389,8 @@ TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {
   auto report = ingestPath(*store.store, build.binary, SymbolKind::kMachO);
   ASSERT_TRUE(report) << report.error().describe();
   NativeResolver resolver(*store.store, {});
-  auto result = compareWithLlvm(resolver, debugIdOf(*report), "Bare", build.binary,
-                                codeRange(build.binary), 0x100000000, 4, Expect::kFunctionOnly);
+  auto result = compareWithLlvm(resolver, debugIdOf(*report), "Bare", build.binary, codeRange(build.binary),
+                                0x100000000, 4, Expect::kFunctionOnly);
   EXPECT_GT(result.tiers["symtab"], 50u);
 }
 
@@ -406,8 +401,7 @@ TEST_F(NativeToolsTest, FatDsymStoresOneImagePerArchitecture) {
   ASSERT_FALSE(intel.binary.empty());
   IosBuild fat;
   fat.binary = work.file("Fat");
-  ASSERT_TRUE(runOrFail("llvm-lipo-19 -create " + arm.binary + " " + intel.binary + " -output " +
-                        fat.binary));
+  ASSERT_TRUE(runOrFail("llvm-lipo-19 -create " + arm.binary + " " + intel.binary + " -output " + fat.binary));
   ASSERT_TRUE(makeDsym(work, fat, "Fat"));
   TestStore store;
   auto report = ingestPath(*store.store, fat.dsym, SymbolKind::kDsym);
@@ -424,13 +418,11 @@ TEST_F(NativeToolsTest, FatDsymStoresOneImagePerArchitecture) {
     }
     id_of_arch[arch] = id;
   }
-  auto arm_result = compareWithLlvm(resolver, id_of_arch["arm64"], "Fat", fat.dwarf,
-                                    codeRange(fat.dwarf, "arm64"), 0x100000000, 4,
-                                    Expect::kFullFrames, "--default-arch=arm64");
+  auto arm_result = compareWithLlvm(resolver, id_of_arch["arm64"], "Fat", fat.dwarf, codeRange(fat.dwarf, "arm64"),
+                                    0x100000000, 4, Expect::kFullFrames, "--default-arch=arm64");
   EXPECT_GT(arm_result.tiers["dwarf"], 100u);
-  auto intel_result = compareWithLlvm(resolver, id_of_arch["x86_64"], "Fat", fat.dwarf,
-                                      codeRange(fat.dwarf, "x86_64"), 0x100000000, 1,
-                                      Expect::kFullFrames, "--default-arch=x86_64");
+  auto intel_result = compareWithLlvm(resolver, id_of_arch["x86_64"], "Fat", fat.dwarf, codeRange(fat.dwarf, "x86_64"),
+                                      0x100000000, 1, Expect::kFullFrames, "--default-arch=x86_64");
   EXPECT_GT(intel_result.tiers["dwarf"], 100u);
 }
 
@@ -482,22 +474,19 @@ TEST_F(NativeToolsTest, AppleCrashReportLinesResolveByModuleName) {
   CodeRange range = codeRange(build.dwarf);
   uint64_t runtime = 0x104a14000 + (range.begin - 0x100000000) + 8;
   char text[160];
-  snprintf(text, sizeof(text), "3   Report   0x%016llx 0x104a14000 + %llu",
-           static_cast<unsigned long long>(runtime),
+  snprintf(text, sizeof(text), "3   Report   0x%016llx 0x104a14000 + %llu", static_cast<unsigned long long>(runtime),
            static_cast<unsigned long long>(runtime - 0x104a14000));
   stack::StackLine line = stack::parseStackLine(text);
   ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
   NativeResolver resolver(*store.store, {});
-  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", ""}, *line.native(),
-                                line.native()->address);
+  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", ""}, *line.native(), line.native()->address);
   ASSERT_TRUE(lookup);
   ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << describe(*lookup);
   auto oracle = symbolizeWithLlvm(build.dwarf, {range.begin + 8});
   ASSERT_EQ(oracle.size(), 1u);
   EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function);
   // Another build of the same app did not upload this module.
-  auto other = resolver.lookup({"shop", "2.2(220)", "ios", ""}, *line.native(),
-                               line.native()->address);
+  auto other = resolver.lookup({"shop", "2.2(220)", "ios", ""}, *line.native(), line.native()->address);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
 }
@@ -517,14 +506,13 @@ std::string walkAsText(const native::ImageSlice& slice, unsigned threads, unsign
       out << std::hex << f.begin << "-" << f.end << std::dec;
       for (const auto& n : f.nodes) {
         out << " {" << n.parent << " " << n.name << " "
-            << (n.call_file < unit.files.size() ? unit.files[n.call_file] : "-") << ":"
-            << n.call_line << ":" << n.call_column << "}";
+            << (n.call_file < unit.files.size() ? unit.files[n.call_file] : "-") << ":" << n.call_line << ":"
+            << n.call_column << "}";
       }
       for (const auto& t : f.tiles) out << " t" << std::hex << t.begin << std::dec << ">" << t.node;
       for (const auto& l : f.lines) {
-        out << " l" << std::hex << l.begin << std::dec << "="
-            << (l.file < unit.files.size() ? unit.files[l.file] : "-") << ":" << l.line << ":"
-            << l.column;
+        out << " l" << std::hex << l.begin << std::dec << "=" << (l.file < unit.files.size() ? unit.files[l.file] : "-")
+            << ":" << l.line << ":" << l.column;
       }
       out << "\n";
     }
@@ -564,8 +552,8 @@ TEST_F(NativeToolsTest, CrossUnitInliningAfterLtoIsWalkedSequentiallyAndMatchesL
             "  return helper(n) + helper(n + 3) * 2;\n}\nint entry(int n) { return user(n); }\n");
   std::string so = work.file("liblto.so");
   for (const char* name : {"helper", "user"}) {
-    ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -O2 -flto -c " + work.file(std::string(name) + ".c") +
-                          " -o " + work.file(std::string(name) + ".o")));
+    ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -O2 -flto -c " + work.file(std::string(name) + ".c") + " -o " +
+                          work.file(std::string(name) + ".o")));
   }
   ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -flto -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
                         work.file("helper.o") + " " + work.file("user.o") + " -o " + so));
@@ -574,8 +562,8 @@ TEST_F(NativeToolsTest, CrossUnitInliningAfterLtoIsWalkedSequentiallyAndMatchesL
   auto report = ingestPath(*store.store, so, SymbolKind::kElf);
   ASSERT_TRUE(report) << report.error().describe();
   NativeResolver resolver(*store.store, {});
-  auto result = compareWithLlvm(resolver, debugIdOf(*report), "liblto.so", so, codeRange(so), 0, 2,
-                                Expect::kFullFrames);
+  auto result =
+      compareWithLlvm(resolver, debugIdOf(*report), "liblto.so", so, codeRange(so), 0, 2, Expect::kFullFrames);
   EXPECT_GT(result.with_inlines, 2u) << "helper() should be inlined into user() across units";
 }
 
@@ -592,8 +580,8 @@ TEST_F(NativeToolsTest, TruncatedAndCorruptedFilesAreRejectedOrSurvivedNeverCras
   meta.app = "demo";
   meta.build_id = "1";
   size_t errors = 0;
-  for (size_t length : {size_t{0}, size_t{3}, size_t{16}, size_t{64}, bytes.size() / 3,
-                        bytes.size() / 2, bytes.size() - 100}) {
+  for (size_t length :
+       {size_t{0}, size_t{3}, size_t{16}, size_t{64}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 100}) {
     UploadContent content;
     std::string truncated = bytes.substr(0, length);
     content.bytes = truncated;
@@ -601,8 +589,7 @@ TEST_F(NativeToolsTest, TruncatedAndCorruptedFilesAreRejectedOrSurvivedNeverCras
     auto result = ingestNative(*store.store, meta, content, IngestOptions{});
     if (!result) {
       ++errors;
-      EXPECT_NE(result.error().message().find("libbroken.so"), std::string::npos)
-          << result.error().describe();
+      EXPECT_NE(result.error().message().find("libbroken.so"), std::string::npos) << result.error().describe();
     }
   }
   EXPECT_GE(errors, 4u) << "short files must be rejected with a message naming the file";

@@ -43,11 +43,25 @@ FunctionRecord workedExample() {
 
 TEST(NativeRecords, WorkedExampleEncodesAsDocumented) {
   EXPECT_EQ(bytesToHex(encodeFunction(workedExample())),
-            "01" "8001" "00" "02" "0001000000" "0103020905" "03" "0000" "1001" "1000"
-            "03" "00021003" "1002090a" "10020e01");
+            "01"
+            "8001"
+            "00"
+            "02"
+            "0001000000"
+            "0103020905"
+            "03"
+            "0000"
+            "1001"
+            "1000"
+            "03"
+            "00021003"
+            "1002090a"
+            "10020e01");
   std::string id = hexToBytes("ba78e30f9664d0150fba525ab5981b190011aabb");
   EXPECT_EQ(bytesToHex(functionKey(id, 0x10d00)),
-            "4614" "ba78e30f9664d0150fba525ab5981b190011aabb" "0000000000010d00");
+            "4614"
+            "ba78e30f9664d0150fba525ab5981b190011aabb"
+            "0000000000010d00");
 }
 
 TEST(NativeRecords, FunctionRoundTrip) {
@@ -121,20 +135,14 @@ TEST(NativeRecords, SymbolChunkImageStringsRoundTrip) {
 }
 
 TEST(NativeIds, AliasFormsOfBuildIdsAndUuids) {
-  auto aliases = native::debugIdAliases(native::ObjectFormat::kElf,
-                                        "ba78e30f9664d0150fba525ab5981b190011aabb");
-  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "ba78e30f9664d0150fba525ab5981b19"),
-            aliases.end());
-  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b19"),
-            aliases.end());
-  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b190"),
-            aliases.end());
+  auto aliases = native::debugIdAliases(native::ObjectFormat::kElf, "ba78e30f9664d0150fba525ab5981b190011aabb");
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "ba78e30f9664d0150fba525ab5981b19"), aliases.end());
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b19"), aliases.end());
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "0fe378ba649615d00fba525ab5981b190"), aliases.end());
   // Short (8-byte) build ids are zero padded to 16 bytes first, as Breakpad does.
   auto short_id = native::debugIdAliases(native::ObjectFormat::kElf, "0011223344556677");
-  EXPECT_NE(std::find(short_id.begin(), short_id.end(), "00112233445566770000000000000000"),
-            short_id.end());
-  auto uuid = native::debugIdAliases(native::ObjectFormat::kMachO,
-                                     "8c17697f2e8439e5b491fcf5169106ff");
+  EXPECT_NE(std::find(short_id.begin(), short_id.end(), "00112233445566770000000000000000"), short_id.end());
+  auto uuid = native::debugIdAliases(native::ObjectFormat::kMachO, "8c17697f2e8439e5b491fcf5169106ff");
   ASSERT_EQ(uuid.size(), 1u);
   EXPECT_EQ(uuid[0], "8c17697f2e8439e5b491fcf5169106ff0");
 }
@@ -151,13 +159,15 @@ TEST(NativeDemangle, CxxRustObjcSwift) {
 
 TEST(NativeObject, UnreadableUploadsGetActionableErrors) {
   for (std::string bytes : {std::string(), std::string("PK\x03\x04 not really", 15),
-                            std::string("\x7f" "ELF", 4), std::string(200, '\0')}) {
+                            std::string("\x7f"
+                                        "ELF",
+                                        4),
+                            std::string(200, '\0')}) {
     native::NativeOpenOptions options;
     options.display_name = "libx.so";
     auto file = native::NativeFile::fromBytes(bytes, options);
     ASSERT_FALSE(file);
-    EXPECT_NE(file.error().message().find("libx.so"), std::string::npos)
-        << file.error().describe();
+    EXPECT_NE(file.error().message().find("libx.so"), std::string::npos) << file.error().describe();
   }
   auto directory = native::NativeFile::open(TempDir().path());
   ASSERT_FALSE(directory);
@@ -186,8 +196,7 @@ class HandWrittenStore : public ::testing::Test {
     FunctionRecord function = workedExample();
     function.outer_name = 3;
     batch.Put(family, functionKey(id, function.begin), encodeFunction(function));
-    batch.Put(family, stringBlockKey(id, 0),
-              encodeStringBlock({"main", "/src/a.c", "helper", "main_from_symtab"}));
+    batch.Put(family, stringBlockKey(id, 0), encodeStringBlock({"main", "/src/a.c", "helper", "main_from_symtab"}));
     SymbolChunk chunk;
     chunk.begin = 0x10000;
     chunk.symbols = {{0x10000, 0x80, 0, "init"}, {0x10d00, 0x80, 0, "main"}};
@@ -281,13 +290,11 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   ImageRecord image;
   image.has_symbols = true;
   image.module = "libother.so";
-  batch.Put(store.store->family(SymbolFamily::kNative), imageKey(hexToBytes(other)),
-            encodeImage(image));
+  batch.Put(store.store->family(SymbolFamily::kNative), imageKey(hexToBytes(other)), encodeImage(image));
   SymbolChunk chunk;
   chunk.begin = 0;
   chunk.symbols = {{0, 0x100, 0, "start"}};
-  batch.Put(store.store->family(SymbolFamily::kNative), symbolKey(hexToBytes(other), 0),
-            encodeSymbolChunk(chunk));
+  batch.Put(store.store->family(SymbolFamily::kNative), symbolKey(hexToBytes(other), 0), encodeSymbolChunk(chunk));
   ASSERT_TRUE(store.store->write(batch));
   resolver.forget(other);
   auto after = resolver.lookup(scope, frame(other), 0x10);
@@ -311,12 +318,15 @@ TEST_F(HandWrittenStore, CorruptRecordsAreErrorsNotCrashes) {
 
 std::string minimalElf() {
   std::string elf(64, '\0');
-  memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
-  elf[16] = 3;     // ET_DYN
+  memcpy(elf.data(),
+         "\x7f"
+         "ELF\x02\x01\x01",
+         7);
+  elf[16] = 3;                       // ET_DYN
   elf[18] = static_cast<char>(183);  // EM_AARCH64
-  elf[20] = 1;     // EV_CURRENT
-  elf[52] = 64;    // e_ehsize
-  elf[58] = 64;    // e_shentsize
+  elf[20] = 1;                       // EV_CURRENT
+  elf[52] = 64;                      // e_ehsize
+  elf[58] = 64;                      // e_shentsize
   return elf;
 }
 
@@ -350,37 +360,36 @@ std::string elfWithCompressedDebugInfo(uint64_t declared_size) {
   const std::string names = std::string("\0.note.gnu.build-id\0.debug_info\0.shstrtab\0", 42);
   const size_t strtab = kDebug + kDebugSize, headers = (strtab + names.size() + 7) / 8 * 8;
   std::string elf = minimalElf();
-  put(elf, 32, uint64_t{kPhdr});       // e_phoff
-  put(elf, 40, uint64_t{headers});     // e_shoff
-  put(elf, 54, uint16_t{56});          // e_phentsize
-  put(elf, 56, uint16_t{1});           // e_phnum
-  put(elf, 60, uint16_t{4});           // e_shnum
-  put(elf, 62, uint16_t{3});           // e_shstrndx
-  put(elf, kPhdr, uint32_t{4});        // PT_NOTE
+  put(elf, 32, uint64_t{kPhdr});    // e_phoff
+  put(elf, 40, uint64_t{headers});  // e_shoff
+  put(elf, 54, uint16_t{56});       // e_phentsize
+  put(elf, 56, uint16_t{1});        // e_phnum
+  put(elf, 60, uint16_t{4});        // e_shnum
+  put(elf, 62, uint16_t{3});        // e_shstrndx
+  put(elf, kPhdr, uint32_t{4});     // PT_NOTE
   put(elf, kPhdr + 8, uint64_t{kNote});
   put(elf, kPhdr + 32, uint64_t{kNoteSize});
   put(elf, kPhdr + 40, uint64_t{kNoteSize});
   put(elf, kPhdr + 48, uint64_t{4});
-  put(elf, kNote, uint32_t{4});        // namesz ("GNU\0")
-  put(elf, kNote + 4, uint32_t{8});    // descsz
-  put(elf, kNote + 8, uint32_t{3});    // NT_GNU_BUILD_ID
+  put(elf, kNote, uint32_t{4});      // namesz ("GNU\0")
+  put(elf, kNote + 4, uint32_t{8});  // descsz
+  put(elf, kNote + 8, uint32_t{3});  // NT_GNU_BUILD_ID
   elf.resize(kDebug);
   memcpy(elf.data() + kNote + 12, "GNU\0\x12\x34\x56\x78\x9a\xbc\xde\xf0", 12);
-  put(elf, kDebug, uint32_t{1});       // ELFCOMPRESS_ZLIB
+  put(elf, kDebug, uint32_t{1});        // ELFCOMPRESS_ZLIB
   put(elf, kDebug + 8, declared_size);  // ch_size
-  put(elf, kDebug + 16, uint64_t{1});  // ch_addralign
+  put(elf, kDebug + 16, uint64_t{1});   // ch_addralign
   elf.resize(kDebug + kDebugSize, '\x5a');
   elf += names;
   elf.resize(headers + 4 * 64, '\0');  // section 0 stays null
-  auto section = [&](size_t index, uint32_t name, uint32_t type, uint64_t flags,
-                     uint64_t offset, uint64_t size) {
+  auto section = [&](size_t index, uint32_t name, uint32_t type, uint64_t flags, uint64_t offset, uint64_t size) {
     size_t at = headers + 64 * index;
     put(elf, at, name);
     put(elf, at + 4, type);
     put(elf, at + 8, flags);
     put(elf, at + 24, offset);
     put(elf, at + 32, size);
-    put(elf, at + 48, uint64_t{1});    // sh_addralign
+    put(elf, at + 48, uint64_t{1});  // sh_addralign
   };
   section(1, 1, 7 /*SHT_NOTE*/, 2 /*SHF_ALLOC*/, kNote, kNoteSize);
   section(2, 20, 1 /*SHT_PROGBITS*/, 0x800 /*SHF_COMPRESSED*/, kDebug, kDebugSize);
@@ -396,8 +405,8 @@ TEST(NativeFuzz, CompressedSectionClaimingHugeSizeIsRejected) {
   ASSERT_TRUE(file) << file.error().describe();
   ASSERT_EQ((*file)->slices().size(), 1u);
   EXPECT_EQ((*file)->slices()[0].debug_id, "123456789abcdef0");
-  auto walked = native::walkDwarf((*file)->slices()[0], {},
-                                  [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  auto walked =
+      native::walkDwarf((*file)->slices()[0], {}, [](const native::CompileUnitFunctions&) { return Status::ok(); });
   ASSERT_FALSE(walked);
   EXPECT_EQ(walked.error().code(), ErrorCode::kMalformedInput);
   EXPECT_NE(walked.error().message().find("compressed section .debug_info claims 111669149697 "
@@ -413,9 +422,8 @@ TEST(NativeFuzz, CompressedSectionClaimingHugeSizeIsRejected) {
   std::vector<std::string> warnings;
   native::DwarfWalkOptions options;
   options.warnings = &warnings;
-  auto plausible_walk = native::walkDwarf(
-      (*plausible_file)->slices()[0], options,
-      [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  auto plausible_walk = native::walkDwarf((*plausible_file)->slices()[0], options,
+                                          [](const native::CompileUnitFunctions&) { return Status::ok(); });
   EXPECT_TRUE(plausible_walk) << plausible_walk.error().message();
 
   // The absolute cap (DwarfWalkOptions::max_uncompressed_section_bytes) applies on its own.
@@ -448,27 +456,27 @@ std::string machOWithHostileObjcCounts(uint64_t catlist_size) {
   put(macho, kSegment, uint32_t{0x19});         // LC_SEGMENT_64
   put(macho, kSegment + 4, uint32_t{kSegmentSize});
   memcpy(macho.data() + kSegment + 8, "__DATA", 6);
-  put(macho, kSegment + 24, uint64_t{0});             // vmaddr
-  put(macho, kSegment + 32, uint64_t{1} << 44);       // vmsize: room for the claimed section
-  put(macho, kSegment + 40, uint64_t{0});             // fileoff
-  put(macho, kSegment + 48, uint64_t{kFileSize});     // filesize
-  put(macho, kSegment + 64, uint32_t{1});             // nsects
+  put(macho, kSegment + 24, uint64_t{0});          // vmaddr
+  put(macho, kSegment + 32, uint64_t{1} << 44);    // vmsize: room for the claimed section
+  put(macho, kSegment + 40, uint64_t{0});          // fileoff
+  put(macho, kSegment + 48, uint64_t{kFileSize});  // filesize
+  put(macho, kSegment + 64, uint32_t{1});          // nsects
   size_t section = kSegment + 72;
   memcpy(macho.data() + section, "__objc_catlist", 14);
   memcpy(macho.data() + section + 16, "__DATA", 6);
-  put(macho, section + 32, uint64_t{kCatlist});       // addr
-  put(macho, section + 40, catlist_size);             // size
-  put(macho, section + 48, uint32_t{kCatlist});       // offset
-  put(macho, section + 52, uint32_t{3});              // align 2^3
-  put(macho, section + 64, uint32_t{1});              // flags: S_ZEROFILL
+  put(macho, section + 32, uint64_t{kCatlist});  // addr
+  put(macho, section + 40, catlist_size);        // size
+  put(macho, section + 48, uint32_t{kCatlist});  // offset
+  put(macho, section + 52, uint32_t{3});         // align 2^3
+  put(macho, section + 64, uint32_t{1});         // flags: S_ZEROFILL
   memcpy(macho.data() + kName, "Extras", 6);
   memcpy(macho.data() + kSelector, "qux", 3);
-  put(macho, kCategory, uint64_t{kName});             // category_t.name
-  put(macho, kCategory + 16, uint64_t{kList});        // instanceMethods
-  put(macho, kList, uint32_t{24});                    // entsize, classic entries
-  put(macho, kList + 4, uint32_t{0xffffffff});        // count
-  put(macho, kList + 8, uint64_t{kSelector});         // entry 0: SEL
-  put(macho, kList + 24, uint64_t{0x40});             // entry 0: imp
+  put(macho, kCategory, uint64_t{kName});       // category_t.name
+  put(macho, kCategory + 16, uint64_t{kList});  // instanceMethods
+  put(macho, kList, uint32_t{24});              // entsize, classic entries
+  put(macho, kList + 4, uint32_t{0xffffffff});  // count
+  put(macho, kList + 8, uint64_t{kSelector});   // entry 0: SEL
+  put(macho, kList + 24, uint64_t{0x40});       // entry 0: imp
   put(macho, kCatlist, uint64_t{kCategory});
   return macho;
 }
@@ -488,15 +496,14 @@ TEST(NativeFuzz, ObjcCountsBeyondTheFileEndWhereTheBytesEnd) {
 }
 
 std::string regressionFile(const std::string& name) {
-  std::ifstream in(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions/" + name,
-                   std::ios::binary);
+  std::ifstream in(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions/" + name, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 TEST(NativeFuzz, EveryCheckedInRegressionInputSurvives) {
   size_t files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions")) {
     if (entry.path().extension() != ".so") continue;
     std::string bytes = regressionFile(entry.path().filename().string());
     ASSERT_FALSE(bytes.empty()) << entry.path();
@@ -507,8 +514,8 @@ TEST(NativeFuzz, EveryCheckedInRegressionInputSurvives) {
   std::string compressed = regressionFile("compressed-section-claims-104gb.so");
   auto file = native::NativeFile::fromBytes(compressed);
   ASSERT_TRUE(file) << file.error().describe();
-  auto walked = native::walkDwarf((*file)->slices()[0], {},
-                                  [](const native::CompileUnitFunctions&) { return Status::ok(); });
+  auto walked =
+      native::walkDwarf((*file)->slices()[0], {}, [](const native::CompileUnitFunctions&) { return Status::ok(); });
   ASSERT_FALSE(walked);
   EXPECT_NE(walked.error().message().find("claims"), std::string::npos);
 }
@@ -540,13 +547,17 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
 }
 
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
-  std::vector<std::string> seeds = {minimalElf(), minimalMachO(1), minimalMachO(0xffffffff),
-                                    fatHeader(1), fatHeader(0x7fffffff),
+  std::vector<std::string> seeds = {minimalElf(),
+                                    minimalMachO(1),
+                                    minimalMachO(0xffffffff),
+                                    fatHeader(1),
+                                    fatHeader(0x7fffffff),
                                     elfWithCompressedDebugInfo(0x1a00000001),
                                     elfWithCompressedDebugInfo(64),
                                     machOWithHostileObjcCounts(uint64_t{1} << 40),
                                     encodeFunction(workedExample()),
-                                    encodeImage(ImageRecord{}), encodeStringBlock({"x", "y"})};
+                                    encodeImage(ImageRecord{}),
+                                    encodeStringBlock({"x", "y"})};
   uint64_t state = 0x2545F4914F6CDD1Dull;
   auto next = [&state] {
     state ^= state << 13;

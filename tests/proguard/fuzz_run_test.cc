@@ -17,7 +17,8 @@ const char* const kSeeds[] = {
     "    1:2:void a.B.g(int,long):3:4 -> a\n    1:2:void h():9 -> a\n"
     "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['throws(La;)'],'actions':['removeInnerFrames(1)']}\n"
     "    3:3:int o():0 -> b\n# {'id':'com.android.tools.r8.outline'}\n"
-    "    4:4:int c():0:0 -> c\n# {'id':'com.android.tools.r8.outlineCallsite','positions':{'3':5},'outline':'La;b()I'}\n"
+    "    4:4:int c():0:0 -> c\n# "
+    "{'id':'com.android.tools.r8.outlineCallsite','positions':{'3':5},'outline':'La;b()I'}\n"
     "    5:5:int c():70:70 -> c\n    void s() -> d\n# {'id':'com.android.tools.r8.synthesized'}\n"
     "    0:65535:void k():7:7 -> e\n    void x(int):10:12 -> f\n    void y(long) -> f\n",
     ("b.B -> b:\n    1:4294967295:void z():4294967290:4294967295 -> a\n    1:1:void w():1 -> a\n"
@@ -38,10 +39,18 @@ TEST(ProguardFuzz, DeterministicRunOverSeedsMutationsAndRandomInputs) {
       for (int e = 0; e < edits && !mutated.empty(); ++e) {
         size_t at = random() % mutated.size();
         switch (random() % 4) {
-          case 0: mutated[at] = static_cast<char>(random()); break;
-          case 1: mutated.erase(at, 1 + random() % 8); break;
-          case 2: mutated.insert(at, std::string(1 + random() % 4, "0123456789:->( )\n#{}'"[random() % 21])); break;
-          default: mutated.insert(at, mutated.substr(random() % mutated.size(), random() % 40)); break;
+          case 0:
+            mutated[at] = static_cast<char>(random());
+            break;
+          case 1:
+            mutated.erase(at, 1 + random() % 8);
+            break;
+          case 2:
+            mutated.insert(at, std::string(1 + random() % 4, "0123456789:->( )\n#{}'"[random() % 21]));
+            break;
+          default:
+            mutated.insert(at, mutated.substr(random() % mutated.size(), random() % 40));
+            break;
         }
       }
       fuzzProguardOnce(reinterpret_cast<const uint8_t*>(mutated.data()), mutated.size());

@@ -85,7 +85,7 @@ TEST(MappingReader, MetadataIsScopedByMapVersion) {
   ASSERT_TRUE(classes[2].methods[1].outline_callsite.has_value());
   EXPECT_EQ(classes[2].methods[1].outline_callsite->positions.size(), 2u);
   EXPECT_EQ(classes[2].methods[1].outline_callsite->outline, "");  // the key is 2.2
-  EXPECT_EQ(reader.warnings().size(), 2u);  // synthesized before 1.0, outline before 2.0
+  EXPECT_EQ(reader.warnings().size(), 2u);                         // synthesized before 1.0, outline before 2.0
 }
 
 TEST(MappingReader, WarnsOnUnknownIdsAndNewerVersionsButKeepsReading) {
@@ -111,7 +111,8 @@ TEST(MappingReader, RewriteFrameRules) {
       "    1:1:void f():3:3 -> a\n"
       "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['throws(Ljava/lang/NullPointerException;)'],"
       "'actions':['removeInnerFrames(2)']}\n"
-      "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['catches(X)'],'actions':['removeInnerFrames(1)']}\n";
+      "    # "
+      "{'id':'com.android.tools.r8.rewriteFrame','conditions':['catches(X)'],'actions':['removeInnerFrames(1)']}\n";
   MappingReader reader(text);
   auto classes = readAll(text, reader);
   ASSERT_EQ(classes.size(), 1u);

@@ -33,7 +33,9 @@ Expected<std::string> run(const std::string& command) {
   return output;
 }
 
-std::string quote(const fs::path& path) { return "'" + path.string() + "'"; }
+std::string quote(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
 
 void requireTools() {
   bool jars = fs::exists(kDeps / "lib") && fs::exists(kDeps / "retrace");
@@ -149,13 +151,13 @@ TEST(ProguardTools, RestoredTracesEqualTheOriginalRun) {
   ASSERT_NE(build->obfuscated_trace, build->original_trace);
   ASSERT_NE(build->mapping.find("1:"), std::string::npos);
   // ProGuard really inlined across methods: some minified range maps to several frames.
-  ASSERT_TRUE(std::regex_search(build->mapping, std::regex(R"(\n +(\d+:\d+):[^\n]+\n +\1:)")))
-      << build->mapping;
+  ASSERT_TRUE(std::regex_search(build->mapping, std::regex(R"(\n +(\d+:\d+):[^\n]+\n +\1:)"))) << build->mapping;
   auto report = harness.ingest(build->mapping, "demo", "1.0");
   ASSERT_TRUE(report) << report.error().describe();
   std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "1.0", "android", ""});
-  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace))
-      << "mapping:\n" << build->mapping << "\nobfuscated:\n" << build->obfuscated_trace;
+  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
+                                                                               << build->mapping << "\nobfuscated:\n"
+                                                                               << build->obfuscated_trace;
 }
 
 // ClassCastException messages name the classes involved ("class a.b cannot be cast to class
@@ -174,8 +176,9 @@ TEST(ProguardTools, ClassNamesInsideExceptionMessagesEqualTheOriginalRun) {
   auto report = harness.ingest(build->mapping, "demo", "3.0");
   ASSERT_TRUE(report) << report.error().describe();
   std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "3.0", "android", ""});
-  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace))
-      << "mapping:\n" << build->mapping << "\nobfuscated:\n" << build->obfuscated_trace;
+  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
+                                                                               << build->mapping << "\nobfuscated:\n"
+                                                                               << build->obfuscated_trace;
 }
 
 TEST(ProguardTools, AgreesWithProguardRetraceOnFullyOptimizedBuild) {

@@ -13,8 +13,8 @@ namespace {
 
 const std::string kMapA = lines({"# compiler: R8", "# pg_map_id: aaaa111", "# pg_map_hash: SHA-256 aaaa111ffff",
                                  "org.app.Alpha -> a:", "    1:1:void run():10:10 -> a"});
-const std::string kMapB = lines({"# compiler: R8", "# pg_map_id: bbbb222", "org.app.Beta -> a:",
-                                 "    1:1:void run():20:20 -> a"});
+const std::string kMapB =
+    lines({"# compiler: R8", "# pg_map_id: bbbb222", "org.app.Beta -> a:", "    1:1:void run():20:20 -> a"});
 
 TEST(ProguardStore, MissingMappingIsReportedWithTheBuild) {
   RetraceHarness harness;
@@ -99,7 +99,8 @@ TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
   EXPECT_NE(empty.error().message().find("no class mappings"), std::string::npos);
   auto broken = harness.ingest(lines({"a.A -> a:", "    1:1:void f():3:3 -> a", "b.B -> b", "    void g() -> a"}));
   ASSERT_FALSE(broken);
-  EXPECT_NE(broken.error().message().find("mapping.txt: mapping line 3"), std::string::npos) << broken.error().message();
+  EXPECT_NE(broken.error().message().find("mapping.txt: mapping line 3"), std::string::npos)
+      << broken.error().message();
   std::unique_ptr<rocksdb::Iterator> it(
       harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(SymbolFamily::kProguard)));
   it->SeekToFirst();
@@ -107,13 +108,14 @@ TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
 }
 
 TEST(ProguardStore, ClassRecordRoundTripAndCorruptionIsAnError) {
-  const std::string text = lines({"# {'id':'com.android.tools.r8.mapping','version':'2.2'}", "a.A -> q:",
-                                        "# {'id':'sourceFile','fileName':'A.kt'}", "    1:2:int a.B.f(int,long):3:4 -> a",
-                                        "    1:2:int g():9 -> a",
-                                        "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['throws(La;)'],"
-                                        "'actions':['removeInnerFrames(1)']}",
-                                        "    3:3:int g():0:0 -> a",
-                                        "    # {'id':'com.android.tools.r8.outlineCallsite','positions':{'1':2},'outline':'Lb;a()V'}"});
+  const std::string text =
+      lines({"# {'id':'com.android.tools.r8.mapping','version':'2.2'}",
+             "a.A -> q:", "# {'id':'sourceFile','fileName':'A.kt'}", "    1:2:int a.B.f(int,long):3:4 -> a",
+             "    1:2:int g():9 -> a",
+             "    # {'id':'com.android.tools.r8.rewriteFrame','conditions':['throws(La;)'],"
+             "'actions':['removeInnerFrames(1)']}",
+             "    3:3:int g():0:0 -> a",
+             "    # {'id':'com.android.tools.r8.outlineCallsite','positions':{'1':2},'outline':'Lb;a()V'}"});
   proguard::MappingReader reader(text);  // reads `text` in place: it must outlive the reader
   proguard::ClassMapping mapping;
   auto more = reader.next(mapping);
@@ -174,8 +176,8 @@ namespace {
 
 // The worked example at the top of symbolstore/proguard/proguard_records.h, byte for byte.
 TEST(ProguardStore, ClassRecordMatchesTheDocumentedExample) {
-  const std::string text = lines({"com.example.Foo -> a.b:", "    1:1:void com.example.Util.log():7:7 -> c",
-                                  "    1:1:void bar(int):14 -> c"});
+  const std::string text = lines(
+      {"com.example.Foo -> a.b:", "    1:1:void com.example.Util.log():7:7 -> c", "    1:1:void bar(int):14 -> c"});
   proguard::MappingReader reader(text);
   proguard::ClassMapping mapping;
   auto more = reader.next(mapping);
@@ -196,8 +198,8 @@ namespace {
 
 // Records written by the previous format (v1: no field section) are still read.
 TEST(ProguardStore, ClassRecordVersion1IsStillRead) {
-  const std::string text = lines({"com.example.Foo -> a.b:", "    int count -> x", "    1:1:void com.example.Util.log():7:7 -> c",
-                                  "    1:1:void bar(int):14 -> c"});
+  const std::string text = lines({"com.example.Foo -> a.b:", "    int count -> x",
+                                  "    1:1:void com.example.Util.log():7:7 -> c", "    1:1:void bar(int):14 -> c"});
   proguard::MappingReader reader(text);
   proguard::ClassMapping mapping;
   auto more = reader.next(mapping);
@@ -230,8 +232,8 @@ TEST(ProguardStore, ClassRecordVersion1IsStillRead) {
 TEST(ProguardStore, MethodTableFindsEveryMethod) {
   std::string text = "org.app.Big -> b:\n";
   for (int m = 0; m < 300; ++m) {
-    text += "    " + std::to_string(m + 1) + ":" + std::to_string(m + 1) + ":void m" + std::to_string(m) + "():" +
-            std::to_string(m + 100) + " -> n" + std::to_string(m) + "\n";
+    text += "    " + std::to_string(m + 1) + ":" + std::to_string(m + 1) + ":void m" + std::to_string(m) +
+            "():" + std::to_string(m + 100) + " -> n" + std::to_string(m) + "\n";
   }
   proguard::MappingReader reader(text);
   proguard::ClassMapping mapping;
@@ -289,9 +291,9 @@ TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
   for (int c = 0; c < 300; ++c) {
     mapping += "org.app.C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
     for (int m = 0; m < 10; ++m) {
-      mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" + std::to_string(m) +
-                 "():" + std::to_string(100 + m * 10) + ":" + std::to_string(108 + m * 10) + " -> " +
-                 std::string(1, static_cast<char>('a' + m)) + "\n";
+      mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" +
+                 std::to_string(m) + "():" + std::to_string(100 + m * 10) + ":" + std::to_string(108 + m * 10) +
+                 " -> " + std::string(1, static_cast<char>('a' + m)) + "\n";
     }
   }
   ASSERT_TRUE(harness.ingest(mapping));

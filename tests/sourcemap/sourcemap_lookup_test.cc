@@ -87,8 +87,11 @@ std::string syntheticMap(int lines, int segments_per_line) {
   std::string content;
   for (int i = 0; i < 200; ++i) content += "line " + std::to_string(i + 1) + "\\n";
   return R"({"version":3,"file":"bundle.min.js","sources":["s0.js","s1.js","s2.js"],)"
-         R"("sourcesContent":[")" + content + R"(",null,null],"ignoreList":[2],)"
-         R"("names":["n0","n1","n2","n3","n4"],"mappings":")" + sourcemap::test::encodeMappings(encoded) + "\"}";
+         R"("sourcesContent":[")" +
+         content +
+         R"(",null,null],"ignoreList":[2],)"
+         R"("names":["n0","n1","n2","n3","n4"],"mappings":")" +
+         sourcemap::test::encodeMappings(encoded) + "\"}";
 }
 
 TEST_F(SourcemapStoreTest, EveryPositionOfAMultiChunkMapResolves) {
@@ -135,12 +138,10 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
   EXPECT_EQ(other->missing_id, "bundle.min.js");
   // React Native scopes by build: build 2.0 has no map although 1.0 does.
-  auto rn_old = resolver.lookup(eventScope("shop", "1.0", "react_native"),
-                                frame("index.android.bundle", 1, 8));
+  auto rn_old = resolver.lookup(eventScope("shop", "1.0", "react_native"), frame("index.android.bundle", 1, 8));
   ASSERT_TRUE(rn_old);
   EXPECT_EQ(rn_old->status, FrameStatus::kSymbolicated);
-  auto rn_new = resolver.lookup(eventScope("shop", "2.0", "react_native"),
-                                frame("index.android.bundle", 1, 8));
+  auto rn_new = resolver.lookup(eventScope("shop", "2.0", "react_native"), frame("index.android.bundle", 1, 8));
   ASSERT_TRUE(rn_new);
   EXPECT_EQ(rn_new->status, FrameStatus::kMissingSymbols);
   // Line 2 has no mappings: not found.
@@ -237,8 +238,9 @@ TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
   ASSERT_TRUE(native);
   EXPECT_EQ(native->status, FrameStatus::kNotFound);
   auto segment = resolver.lookup(
-      scope, *stack::parseStackLine(R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")
-                  .jsFrame());
+      scope,
+      *stack::parseStackLine(R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")
+           .jsFrame());
   ASSERT_TRUE(segment);
   EXPECT_EQ(segment->status, FrameStatus::kNotFound);
   EXPECT_NE(segment->note.find("segment 4"), std::string::npos) << segment->note;
@@ -250,9 +252,12 @@ TEST_F(SourcemapStoreTest, RamBundleModuleNamesRouteToSegmentsAndModuleOffsets) 
   const std::string main_mappings = sourcemap::test::encodeMappings({{}, {}, {}, {{0, 0, 40, 0, -1}}});
   const std::string segment_mappings = sourcemap::test::encodeMappings({{{0, 0, 10, 0, -1}}, {{0, 0, 20, 0, -1}}});
   const std::string map = R"({"version":3,"file":"index.android.bundle","sources":["main.js"],"names":[],)"
-                          R"("mappings":")" + main_mappings + R"(","x_facebook_offsets":[null,3],)"
+                          R"("mappings":")" +
+                          main_mappings +
+                          R"(","x_facebook_offsets":[null,3],)"
                           R"("x_facebook_segments":{"1":{"version":3,"sources":["seg.js"],"names":[],)"
-                          R"("mappings":")" + segment_mappings + R"(","x_facebook_offsets":[null,null,1]}}})";
+                          R"("mappings":")" +
+                          segment_mappings + R"(","x_facebook_offsets":[null,null,1]}}})";
   const EventScope scope = eventScope("shop", "9", "react_native");
   {
     // Before any RAM-bundle map is uploaded, module names are missing symbols, like any name.
@@ -392,9 +397,10 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
   chunk.names = {"boom"};
   chunk.segments = {{0, 0, 0, 0, 0, -1}, {0, 4, 0, 0, 4, 0}};
   const std::string bytes = sourcemap_records::encodeChunk(chunk);
-  const std::string expected("\x02\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
-                             "boom\x02\x00\x00\x01\x00\x00\x00\x00\x04\x01\x00\x08\x01",
-                             30);
+  const std::string expected(
+      "\x02\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
+      "boom\x02\x00\x00\x01\x00\x00\x00\x00\x04\x01\x00\x08\x01",
+      30);
   EXPECT_EQ(bytes, expected);
   auto decoded = sourcemap_records::decodeChunk(bytes, 0, 0);
   ASSERT_TRUE(decoded);

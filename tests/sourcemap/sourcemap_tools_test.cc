@@ -2,10 +2,10 @@
 // maps (inline and "url" sections), a Metro-shaped map with Metro's own function maps, a Metro
 // RAM-bundle map (frames in "seg-1.js", "5.js", "seg-2_7.js" routed through x_facebook_segments
 // and x_facebook_offsets), Hermes bytecode maps from hermesc (frames as printed, and as Hermes
-// crash-report (SegmentID, FunctionID, ByteCodeOffset) objects) and a composed Metro+Hermes map. Each bundled frame, restored by
-// Restack, must land on the file, line and column of the same frame in the original run, and
-// agree with `source-map` (positions) and metro-symbolicate (positions, function names, ignore
-// list). Needs the npm tools from scripts/setup.sh.
+// crash-report (SegmentID, FunctionID, ByteCodeOffset) objects) and a composed Metro+Hermes map. Each bundled frame,
+// restored by Restack, must land on the file, line and column of the same frame in the original run, and agree with
+// `source-map` (positions) and metro-symbolicate (positions, function names, ignore list). Needs the npm tools from
+// scripts/setup.sh.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -56,16 +56,17 @@ std::string canonicalPath(const fs::path& path) {
 class SourcemapToolsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* tool : {".bin/esbuild", "hermes-engine-cli/linux64-bin/hermes", "hermes-engine-cli/linux64-bin/hbcdump",
-                             "metro-symbolicate", "source-map"}) {
+    for (const char* tool : {".bin/esbuild", "hermes-engine-cli/linux64-bin/hermes",
+                             "hermes-engine-cli/linux64-bin/hbcdump", "metro-symbolicate", "source-map"}) {
       ASSERT_TRUE(fs::exists(kNodeModules / tool))
           << (kNodeModules / tool).string() << " is missing: run scripts/setup.sh (scripts/setup.d/sourcemap.sh)";
     }
     work_ = fs::temp_directory_path() / ("restack-sm-tools-" + std::to_string(::getpid()));
     fs::remove_all(work_);
     fs::create_directories(work_);
-    const std::string command = "node " + (fs::path(RESTACK_SOURCE_DIR) / "tests/sourcemap/fixtures/make_cases.js").string() +
-                                " " + work_.string() + " " + kNodeModules.string() + " 2>" + (work_ / "make.log").string();
+    const std::string command =
+        "node " + (fs::path(RESTACK_SOURCE_DIR) / "tests/sourcemap/fixtures/make_cases.js").string() + " " +
+        work_.string() + " " + kNodeModules.string() + " 2>" + (work_ / "make.log").string();
     ASSERT_EQ(std::system(command.c_str()), 0) << command << "\n" << std::ifstream(work_ / "make.log").rdbuf();
     StoreOptions options;
     options.path = (work_ / "store").string();
@@ -112,7 +113,8 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
     for (simdjson::dom::element scenario : c["scenarios"].get_array().value()) {
       simdjson::dom::array frames = scenario["frames"].get_array().value();
       // The bundled run printed exactly as many of our frames as the original run.
-      ASSERT_EQ(frames.size(), scenario["expected_count"].get_uint64().value()) << name << " scenario " << scenario_index;
+      ASSERT_EQ(frames.size(), scenario["expected_count"].get_uint64().value())
+          << name << " scenario " << scenario_index;
       for (simdjson::dom::element frame : frames) {
         const std::string raw(frame["raw"].get_string().value());
         SCOPED_TRACE(name + ": " + raw);

@@ -17,8 +17,7 @@
 namespace restack::sourcemap {
 namespace {
 
-std::vector<Mapping> decodeAll(std::string_view mappings, uint32_t sources, uint32_t names,
-                               Status* status = nullptr) {
+std::vector<Mapping> decodeAll(std::string_view mappings, uint32_t sources, uint32_t names, Status* status = nullptr) {
   std::vector<Mapping> out;
   MappingLimits limits;
   limits.source_count = sources;
@@ -139,7 +138,8 @@ TEST(SourceMapDocument, IndexMapsAndSegments) {
   EXPECT_EQ(segmented->segments.at(1)->sources[0], "s.js");
 
   // Legacy RAM-bundle module offsets: null means "no such module".
-  auto modules = parseSourceMap(R"({"version":3,"sources":[],"names":[],"mappings":"","x_facebook_offsets":[0,null,12]})");
+  auto modules =
+      parseSourceMap(R"({"version":3,"sources":[],"names":[],"mappings":"","x_facebook_offsets":[0,null,12]})");
   ASSERT_TRUE(modules) << modules.error().message();
   EXPECT_EQ(modules->module_offsets, (std::vector<uint32_t>{0, kNoModuleOffset, 12}));
 }
@@ -161,8 +161,10 @@ TEST(SourceMapDocument, MalformedDocumentsGiveClearErrors) {
       {R"({"version":3,"sections":[{"offset":{"line":3,"column":0},"url":"a"},{"offset":{"line":1,"column":0},"url":"b"}]})",
        "before the previous section"},
       {R"({"version":3,"sources":[],"mappings":"","x_hermes_function_offsets":{"x":[1]}})", "non-numeric key"},
-      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":{"0":1}})", "\"x_facebook_offsets\" is not an array"},
-      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":[0,-3]})", "\"x_facebook_offsets[1]\" is not a non-negative"},
+      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":{"0":1}})",
+       "\"x_facebook_offsets\" is not an array"},
+      {R"({"version":3,"sources":[],"mappings":"","x_facebook_offsets":[0,-3]})",
+       "\"x_facebook_offsets[1]\" is not a non-negative"},
   };
   for (const Case& c : cases) {
     auto doc = parseSourceMap(c.json);
@@ -182,33 +184,32 @@ TEST(SourceMapDocument, DeepNestingIsRefused) {
 
 TEST(FunctionMap, DecodesMetroEncoding) {
   // (1,0) <global>; (2,4) foo; (2,9) <global> — built with the encoder below.
-  const std::string mappings = test::encodeVlq(0) + test::encodeVlq(0) + test::encodeVlq(0) + "," +
-                               test::encodeVlq(4) + test::encodeVlq(1) + test::encodeVlq(1) + "," +
-                               test::encodeVlq(5) + test::encodeVlq(-1);
+  const std::string mappings = test::encodeVlq(0) + test::encodeVlq(0) + test::encodeVlq(0) + "," + test::encodeVlq(4) +
+                               test::encodeVlq(1) + test::encodeVlq(1) + "," + test::encodeVlq(5) + test::encodeVlq(-1);
   auto map = decodeFunctionMap({"<global>", "foo"}, mappings);
   ASSERT_TRUE(map) << map.error().message();
   ASSERT_EQ(map->entries.size(), 3u);
   EXPECT_EQ(*map->enclosing(1, 3), "<global>");
   EXPECT_EQ(*map->enclosing(2, 6), "foo");
   EXPECT_EQ(*map->enclosing(2, 9), "<global>");
-  EXPECT_FALSE(decodeFunctionMap({"a"}, "AC"));   // name index 1 of 1
-  EXPECT_FALSE(decodeFunctionMap({"a"}, "A"));    // one field
+  EXPECT_FALSE(decodeFunctionMap({"a"}, "AC"));  // name index 1 of 1
+  EXPECT_FALSE(decodeFunctionMap({"a"}, "A"));   // one field
 }
 
 TEST(FunctionScanner, NamesEnclosingFunctions) {
   const std::string source =
-      "function outer(a) {\n"             // 1
-      "  const inner = (b) => {\n"        // 2
-      "    return b.map(x => x.y);\n"     // 3
-      "  };\n"                            // 4
-      "  return inner(a);\n"              // 5
-      "}\n"                               // 6
-      "class Shape {\n"                   // 7
-      "  constructor(r) { this.r = r; }\n"  // 8
-      "  area() { return `${this.r * 2}` + '}'; }\n"  // 9
-      "}\n"                               // 10
+      "function outer(a) {\n"                                    // 1
+      "  const inner = (b) => {\n"                               // 2
+      "    return b.map(x => x.y);\n"                            // 3
+      "  };\n"                                                   // 4
+      "  return inner(a);\n"                                     // 5
+      "}\n"                                                      // 6
+      "class Shape {\n"                                          // 7
+      "  constructor(r) { this.r = r; }\n"                       // 8
+      "  area() { return `${this.r * 2}` + '}'; }\n"             // 9
+      "}\n"                                                      // 10
       "exports.run = function (cb) { /* { */ return cb(); };\n"  // 11
-      "const re = /[}]/g; if (re) { top(); }\n";  // 12
+      "const re = /[}]/g; if (re) { top(); }\n";                 // 12
   FunctionMap map = inferFunctionMap(source);
   auto nameAt = [&](uint32_t line, uint32_t column) {
     const std::string* name = map.enclosing(line, column);
@@ -281,10 +282,18 @@ TEST(Fuzz, DeterministicRunOverMutatedMaps) {
     for (int m = 0; m < mutations && !input.empty(); ++m) {
       const size_t at = random() % input.size();
       switch (random() % 4) {
-        case 0: input[at] = static_cast<char>(random() % 256); break;
-        case 1: input.resize(at); break;
-        case 2: input.insert(at, input.substr(random() % input.size(), random() % 16)); break;
-        default: input.insert(at, 1, "{}[]\",:;/`$\\A+g"[random() % 16]); break;
+        case 0:
+          input[at] = static_cast<char>(random() % 256);
+          break;
+        case 1:
+          input.resize(at);
+          break;
+        case 2:
+          input.insert(at, input.substr(random() % input.size(), random() % 16));
+          break;
+        default:
+          input.insert(at, 1, "{}[]\",:;/`$\\A+g"[random() % 16]);
+          break;
       }
     }
     fuzzSourcemapOnce(reinterpret_cast<const uint8_t*>(input.data()), input.size());

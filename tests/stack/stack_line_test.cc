@@ -9,8 +9,8 @@ namespace restack::stack {
 namespace {
 
 TEST(StackLine, IosSdkFrame) {
-  StackLine line = parseStackLine(
-      "MDAP_testDemo9  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]");
+  StackLine line =
+      parseStackLine("MDAP_testDemo9  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]");
   ASSERT_EQ(line.kind, LineKind::kNative);
   const NativeFrameLine* frame = line.native();
   EXPECT_EQ(frame->module, "MDAP_testDemo9");
@@ -41,7 +41,8 @@ TEST(StackLine, AndroidSdkNativeFrame) {
 
 TEST(StackLine, TombstoneFrames) {
   StackLine line = parseStackLine(
-      "    #00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: 1f2e3d4c5b6a79881f2e3d4c5b6a7988aabbccdd)");
+      "    #00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: "
+      "1f2e3d4c5b6a79881f2e3d4c5b6a7988aabbccdd)");
   ASSERT_EQ(line.kind, LineKind::kNative);
   EXPECT_EQ(line.indent, "    ");
   EXPECT_EQ(line.native()->frame_index, 0u);
@@ -156,9 +157,9 @@ TEST(StackLine, JavaScriptFrames) {
 
 TEST(StackLine, HermesCrashReportFrames) {
   // One frame of a Hermes crash callstack, as the VM writes it (StackFrameRegOffs quoted).
-  StackLine crash = parseStackLine(
-      R"(  {"StackFrameRegOffs":"1234","FunctionID":12,"ByteCodeOffset":34,"CJSModuleOffset":2,)"
-      R"("SourceURL":"https://h/index.android.bundle?platform=android"})");
+  StackLine crash =
+      parseStackLine(R"(  {"StackFrameRegOffs":"1234","FunctionID":12,"ByteCodeOffset":34,"CJSModuleOffset":2,)"
+                     R"("SourceURL":"https://h/index.android.bundle?platform=android"})");
   ASSERT_EQ(crash.kind, LineKind::kJsFrame);
   const JsFrameLine* frame = crash.jsFrame();
   EXPECT_EQ(frame->style, JsStyle::kHermes);
@@ -186,9 +187,9 @@ TEST(StackLine, HermesCrashReportFrames) {
   EXPECT_EQ(native.jsFrame()->url, "native");
 
   // Not crash frames: missing fields, non-numeric ids, other JSON, broken syntax.
-  for (const char* text : {R"({"FunctionID":1})", R"({"FunctionID":"x","ByteCodeOffset":1})",
-                           R"({"event_id":"0f8e"})", R"({"FunctionID":1,"ByteCodeOffset":2)",
-                           R"({"FunctionID":1 "ByteCodeOffset":2})", R"({"FunctionID":-1,"ByteCodeOffset":2})",
+  for (const char* text : {R"({"FunctionID":1})", R"({"FunctionID":"x","ByteCodeOffset":1})", R"({"event_id":"0f8e"})",
+                           R"({"FunctionID":1,"ByteCodeOffset":2)", R"({"FunctionID":1 "ByteCodeOffset":2})",
+                           R"({"FunctionID":-1,"ByteCodeOffset":2})",
                            R"({"SourceURL":"a\"b","FunctionID":99999999999,"ByteCodeOffset":2})"}) {
     EXPECT_NE(parseStackLine(text).kind, LineKind::kJsFrame) << text;
   }
@@ -227,7 +228,10 @@ TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
   const std::vector<std::string> seeds = {
       "MDAP  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]",
       "#00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: 1f2e)",
-      "\tat a.b.c(SourceFile:12)", "Caused by: a.b: m", "at fn (address at x.bundle:1:2)", "f@u:1:2"};
+      "\tat a.b.c(SourceFile:12)",
+      "Caused by: a.b: m",
+      "at fn (address at x.bundle:1:2)",
+      "f@u:1:2"};
   std::mt19937 random(1234);
   const std::string alphabet = "0123456789abcdefx:@()[]#+. \t/<>$-\"";
   for (int i = 0; i < 20000; ++i) {
@@ -236,9 +240,14 @@ TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
     for (int e = 0; e < edits && !line.empty(); ++e) {
       size_t at = random() % line.size();
       switch (random() % 3) {
-        case 0: line[at] = alphabet[random() % alphabet.size()]; break;
-        case 1: line.erase(at, 1 + random() % 4); break;
-        default: line.insert(at, 1, alphabet[random() % alphabet.size()]);
+        case 0:
+          line[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          line.erase(at, 1 + random() % 4);
+          break;
+        default:
+          line.insert(at, 1, alphabet[random() % alphabet.size()]);
       }
     }
     StackLine parsed = parseStackLine(line);

@@ -79,7 +79,10 @@ UploadContent inMemory(std::string_view bytes) {
 }
 
 TEST(Ingest, DetectsKindsFromContent) {
-  EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\x7f" "ELF\x02\x01\x01", 7))), SymbolKind::kElf);
+  EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\x7f"
+                                                   "ELF\x02\x01\x01",
+                                                   7))),
+            SymbolKind::kElf);
   EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\xcf\xfa\xed\xfe", 4))), SymbolKind::kMachO);
   EXPECT_EQ(*detectSymbolKind(inMemory(std::string("\xca\xfe\xba\xbe", 4))), SymbolKind::kMachO);
   EXPECT_EQ(*detectSymbolKind(inMemory("  {\"version\":3,\"mappings\":\"\"}")), SymbolKind::kSourcemap);

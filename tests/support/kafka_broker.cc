@@ -25,7 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 const char kSetupHint[] = "run scripts/setup.sh (scripts/setup.d/kafka.sh installs the broker)";
 
-fs::path brokerScript() { return fs::path(RESTACK_SOURCE_DIR) / "scripts" / "kafka-broker.sh"; }
+fs::path brokerScript() {
+  return fs::path(RESTACK_SOURCE_DIR) / "scripts" / "kafka-broker.sh";
+}
 
 // Single quotes keep every byte literal for /bin/sh; an embedded quote becomes '\''.
 std::string shellQuote(const std::string& text) {
@@ -54,8 +56,7 @@ CommandResult runShell(const std::string& command) {
   }
   std::array<char, 4096> buffer;
   size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
   int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
@@ -87,7 +88,9 @@ Expected<std::vector<int>> pickFreePorts(int count) {
   return ports;
 }
 
-bool javaOnPath() { return runShell("command -v java >/dev/null").exit_code == 0; }
+bool javaOnPath() {
+  return runShell("command -v java >/dev/null").exit_code == 0;
+}
 
 bool kafkaJarsPresent(const fs::path& libs) {
   std::error_code ec;
@@ -104,7 +107,9 @@ std::string scriptEnvironment(const fs::path& libs) {
 
 }  // namespace
 
-fs::path kafkaLibsDir() { return fs::path(RESTACK_DEPS_DIR) / "kafka" / "libs"; }
+fs::path kafkaLibsDir() {
+  return fs::path(RESTACK_DEPS_DIR) / "kafka" / "libs";
+}
 
 Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions options) {
   const fs::path libs = kafkaLibsDir();
@@ -121,8 +126,7 @@ Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions opt
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     std::string pattern = (fs::temp_directory_path() / "restack-kafka-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      return ioError("could not create a temporary folder for the broker under " +
-                     fs::temp_directory_path().string());
+      return ioError("could not create a temporary folder for the broker under " + fs::temp_directory_path().string());
     }
     const fs::path dir = pattern;
     auto ports = pickFreePorts(2);
@@ -135,10 +139,9 @@ Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions opt
     std::string command = scriptEnvironment(libs) + "KAFKA_OWNER_PID=" + std::to_string(getpid()) +
                           " KAFKA_OWNER_CLEANUP=" + (options.keep_dir ? "0" : "1") +
                           " KAFKA_START_TIMEOUT=" + std::to_string(options.start_timeout.count()) +
-                          " KAFKA_EXTRA_PROPERTIES=" + shellQuote(options.extra_server_properties) +
-                          " " + shellQuote(brokerScript().string()) + " start " +
-                          shellQuote(dir.string()) + " " + std::to_string(port) + " " +
-                          std::to_string(controller_port);
+                          " KAFKA_EXTRA_PROPERTIES=" + shellQuote(options.extra_server_properties) + " " +
+                          shellQuote(brokerScript().string()) + " start " + shellQuote(dir.string()) + " " +
+                          std::to_string(port) + " " + std::to_string(controller_port);
     CommandResult result = runShell(command);
     if (result.exit_code == 0) {
       return std::unique_ptr<KafkaBroker>(new KafkaBroker(dir, port, options.keep_dir));
@@ -147,8 +150,8 @@ Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions opt
     runShell(shellQuote(brokerScript().string()) + " kill " + shellQuote(dir.string()));
     // A port taken between our pick and the broker's bind is worth another try; anything
     // else (missing jars, bad properties) fails the same way every time.
-    const bool port_clash = last_failure.find("in use") != std::string::npos ||
-                            last_failure.find("BindException") != std::string::npos;
+    const bool port_clash =
+        last_failure.find("in use") != std::string::npos || last_failure.find("BindException") != std::string::npos;
     if (!options.keep_dir || port_clash) fs::remove_all(dir);
     if (!port_clash) break;
   }
@@ -156,14 +159,10 @@ Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions opt
 }
 
 KafkaBroker::KafkaBroker(fs::path dir, int port, bool keep_dir)
-    : dir_(std::move(dir)),
-      port_(port),
-      bootstrap_("127.0.0.1:" + std::to_string(port)),
-      keep_dir_(keep_dir) {}
+    : dir_(std::move(dir)), port_(port), bootstrap_("127.0.0.1:" + std::to_string(port)), keep_dir_(keep_dir) {}
 
 KafkaBroker::~KafkaBroker() {
-  if (running_)
-    runShell(shellQuote(brokerScript().string()) + " kill " + shellQuote(dir_.string()));
+  if (running_) runShell(shellQuote(brokerScript().string()) + " kill " + shellQuote(dir_.string()));
   if (!keep_dir_) {
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
@@ -172,8 +171,7 @@ KafkaBroker::~KafkaBroker() {
 
 Status KafkaBroker::stop() {
   if (!running_) return Status::ok();
-  CommandResult result =
-      runShell(shellQuote(brokerScript().string()) + " stop " + shellQuote(dir_.string()));
+  CommandResult result = runShell(shellQuote(brokerScript().string()) + " stop " + shellQuote(dir_.string()));
   running_ = false;
   if (result.exit_code != 0) return ioError("stopping the Kafka broker failed: " + result.output);
   return Status::ok();
@@ -184,20 +182,16 @@ Status KafkaBroker::createTopic(const std::string& name, int partitions,
   return createTopics({TopicSpec{name, partitions, configs}});
 }
 
-Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics,
-                                 std::chrono::milliseconds timeout) {
+Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics, std::chrono::milliseconds timeout) {
   auto admin = makeClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap_}});
   if (!admin) return admin.error();
   rd_kafka_t* client = admin->get();
 
   std::vector<rd_kafka_NewTopic_t*> new_topics;
-  auto destroy_new_topics = [&] {
-    rd_kafka_NewTopic_destroy_array(new_topics.data(), new_topics.size());
-  };
+  auto destroy_new_topics = [&] { rd_kafka_NewTopic_destroy_array(new_topics.data(), new_topics.size()); };
   char errstr[512];
   for (const TopicSpec& spec : topics) {
-    rd_kafka_NewTopic_t* topic =
-        rd_kafka_NewTopic_new(spec.name.c_str(), spec.partitions, 1, errstr, sizeof errstr);
+    rd_kafka_NewTopic_t* topic = rd_kafka_NewTopic_new(spec.name.c_str(), spec.partitions, 1, errstr, sizeof errstr);
     if (topic == nullptr) {
       destroy_new_topics();
       return invalidArgument("topic " + spec.name + ": " + errstr);
@@ -208,12 +202,9 @@ Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics,
     }
   }
 
-  rd_kafka_AdminOptions_t* admin_options =
-      rd_kafka_AdminOptions_new(client, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-  rd_kafka_AdminOptions_set_operation_timeout(admin_options, static_cast<int>(timeout.count()),
-                                              errstr, sizeof errstr);
-  rd_kafka_AdminOptions_set_request_timeout(admin_options, static_cast<int>(timeout.count()),
-                                            errstr, sizeof errstr);
+  rd_kafka_AdminOptions_t* admin_options = rd_kafka_AdminOptions_new(client, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_operation_timeout(admin_options, static_cast<int>(timeout.count()), errstr, sizeof errstr);
+  rd_kafka_AdminOptions_set_request_timeout(admin_options, static_cast<int>(timeout.count()), errstr, sizeof errstr);
   Queue queue(rd_kafka_queue_new(client));
   rd_kafka_CreateTopics(client, new_topics.data(), new_topics.size(), admin_options, queue.get());
   rd_kafka_AdminOptions_destroy(admin_options);
@@ -230,9 +221,8 @@ Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics,
   for (size_t i = 0; i < count; ++i) {
     rd_kafka_resp_err_t error = rd_kafka_topic_result_error(results[i]);
     if (error == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-      return Error(
-          ErrorCode::kInvalidArgument,
-          std::string("topic ") + rd_kafka_topic_result_name(results[i]) + " already exists");
+      return Error(ErrorCode::kInvalidArgument,
+                   std::string("topic ") + rd_kafka_topic_result_name(results[i]) + " already exists");
     }
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
       const char* message = rd_kafka_topic_result_error_string(results[i]);
@@ -261,8 +251,8 @@ Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics,
       }
       if (ready) break;
       if (Clock::now() > deadline) {
-        return ioError("topic " + spec.name + " was created but its " +
-                       std::to_string(spec.partitions) + " partitions got no leader in time");
+        return ioError("topic " + spec.name + " was created but its " + std::to_string(spec.partitions) +
+                       " partitions got no leader in time");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -270,8 +260,7 @@ Status KafkaBroker::createTopics(const std::vector<TopicSpec>& topics,
   return Status::ok();
 }
 
-Expected<int> KafkaBroker::partitionCount(const std::string& topic,
-                                          std::chrono::milliseconds timeout) const {
+Expected<int> KafkaBroker::partitionCount(const std::string& topic, std::chrono::milliseconds timeout) const {
   auto client = makeClient(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap_}});
   if (!client) return client.error();
   const rd_kafka_metadata_t* metadata = nullptr;
@@ -282,8 +271,7 @@ Expected<int> KafkaBroker::partitionCount(const std::string& topic,
   }
   std::optional<int> partitions;
   for (int t = 0; t < metadata->topic_cnt; ++t) {
-    if (topic == metadata->topics[t].topic &&
-        metadata->topics[t].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (topic == metadata->topics[t].topic && metadata->topics[t].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       partitions = metadata->topics[t].partition_cnt;
     }
   }
@@ -292,8 +280,7 @@ Expected<int> KafkaBroker::partitionCount(const std::string& topic,
   return *partitions;
 }
 
-Expected<std::string> KafkaBroker::runTool(const std::string& java_class,
-                                           const std::vector<std::string>& args,
+Expected<std::string> KafkaBroker::runTool(const std::string& java_class, const std::vector<std::string>& args,
                                            const std::string& stdin_text) const {
   static int invocation = 0;
   const fs::path input = dir_ / ("tool-stdin-" + std::to_string(++invocation) + ".txt");
@@ -302,16 +289,15 @@ Expected<std::string> KafkaBroker::runTool(const std::string& java_class,
     file << stdin_text;
     if (!file) return ioError("could not write " + input.string());
   }
-  std::string command = scriptEnvironment(kafkaLibsDir()) + shellQuote(brokerScript().string()) +
-                        " run-class " + shellQuote(java_class);
+  std::string command =
+      scriptEnvironment(kafkaLibsDir()) + shellQuote(brokerScript().string()) + " run-class " + shellQuote(java_class);
   for (const std::string& arg : args) command += " " + shellQuote(arg);
   command += " < " + shellQuote(input.string());
   CommandResult result = runShell(command);
   std::error_code ignored;
   fs::remove(input, ignored);
   if (result.exit_code != 0) {
-    return ioError(java_class + " exited with status " + std::to_string(result.exit_code) + ":\n" +
-                   result.output);
+    return ioError(java_class + " exited with status " + std::to_string(result.exit_code) + ":\n" + result.output);
   }
   return result.output;
 }

@@ -67,8 +67,7 @@ class KafkaBroker {
   // leader in the broker's metadata, so producers can use them at once. Replication factor 1.
   Status createTopics(const std::vector<TopicSpec>& topics,
                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  Status createTopic(const std::string& name, int partitions,
-                     const std::map<std::string, std::string>& configs = {});
+  Status createTopic(const std::string& name, int partitions, const std::map<std::string, std::string>& configs = {});
 
   // The number of partitions the broker reports for `topic` (kNotFound when it does not exist).
   Expected<int> partitionCount(const std::string& topic,

@@ -28,9 +28,7 @@ KafkaRecord toRecord(const rd_kafka_message_t& message) {
     const char* name;
     const void* value;
     size_t size;
-    for (size_t i = 0;
-         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-         ++i) {
+    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
       record.headers.push_back({name, bytesOrNull(value, size)});
     }
   }
@@ -45,8 +43,7 @@ Expected<int> topicPartitionCount(rd_kafka_t* client, const std::string& topic) 
     rd_kafka_resp_err_t error = rd_kafka_metadata(client, 1, nullptr, &metadata, 5000);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
       for (int t = 0; t < metadata->topic_cnt; ++t) {
-        if (topic == metadata->topics[t].topic &&
-            metadata->topics[t].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (topic == metadata->topics[t].topic && metadata->topics[t].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
           partitions = metadata->topics[t].partition_cnt;
         }
       }
@@ -54,8 +51,8 @@ Expected<int> topicPartitionCount(rd_kafka_t* client, const std::string& topic) 
       if (partitions) return *partitions;
     }
     if (Clock::now() > deadline) {
-      return notFound("topic " + topic + " does not exist (or the broker is unreachable: " +
-                      describeKafkaError(error) + ")");
+      return notFound("topic " + topic + " does not exist (or the broker is unreachable: " + describeKafkaError(error) +
+                      ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -63,8 +60,7 @@ Expected<int> topicPartitionCount(rd_kafka_t* client, const std::string& topic) 
 
 std::string uniqueReaderGroup() {
   static std::atomic<unsigned> counter{0};
-  return "restack-test-reader-" + std::to_string(std::random_device{}()) + "-" +
-         std::to_string(counter++);
+  return "restack-test-reader-" + std::to_string(std::random_device{}()) + "-" + std::to_string(counter++);
 }
 
 }  // namespace
@@ -76,8 +72,7 @@ std::optional<std::string> KafkaRecord::header(std::string_view name) const {
   return std::nullopt;
 }
 
-Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap,
-                                              const std::string& topic,
+Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap, const std::string& topic,
                                               const ConsumeOptions& options) {
   KafkaProperties properties = {
       {"bootstrap.servers", bootstrap},
@@ -98,8 +93,7 @@ Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap,
   if (!partitions) return partitions.error();
   TopicPartitionList assignment(rd_kafka_topic_partition_list_new(*partitions));
   for (int p = 0; p < *partitions; ++p) {
-    rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), p)->offset =
-        RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
   }
   if (rd_kafka_resp_err_t error = rd_kafka_assign(client, assignment.get())) {
     return ioError("assigning " + topic + " failed: " + describeKafkaError(error));
@@ -131,8 +125,8 @@ Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap,
     if (all_at_end && now - last_activity >= options.idle) break;
     if (now - started >= options.max_wait) {
       return ioError("consuming " + topic + " did not reach the end of every partition within " +
-                     std::to_string(options.max_wait.count()) + " ms (" +
-                     std::to_string(records.size()) + " records read)");
+                     std::to_string(options.max_wait.count()) + " ms (" + std::to_string(records.size()) +
+                     " records read)");
     }
   }
   std::sort(records.begin(), records.end(), [](const KafkaRecord& a, const KafkaRecord& b) {
@@ -155,8 +149,7 @@ void onDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
   if (index >= state->delivered.size()) return;
   if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     if (state->first_error.empty()) {
-      state->first_error =
-          "record " + std::to_string(index) + ": " + describeKafkaError(message->err);
+      state->first_error = "record " + std::to_string(index) + ": " + describeKafkaError(message->err);
     }
     return;
   }
@@ -167,10 +160,8 @@ void onDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
 
 }  // namespace
 
-Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap,
-                                              const std::string& topic,
-                                              const std::vector<KafkaRecord>& records,
-                                              const ProduceOptions& options) {
+Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap, const std::string& topic,
+                                              const std::vector<KafkaRecord>& records, const ProduceOptions& options) {
   KafkaProperties properties = {
       {"bootstrap.servers", bootstrap},
       {"partitioner", "murmur2_random"},
@@ -196,8 +187,7 @@ Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap,
       headers = rd_kafka_headers_new(record.headers.size());
       for (const KafkaHeader& h : record.headers) {
         rd_kafka_header_add(headers, h.name.data(), static_cast<ssize_t>(h.name.size()),
-                            h.value ? h.value->data() : nullptr,
-                            h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+                            h.value ? h.value->data() : nullptr, h.value ? static_cast<ssize_t>(h.value->size()) : 0);
       }
     }
     // librdkafka's RD_KAFKA_V_* macros cast their arguments without parentheses: plain locals.
@@ -209,12 +199,11 @@ Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap,
     const int64_t timestamp = record.timestamp_ms >= 0 ? record.timestamp_ms : 0;
     rd_kafka_resp_err_t error;
     do {
-      error = rd_kafka_producev(client, RD_KAFKA_V_TOPIC(topic.c_str()),
-                                RD_KAFKA_V_PARTITION(partition),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_VALUE(value, value_size),
-                                RD_KAFKA_V_TIMESTAMP(timestamp), RD_KAFKA_V_HEADERS(headers),
-                                RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(i)), RD_KAFKA_V_END);
+      error =
+          rd_kafka_producev(client, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_size),
+                            RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_TIMESTAMP(timestamp),
+                            RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(i)), RD_KAFKA_V_END);
       if (error == RD_KAFKA_RESP_ERR__QUEUE_FULL) rd_kafka_poll(client, 100);
     } while (error == RD_KAFKA_RESP_ERR__QUEUE_FULL);
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -225,8 +214,7 @@ Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap,
     rd_kafka_poll(client, 0);
   }
   rd_kafka_resp_err_t flushed = rd_kafka_flush(client, static_cast<int>(options.timeout.count()));
-  if (!state.first_error.empty())
-    return ioError("producing to " + topic + " failed: " + state.first_error);
+  if (!state.first_error.empty()) return ioError("producing to " + topic + " failed: " + state.first_error);
   if (flushed != RD_KAFKA_RESP_ERR_NO_ERROR ||
       !std::all_of(state.delivered.begin(), state.delivered.end(), [](bool b) { return b; })) {
     return ioError("not every record to " + topic + " was acknowledged within " +

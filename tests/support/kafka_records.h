@@ -53,8 +53,7 @@ struct ConsumeOptions {
 };
 
 // Every record of every partition of `topic`, ordered by (partition, offset).
-Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap,
-                                              const std::string& topic,
+Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap, const std::string& topic,
                                               const ConsumeOptions& options = {});
 
 struct ProduceOptions {
@@ -67,8 +66,7 @@ struct ProduceOptions {
 
 // Produces `records` in order and waits until all are acknowledged; returns them with the
 // partition and offset the broker assigned.
-Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap,
-                                              const std::string& topic,
+Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap, const std::string& topic,
                                               const std::vector<KafkaRecord>& records,
                                               const ProduceOptions& options = {});
 

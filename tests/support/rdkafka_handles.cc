@@ -12,8 +12,7 @@ Expected<KafkaClient> makeClient(rd_kafka_type_t type, const KafkaProperties& pr
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char errstr[512];
   for (const auto& [name, value] : properties) {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
       return invalidArgument("librdkafka property " + name + "=" + value + ": " + errstr);
     }

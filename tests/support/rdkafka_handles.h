@@ -17,9 +17,7 @@ struct KafkaClientDeleter {
   void operator()(rd_kafka_t* client) const;
 };
 struct TopicPartitionListDeleter {
-  void operator()(rd_kafka_topic_partition_list_t* list) const {
-    rd_kafka_topic_partition_list_destroy(list);
-  }
+  void operator()(rd_kafka_topic_partition_list_t* list) const { rd_kafka_topic_partition_list_destroy(list); }
 };
 struct QueueDeleter {
   void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
@@ -36,8 +34,7 @@ struct ErrorDeleter {
 
 // Destroying a KafkaClient closes it first when it is a consumer.
 using KafkaClient = std::unique_ptr<rd_kafka_t, KafkaClientDeleter>;
-using TopicPartitionList =
-    std::unique_ptr<rd_kafka_topic_partition_list_t, TopicPartitionListDeleter>;
+using TopicPartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, TopicPartitionListDeleter>;
 using Queue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
 using Event = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
 using Message = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;

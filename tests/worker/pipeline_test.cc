@@ -168,7 +168,8 @@ TEST_F(PipelineTest, UnreadableEventsGoToTheDlqWithTheirReason) {
 
 TEST_F(PipelineTest, OutputIsValidJsonEvenForInvalidUtf8FromSymbols) {
   // Frames echo raw lines; a raw line with a control character must be escaped, not copied.
-  const std::string event = R"J({"app":"a","build_id":"1","platform":"web","threads":[{"stack":"weird \u0001 line\n at x (y)"}]})J";
+  const std::string event =
+      R"J({"app":"a","build_id":"1","platform":"web","threads":[{"stack":"weird \u0001 line\n at x (y)"}]})J";
   auto result = process(event);
   ASSERT_FALSE(result.dead_letter);
   simdjson::dom::element root;
@@ -179,8 +180,9 @@ TEST_F(PipelineTest, OutputIsValidJsonEvenForInvalidUtf8FromSymbols) {
 // out is either a DLQ record carrying the input unchanged or a restored event that is valid JSON.
 TEST_F(PipelineTest, MutatedEventsNeverCrashAndAlwaysYieldValidOutput) {
   const std::string seed = nativeCrashEvent("fuzz", "shop", "1.0", nativeLibrary());
-  const std::string lag = R"({"app":"a","build_id":"1","platform":"react_native","kind":"lag","threads":[)"
-                          R"J({"name":"main","samples":[{"timestamp_ms":5,"stack":"at f (address at index.android.bundle:1:9)"}]}]})J";
+  const std::string lag =
+      R"({"app":"a","build_id":"1","platform":"react_native","kind":"lag","threads":[)"
+      R"J({"name":"main","samples":[{"timestamp_ms":5,"stack":"at f (address at index.android.bundle:1:9)"}]}]})J";
   std::mt19937 random(99);
   const std::string alphabet = "{}[]\":,\\ntu0123456789.-eE aAzZ\x01\xff";
   size_t restored = 0, dead = 0;
@@ -190,9 +192,14 @@ TEST_F(PipelineTest, MutatedEventsNeverCrashAndAlwaysYieldValidOutput) {
     for (int e = 0; e < edits && !event.empty(); ++e) {
       size_t at = random() % event.size();
       switch (random() % 3) {
-        case 0: event[at] = alphabet[random() % alphabet.size()]; break;
-        case 1: event.erase(at, 1 + random() % 8); break;
-        default: event.insert(at, 1, alphabet[random() % alphabet.size()]);
+        case 0:
+          event[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          event.erase(at, 1 + random() % 8);
+          break;
+        default:
+          event.insert(at, 1, alphabet[random() % alphabet.size()]);
       }
     }
     auto result = processor_->process("k", event);

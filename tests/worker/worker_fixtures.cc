@@ -51,7 +51,8 @@ std::unique_ptr<NativeLibrary> build() {
   if (!native_test::runOrFail("clang-19 --target=aarch64-linux-android24 -g -O1 -fPIC -ffreestanding -nostdlibinc -c " +
                               source + " -o " + library->dir.file("crash.o")) ||
       !native_test::runOrFail("clang-19 --target=aarch64-linux-android24 -shared -nostdlib -fuse-ld=lld "
-                              "-Wl,--build-id " + library->dir.file("crash.o") + " -o " + library->path)) {
+                              "-Wl,--build-id " +
+                              library->dir.file("crash.o") + " -o " + library->path)) {
     return nullptr;
   }
   auto notes = native_test::runCommand("llvm-readelf-19 -n " + library->path);
@@ -101,8 +102,8 @@ std::string nativeCrashEvent(const std::string& event_id, const std::string& app
          R"(","build_id":")" + build +
          R"(","timestamp_ms":1700000000000,"exception":{"type":"SIGSEGV","message":"null pointer"},)"
          R"("threads":[{"name":"main","crashed":true,"stack":"pc )" +
-         hex(library.crash_address) + " libcrash.so " + id + "\\npc " + hex(library.caller_return) +
-         " libcrash.so " + id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
+         hex(library.crash_address) + " libcrash.so " + id + "\\npc " + hex(library.caller_return) + " libcrash.so " +
+         id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
 }
 
 config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group) {
@@ -138,6 +139,8 @@ Status RunningWorker::stop() {
   return result_;
 }
 
-RunningWorker::~RunningWorker() { (void)stop(); }
+RunningWorker::~RunningWorker() {
+  (void)stop();
+}
 
 }  // namespace restack::worker_test

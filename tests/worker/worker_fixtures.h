@@ -19,9 +19,9 @@ namespace restack::worker_test {
 struct NativeLibrary {
   native_test::TempDir dir;
   std::string path;
-  std::string build_id;       // lowercase hex
-  uint64_t crash_address = 0;  // inside crash_here()
-  uint64_t caller_return = 0;  // a return address inside entry(), after the call
+  std::string build_id;                  // lowercase hex
+  uint64_t crash_address = 0;            // inside crash_here()
+  uint64_t caller_return = 0;            // a return address inside entry(), after the call
   std::string expected_crash_function;   // llvm-symbolizer's answer at crash_address
   std::string expected_caller_function;  // llvm-symbolizer's answer at caller_return - 1
 };

@@ -80,9 +80,15 @@ int32_t specMurmur2(const std::string& key) {
   }
   const uint8_t* tail = data + 4 * (length / 4);
   switch (length % 4) {
-    case 3: h ^= uint32_t(tail[2]) << 16; [[fallthrough]];
-    case 2: h ^= uint32_t(tail[1]) << 8; [[fallthrough]];
-    case 1: h ^= uint32_t(tail[0]); h *= m;
+    case 3:
+      h ^= uint32_t(tail[2]) << 16;
+      [[fallthrough]];
+    case 2:
+      h ^= uint32_t(tail[1]) << 8;
+      [[fallthrough]];
+    case 1:
+      h ^= uint32_t(tail[0]);
+      h *= m;
   }
   h ^= h >> 13;
   h *= m;
@@ -463,7 +469,10 @@ class EventStream {
  public:
   EventStream(std::string bootstrap, std::string topic, std::vector<KafkaRecord> records, size_t chunk,
               std::chrono::milliseconds pause)
-      : bootstrap_(std::move(bootstrap)), topic_(std::move(topic)), records_(std::move(records)), chunk_(chunk),
+      : bootstrap_(std::move(bootstrap)),
+        topic_(std::move(topic)),
+        records_(std::move(records)),
+        chunk_(chunk),
         pause_(pause) {
     thread_ = std::thread([this] { run(); });
   }
@@ -659,8 +668,8 @@ TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndD
   input.push_back(eventRecord("missing", unknown, "shop", "9.9"));
   KafkaRecord broken;  // valid JSON, invalid event
   broken.key = "shop:" + shop_builds[0];
-  broken.value = R"({"event_id":"broken","app":"shop","build_id":")" + shop_builds[0] +
-                 R"(","platform":"android","threads":{}})";
+  broken.value =
+      R"({"event_id":"broken","app":"shop","build_id":")" + shop_builds[0] + R"(","platform":"android","threads":{}})";
   KafkaRecord garbage;  // not JSON at all, with bytes that are not UTF-8
   garbage.key = "mall:" + mall_builds[1];
   garbage.value = std::string("\xff\xfe not json \x00\x01 at all", 21);
@@ -854,8 +863,7 @@ TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsAtMostOneBatch
   // acks, commit) and the kill lands inside a batch rather than between two.
   const int total = 600;
   EventStream stream(bootstrap(), topics_.events, events("k", 0, total, library, "shop", builds), 30, 30ms);
-  ASSERT_TRUE(
-      waitUntil([&] { return metric(port_first, "events_published_total").value_or(0) >= 150; }, 60s, 20ms));
+  ASSERT_TRUE(waitUntil([&] { return metric(port_first, "events_published_total").value_or(0) >= 150; }, 60s, 20ms));
   first->signal(SIGKILL);
   auto status = first->waitForExit(10s);
   ASSERT_TRUE(status);
@@ -878,8 +886,8 @@ TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsAtMostOneBatch
   EXPECT_EQ(seen.size(), static_cast<size_t>(total));
   size_t duplicates = 0;
   for (const auto& [id, count] : seen) duplicates += static_cast<size_t>(count - 1);
-  std::fprintf(stderr, "[result] SIGKILL with %zu of %d events restored: %zu duplicate(s), bound %u\n",
-               before_restart, total, duplicates, kBatch * kEventPartitions);
+  std::fprintf(stderr, "[result] SIGKILL with %zu of %d events restored: %zu duplicate(s), bound %u\n", before_restart,
+               total, duplicates, kBatch * kEventPartitions);
   // At-least-once: only outputs acknowledged but not yet committed are published again.
   EXPECT_LE(duplicates, static_cast<size_t>(kBatch * kEventPartitions));
 }

@@ -105,7 +105,8 @@ int publish(const IngestFlags& flags, const UploadMeta& meta) {
     std::optional<MappedFile> mapped;
     if (flags.location.empty()) {
       if (fs::is_directory(file)) {
-        std::cerr << "restack ingest: " << file << " is a folder; zip it (a zipped .dSYM is accepted) or pass --location\n";
+        std::cerr << "restack ingest: " << file
+                  << " is a folder; zip it (a zipped .dSYM is accepted) or pass --location\n";
         return 2;
       }
       auto opened = MappedFile::open(file);
@@ -119,9 +120,9 @@ int publish(const IngestFlags& flags, const UploadMeta& meta) {
     RdKafka::Headers* headers = RdKafka::Headers::create();
     for (const auto& [name, value] : worker::encodeUploadHeaders(upload)) headers->add(name, value);
     std::string_view bytes = mapped ? mapped->bytes() : std::string_view();
-    RdKafka::ErrorCode code =
-        (*producer)->produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                             const_cast<char*>(bytes.data()), bytes.size(), key.data(), key.size(), 0, headers, nullptr);
+    RdKafka::ErrorCode code = (*producer)->produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
+                                                   const_cast<char*>(bytes.data()), bytes.size(), key.data(),
+                                                   key.size(), 0, headers, nullptr);
     if (code != RdKafka::ERR_NO_ERROR) {
       delete headers;
       std::cerr << "restack ingest: cannot publish " << file << ": " << worker::errorText(code)
@@ -170,7 +171,8 @@ Command addIngestCommand(CLI::App& app) {
   command->add_option("--name", flags->name, "Source maps: the minified file the map serves");
   command->add_flag("--shared", flags->shared, "System/shared images that serve every app");
   command->add_option("--brokers", flags->brokers, "With --publish: Kafka bootstrap servers");
-  command->add_option("--config", flags->config_path, "With --publish: take brokers, topics and TLS/SASL from this file");
+  command->add_option("--config", flags->config_path,
+                      "With --publish: take brokers, topics and TLS/SASL from this file");
   command->add_option("--location", flags->location,
                       "With --publish: the file is at this file:// or https:// location (large files); the message "
                       "carries only the reference");

@@ -16,7 +16,9 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-void onSignal(int) { g_stop = true; }
+void onSignal(int) {
+  g_stop = true;
+}
 
 void configureLogging(const config::Observability& observability) {
   spdlog::set_level(spdlog::level::from_str(observability.log_level));
@@ -45,8 +47,8 @@ int run(const std::string& config_path) {
     }
     status = std::move(*started);
   }
-  spdlog::info("restack worker starting: brokers {}, group {}, store {}", config->kafka.brokers,
-               config->kafka.group_id, config->store.path);
+  spdlog::info("restack worker starting: brokers {}, group {}, store {}", config->kafka.brokers, config->kafka.group_id,
+               config->store.path);
   auto worker = worker::Worker::create(*config, metrics);
   if (!worker) {
     spdlog::error("cannot start: {}", worker.error().message());

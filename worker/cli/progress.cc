@@ -16,8 +16,8 @@ IngestProgress stderrProgress(const std::string& label) {
     if (!finished && now - state->last < std::chrono::seconds(1)) return;
     state->last = now;
     if (total != 0) {
-      std::fprintf(stderr, "%s: %.*s %llu/%llu (%.0f%%)\n", label.c_str(), static_cast<int>(stage.size()),
-                   stage.data(), static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+      std::fprintf(stderr, "%s: %.*s %llu/%llu (%.0f%%)\n", label.c_str(), static_cast<int>(stage.size()), stage.data(),
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
                    100.0 * static_cast<double>(done) / static_cast<double>(total));
     } else {
       std::fprintf(stderr, "%s: %.*s %llu\n", label.c_str(), static_cast<int>(stage.size()), stage.data(),

@@ -59,9 +59,12 @@ Expected<std::unique_ptr<MockKafka>> MockKafka::start(const config::Topics& topi
   mock->cluster_ = rd_kafka_mock_cluster_new(mock->owner_, 1);
   if (!mock->cluster_) return Error(ErrorCode::kInternal, "cannot start the mock Kafka cluster");
   mock->bootstrap_ = rd_kafka_mock_cluster_bootstraps(mock->cluster_);
-  for (const auto& [topic, count] : std::vector<std::pair<std::string, int>>{
-           {topics.events, partitions}, {topics.symbols, partitions}, {topics.symbols_shared, 1},
-           {topics.symbolicated, partitions}, {topics.fingerprints, partitions}, {topics.dlq, 1}}) {
+  for (const auto& [topic, count] : std::vector<std::pair<std::string, int>>{{topics.events, partitions},
+                                                                             {topics.symbols, partitions},
+                                                                             {topics.symbols_shared, 1},
+                                                                             {topics.symbolicated, partitions},
+                                                                             {topics.fingerprints, partitions},
+                                                                             {topics.dlq, 1}}) {
     rd_kafka_mock_topic_create(mock->cluster_, topic.c_str(), count, 1);
   }
   return mock;
@@ -79,8 +82,8 @@ Status produceRecord(RdKafka::Producer& producer, const std::string& topic, cons
   for (const auto& [name, text] : headers) kafka_headers->add(name, text);
   while (true) {
     RdKafka::ErrorCode code = producer.produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                                               const_cast<char*>(value.data()), value.size(), key.data(), key.size(),
-                                               0, kafka_headers, nullptr);
+                                               const_cast<char*>(value.data()), value.size(), key.data(), key.size(), 0,
+                                               kafka_headers, nullptr);
     if (code == RdKafka::ERR_NO_ERROR) return Status::ok();
     if (code == RdKafka::ERR__QUEUE_FULL) {
       producer.poll(50);

@@ -25,14 +25,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
-
 // Tabs as four spaces, so both columns indent alike.
 std::string untab(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '\t') out.append("    ");
-    else out.push_back(c);
+    if (c == '\t')
+      out.append("    ");
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -43,10 +43,6 @@ std::string fit(std::string_view line, size_t width) {
   text.resize(width, ' ');
   return text;
 }
-
-
-
-
 
 void printEvent(const std::string& restored_json) {
   simdjson::dom::parser parser;
@@ -194,7 +190,8 @@ int runDemo(const DemoOptions& options) {
       std::string reason;
       if (const auto* header_list = message->headers()) {
         for (const auto& header : header_list->get_all()) {
-          if (header.key() == "restack.error") reason.assign(static_cast<const char*>(header.value()), header.value_size());
+          if (header.key() == "restack.error")
+            reason.assign(static_cast<const char*>(header.value()), header.value_size());
         }
       }
       dead_letters.push_back(reason);
@@ -221,7 +218,8 @@ int runDemo(const DemoOptions& options) {
     if (found != restored_by_id.end()) printEvent(found->second);
   }
   for (const std::string& reason : dead_letters) std::cout << "\n== dead-lettered event: " << reason << "\n";
-  std::cout << "\n" << restored_by_id.size() << " of " << event_count << " events restored, " << dead_letters.size()
+  std::cout << "\n"
+            << restored_by_id.size() << " of " << event_count << " events restored, " << dead_letters.size()
             << " dead-lettered; " << restored_frames << " of " << frames << " frames symbolicated; "
             << metrics.uploads_ingested << " symbol files ingested\n";
   if (!worker_status) {

@@ -42,6 +42,8 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
   return producer;
 }
 
-std::string errorText(RdKafka::ErrorCode code) { return RdKafka::err2str(code); }
+std::string errorText(RdKafka::ErrorCode code) {
+  return RdKafka::err2str(code);
+}
 
 }  // namespace restack::worker

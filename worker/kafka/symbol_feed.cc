@@ -51,8 +51,8 @@ struct SymbolFeed::Impl {
 
   void reject(const RdKafka::Message& message, const Error& error) {
     ++metrics.uploads_rejected;
-    spdlog::error("symbol upload at {}/{}:{} rejected: {}", message.topic_name(), message.partition(),
-                  message.offset(), error.message());
+    spdlog::error("symbol upload at {}/{}:{} rejected: {}", message.topic_name(), message.partition(), message.offset(),
+                  error.message());
     RdKafka::Headers* headers = RdKafka::Headers::create();
     headers->add("restack.error", error.message());
     headers->add("restack.error.code", errorCodeName(error.code()));
@@ -60,9 +60,9 @@ struct SymbolFeed::Impl {
     headers->add("restack.source.partition", std::to_string(message.partition()));
     headers->add("restack.source.offset", std::to_string(message.offset()));
     const std::string key = message.key() ? *message.key() : std::string();
-    RdKafka::ErrorCode code = dlq_producer.produce(
-        config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-        const_cast<void*>(message.payload()), message.len(), key.data(), key.size(), 0, headers, nullptr);
+    RdKafka::ErrorCode code = dlq_producer.produce(config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA,
+                                                   RdKafka::Producer::RK_MSG_COPY, const_cast<void*>(message.payload()),
+                                                   message.len(), key.data(), key.size(), 0, headers, nullptr);
     if (code != RdKafka::ERR_NO_ERROR) {
       delete headers;
       spdlog::error("could not copy the rejected upload to the DLQ: {}", errorText(code));
@@ -104,8 +104,8 @@ struct SymbolFeed::Impl {
         options.progress = [this, label, last = Clock::now()](uint64_t done, uint64_t total,
                                                               std::string_view stage) mutable {
           // A long ingest is progress, not a stalled loop.
-          metrics.last_loop_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     Clock::now().time_since_epoch()).count();
+          metrics.last_loop_ms =
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
           if (Clock::now() - last < std::chrono::seconds(5)) return;
           last = Clock::now();
           spdlog::info("ingesting {}: {} {}/{}", label, stage, done, total);

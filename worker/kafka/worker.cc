@@ -37,7 +37,8 @@ class LogLimiter {
   bool allow() {
     const auto now = Clock::now();
     if (now - window_start_ > kWindow) {
-      if (suppressed_ > 0) spdlog::warn("{} more DLQ records in the last {} s were not logged", suppressed_, kWindow.count());
+      if (suppressed_ > 0)
+        spdlog::warn("{} more DLQ records in the last {} s were not logged", suppressed_, kWindow.count());
       window_start_ = now;
       lines_ = 0;
       suppressed_ = 0;
@@ -175,12 +176,15 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     recheck_all = pending->count() > 0;  // uploads may have been applied before a restart
     auto feed = SymbolFeed::create(config, *store, *producer, metrics,
                                    [this](const UploadMeta& meta, const IngestReport& report) {
-      // The native reader remembers "no symbols" for a while; a new upload must show at once.
-      for (const std::string& id : report.ids) symbolizer->native().forget(id);
-      // Pending events of this app (of every app, for a shared image) may restore now.
-      if (meta.shared || meta.app.empty()) recheck_all = true;
-      else recheck_apps.insert(meta.app);
-    });
+                                     // The native reader remembers "no symbols" for a while; a new upload must show at
+                                     // once.
+                                     for (const std::string& id : report.ids) symbolizer->native().forget(id);
+                                     // Pending events of this app (of every app, for a shared image) may restore now.
+                                     if (meta.shared || meta.app.empty())
+                                       recheck_all = true;
+                                     else
+                                       recheck_apps.insert(meta.app);
+                                   });
     if (!feed) return feed.error();
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
@@ -202,7 +206,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     events.reset(RdKafka::KafkaConsumer::create(conf->get(), error));
     if (!events) return invalidArgument("cannot create the Kafka consumer: " + error);
     RdKafka::ErrorCode code = events->subscribe({config.kafka.topics.events});
-    if (code != RdKafka::ERR_NO_ERROR) return ioError("cannot subscribe to " + config.kafka.topics.events + ": " + errorText(code));
+    if (code != RdKafka::ERR_NO_ERROR)
+      return ioError("cannot subscribe to " + config.kafka.topics.events + ": " + errorText(code));
     metrics.ready = true;
     return Status::ok();
   }
@@ -212,9 +217,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     RdKafka::Headers* headers = RdKafka::Headers::create();
     for (const auto& [name, value] : record.headers) headers->add(name, value);
     while (true) {
-      RdKafka::ErrorCode code = producer->produce(
-          topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY, const_cast<char*>(record.value.data()),
-          record.value.size(), record.key.data(), record.key.size(), 0, headers, nullptr);
+      RdKafka::ErrorCode code = producer->produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
+                                                  const_cast<char*>(record.value.data()), record.value.size(),
+                                                  record.key.data(), record.key.size(), 0, headers, nullptr);
       if (code == RdKafka::ERR_NO_ERROR) return Status::ok();  // the producer owns `headers` now
       if (code == RdKafka::ERR__QUEUE_FULL) {
         producer->poll(100);
@@ -227,9 +232,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
 
   const std::string& topicFor(pipeline::OutputKind kind) const {
     switch (kind) {
-      case pipeline::OutputKind::kSymbolicated: return config.kafka.topics.symbolicated;
-      case pipeline::OutputKind::kFingerprint: return config.kafka.topics.fingerprints;
-      case pipeline::OutputKind::kDeadLetter: return config.kafka.topics.dlq;
+      case pipeline::OutputKind::kSymbolicated:
+        return config.kafka.topics.symbolicated;
+      case pipeline::OutputKind::kFingerprint:
+        return config.kafka.topics.fingerprints;
+      case pipeline::OutputKind::kDeadLetter:
+        return config.kafka.topics.dlq;
     }
     return config.kafka.topics.dlq;
   }
@@ -353,8 +361,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       auto entries = pending->list(app, kPerTurn);
       if (!entries) return entries.error();
       if (entries->size() == kPerTurn) {  // more next turn
-        if (app.empty()) recheck_all = true;
-        else recheck_apps.insert(app);
+        if (app.empty())
+          recheck_all = true;
+        else
+          recheck_apps.insert(app);
       }
       for (PendingEvent& entry : *entries) {
         if (wallMs() - entry.enqueued_ms > pending->options().max_age_ms) {
@@ -406,9 +416,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
     for (int32_t partition : partitions) {
       if (uncommitted.erase(partition)) {
-        spdlog::warn("offsets of events partition {} could not be committed before it moved; its last batch "
-                     "will be restored again by the next owner (at-least-once)",
-                     partition);
+        spdlog::warn(
+            "offsets of events partition {} could not be committed before it moved; its last batch "
+            "will be restored again by the next owner (at-least-once)",
+            partition);
       }
     }
   }

@@ -16,8 +16,7 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
     dlq.kind = OutputKind::kDeadLetter;
     dlq.key = std::string(input_key);
     dlq.value = std::string(value);
-    dlq.headers = {{"restack.error", raw.error().message()},
-                   {"restack.error.code", errorCodeName(raw.error().code())}};
+    dlq.headers = {{"restack.error", raw.error().message()}, {"restack.error.code", errorCodeName(raw.error().code())}};
     result.records.push_back(std::move(dlq));
     return result;
   }

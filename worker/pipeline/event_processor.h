@@ -34,11 +34,11 @@ struct ProcessorOptions {
 struct ProcessResult {
   std::vector<OutputRecord> records;
   bool dead_letter = false;
-  std::string error;  // why it went to the DLQ
+  std::string error;             // why it went to the DLQ
   bool pending_symbols = false;  // some frames wait for symbols that were never uploaded
   std::string app;               // of a readable event
   std::string event_id;
-  std::string fingerprint;       // the hash published for it
+  std::string fingerprint;  // the hash published for it
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
 };

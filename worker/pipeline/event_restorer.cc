@@ -59,19 +59,26 @@ FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
 
 const char* frameFamilyName(FrameFamily family) {
   switch (family) {
-    case FrameFamily::kNative: return "native";
-    case FrameFamily::kJava: return "java";
-    case FrameFamily::kJs: return "js";
-    case FrameFamily::kUnknown: return "unknown";
+    case FrameFamily::kNative:
+      return "native";
+    case FrameFamily::kJava:
+      return "java";
+    case FrameFamily::kJs:
+      return "js";
+    case FrameFamily::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 const char* symbolicationStateName(SymbolicationState state) {
   switch (state) {
-    case SymbolicationState::kComplete: return "complete";
-    case SymbolicationState::kPartial: return "partial";
-    case SymbolicationState::kPending: return "pending";
+    case SymbolicationState::kComplete:
+      return "complete";
+    case SymbolicationState::kPartial:
+      return "partial";
+    case SymbolicationState::kPending:
+      return "pending";
   }
   return "partial";
 }
@@ -92,7 +99,8 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
       summary.any_missing = true;
       if (!lookup.missing_id.empty()) summary.missing_ids.insert(lookup.missing_id);
     }
-    if (lookup.status == FrameStatus::kNotFound || lookup.status == FrameStatus::kUnparsed) summary.any_unrestored = true;
+    if (lookup.status == FrameStatus::kNotFound || lookup.status == FrameStatus::kUnparsed)
+      summary.any_unrestored = true;
     const bool removed = lookup.removed;
     const size_t first = out.frames.size();
     for (OutputFrame& frame : toOutputFrames(line, family, std::move(lookup))) out.frames.push_back(std::move(frame));

@@ -11,7 +11,6 @@
 
 namespace restack::pipeline {
 
-std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
-                               const EventFingerprint& fingerprint);
+std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored, const EventFingerprint& fingerprint);
 
 }  // namespace restack::pipeline

@@ -18,7 +18,6 @@ struct EventFingerprint {
 };
 
 // Computes the fingerprint and writes grouping's in-app decisions into `restored`'s frames.
-EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
-                                  const grouping::GroupingConfig& config);
+EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored, const grouping::GroupingConfig& config);
 
 }  // namespace restack::pipeline

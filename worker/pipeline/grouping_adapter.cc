@@ -8,20 +8,28 @@ namespace {
 
 grouping::FrameKind kindOf(FrameFamily family) {
   switch (family) {
-    case FrameFamily::kNative: return grouping::FrameKind::kNative;
-    case FrameFamily::kJava: return grouping::FrameKind::kJava;
-    case FrameFamily::kJs: return grouping::FrameKind::kJs;
-    case FrameFamily::kUnknown: return grouping::FrameKind::kUnknown;
+    case FrameFamily::kNative:
+      return grouping::FrameKind::kNative;
+    case FrameFamily::kJava:
+      return grouping::FrameKind::kJava;
+    case FrameFamily::kJs:
+      return grouping::FrameKind::kJs;
+    case FrameFamily::kUnknown:
+      return grouping::FrameKind::kUnknown;
   }
   return grouping::FrameKind::kUnknown;
 }
 
 grouping::FrameState stateOf(FrameStatus status) {
   switch (status) {
-    case FrameStatus::kSymbolicated: return grouping::FrameState::kRestored;
-    case FrameStatus::kMissingSymbols: return grouping::FrameState::kMissingSymbols;
-    case FrameStatus::kNotFound: return grouping::FrameState::kNotFound;
-    case FrameStatus::kUnparsed: return grouping::FrameState::kUnparsed;
+    case FrameStatus::kSymbolicated:
+      return grouping::FrameState::kRestored;
+    case FrameStatus::kMissingSymbols:
+      return grouping::FrameState::kMissingSymbols;
+    case FrameStatus::kNotFound:
+      return grouping::FrameState::kNotFound;
+    case FrameStatus::kUnparsed:
+      return grouping::FrameState::kUnparsed;
   }
   return grouping::FrameState::kUnparsed;
 }

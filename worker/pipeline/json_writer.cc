@@ -4,6 +4,8 @@
 
 namespace restack::pipeline {
 
-void JsonWriter::appendString(std::string_view value) { appendJsonString(out_, value); }
+void JsonWriter::appendString(std::string_view value) {
+  appendJsonString(out_, value);
+}
 
 }  // namespace restack::pipeline

@@ -12,7 +12,9 @@ namespace od = simdjson::ondemand;
 constexpr std::array<std::string_view, 4> kPlatforms = {"ios", "android", "web", "react_native"};
 constexpr std::array<std::string_view, 4> kKinds = {"crash", "anr", "lag", "error"};
 
-std::string describe(simdjson::error_code code) { return simdjson::error_message(code); }
+std::string describe(simdjson::error_code code) {
+  return simdjson::error_message(code);
+}
 
 // The JSON text of any value, byte for byte as in the input (trailing whitespace trimmed).
 simdjson::simdjson_result<std::string_view> rawText(od::value value) {
@@ -125,8 +127,10 @@ Status parseException(od::value value, RawEvent& event) {
     std::string_view key;
     if (field.unescaped_key().get(key)) return malformed("bad key in 'exception'");
     std::string_view text;
-    if (key == "type" && !field.value().get_string().get(text)) event.exception_type = std::string(text);
-    else if (key == "message" && !field.value().get_string().get(text)) event.exception_message = std::string(text);
+    if (key == "type" && !field.value().get_string().get(text))
+      event.exception_type = std::string(text);
+    else if (key == "message" && !field.value().get_string().get(text))
+      event.exception_message = std::string(text);
   }
   return Status::ok();
 }
@@ -187,7 +191,8 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
   }
   thread_local od::parser parser;
   od::document document;
-  if (auto error = parser.iterate(padded).get(document)) return malformed("event is not valid JSON: " + describe(error));
+  if (auto error = parser.iterate(padded).get(document))
+    return malformed("event is not valid JSON: " + describe(error));
   od::object root;
   if (document.get_object().get(root)) return malformed("event must be a JSON object");
 
@@ -204,7 +209,8 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
       size_t index = 0;
       for (auto entry : threads) {
         if (event.threads.size() >= limits.max_threads) {
-          return tooLarge("event has more than limits.max_threads (" + std::to_string(limits.max_threads) + ") threads");
+          return tooLarge("event has more than limits.max_threads (" + std::to_string(limits.max_threads) +
+                          ") threads");
         }
         od::value thread_value;
         if (auto error = entry.get(thread_value)) return malformed("threads: " + describe(error));
@@ -226,12 +232,18 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
       target = std::move(*text);
       return Status::ok();
     };
-    if (key == "event_id") RESTACK_RETURN_IF_ERROR(required_string(event.event_id));
-    else if (key == "kind") RESTACK_RETURN_IF_ERROR(required_string(event.kind));
-    else if (key == "platform") RESTACK_RETURN_IF_ERROR(required_string(event.platform));
-    else if (key == "app") RESTACK_RETURN_IF_ERROR(required_string(event.app));
-    else if (key == "build_id") RESTACK_RETURN_IF_ERROR(required_string(event.build_id));
-    else if (key == "pg_map_id") RESTACK_RETURN_IF_ERROR(required_string(event.proguard_map_id));
+    if (key == "event_id")
+      RESTACK_RETURN_IF_ERROR(required_string(event.event_id));
+    else if (key == "kind")
+      RESTACK_RETURN_IF_ERROR(required_string(event.kind));
+    else if (key == "platform")
+      RESTACK_RETURN_IF_ERROR(required_string(event.platform));
+    else if (key == "app")
+      RESTACK_RETURN_IF_ERROR(required_string(event.app));
+    else if (key == "build_id")
+      RESTACK_RETURN_IF_ERROR(required_string(event.build_id));
+    else if (key == "pg_map_id")
+      RESTACK_RETURN_IF_ERROR(required_string(event.proguard_map_id));
     else if (key == "timestamp_ms") {
       int64_t timestamp = 0;
       if (value.get_int64().get(timestamp)) return malformed("field 'timestamp_ms' must be an integer");

@@ -38,10 +38,10 @@ struct RawSample {
 struct RawThread {
   std::string name;
   bool crashed = false;
-  bool has_stack = false;              // "stack" present (otherwise "samples")
+  bool has_stack = false;  // "stack" present (otherwise "samples")
   std::string stack;
-  std::vector<RawSample> samples;      // lag events
-  std::vector<RawField> passthrough;   // every field but stack/samples/frames/restored
+  std::vector<RawSample> samples;     // lag events
+  std::vector<RawField> passthrough;  // every field but stack/samples/frames/restored
 };
 
 struct RawEvent {

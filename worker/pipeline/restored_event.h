@@ -29,8 +29,8 @@ struct OutputFrame {
 
 // A Java exception header inside a stack ("Caused by: a.b.C: msg") and where its frames start.
 struct ExceptionSection {
-  std::string prefix;      // "", "Caused by: ", "Suppressed: ", "Exception in thread \"main\" "
-  std::string type;        // deobfuscated class name
+  std::string prefix;  // "", "Caused by: ", "Suppressed: ", "Exception in thread \"main\" "
+  std::string type;    // deobfuscated class name
   std::string message;
   size_t first_frame = 0;  // index into RestoredStack::frames
 };
@@ -38,7 +38,7 @@ struct ExceptionSection {
 struct RestoredStack {
   std::vector<OutputFrame> frames;
   std::vector<ExceptionSection> sections;  // Java traces only, in order
-  std::string restored_text;  // reads like the platform's own tools would print it
+  std::string restored_text;               // reads like the platform's own tools would print it
 };
 
 struct RestoredThread {
@@ -52,11 +52,11 @@ const char* symbolicationStateName(SymbolicationState state);
 struct RestoredEvent {
   std::vector<RestoredThread> threads;  // same order as RawEvent::threads
   SymbolicationState state = SymbolicationState::kComplete;
-  std::set<std::string> missing_ids;    // debug ids / mapping ids / files that had no symbols
-  std::string exception_type;           // deobfuscated when a mapping knew it; else as received
-  std::string exception_message;        // class names inside it deobfuscated (Android)
-  bool any_missing = false;     // some frame waits for symbols never uploaded
-  bool any_unrestored = false;  // some frame was not found or not parsed
+  std::set<std::string> missing_ids;  // debug ids / mapping ids / files that had no symbols
+  std::string exception_type;         // deobfuscated when a mapping knew it; else as received
+  std::string exception_message;      // class names inside it deobfuscated (Android)
+  bool any_missing = false;           // some frame waits for symbols never uploaded
+  bool any_unrestored = false;        // some frame was not found or not parsed
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
 };

@@ -86,9 +86,12 @@ void appendRestoredLines(const stack::StackLine& line, const std::vector<const O
   const OutputFrame* last = frames.front();  // alternatives ride on the first entry
   for (const auto& alternative : last->alternatives) {
     for (const SymbolizedFrame& frame : alternative) {
-      if (line.kind == stack::LineKind::kJavaFrame) out.push_back(line.indent + "<OR> " + formatJava(frame));
-      else if (line.kind == stack::LineKind::kJsFrame) out.push_back(line.indent + "<OR> " + formatJs(frame, *line.jsFrame()));
-      else out.push_back(line.indent + "<OR> " + formatNative(frame, last->tier));
+      if (line.kind == stack::LineKind::kJavaFrame)
+        out.push_back(line.indent + "<OR> " + formatJava(frame));
+      else if (line.kind == stack::LineKind::kJsFrame)
+        out.push_back(line.indent + "<OR> " + formatJs(frame, *line.jsFrame()));
+      else
+        out.push_back(line.indent + "<OR> " + formatNative(frame, last->tier));
     }
   }
 }
