@@ -1,6 +1,7 @@
 // ProGuard / R8 retrace benchmarks (docs/benchmarks.md, ProGuard section):
 //   BM_IngestMapping      mapping MB/s through ingestProguard, stored bytes per mapping MB
 //   BM_RetraceWarm        frames/s once the classes of the trace are cached (1 and 2 threads)
+//   BM_RetraceWarmOneLongRun  the same, the whole trace passed as one run
 //   BM_FirstFrameCold     time to the first restored frame for a build this process has not
 //                         touched (new resolver, build never looked up before)
 // Inputs are generated (mapping_generator.h); RESTACK_PG_BENCH_CLASSES sets the class count.
@@ -117,6 +118,23 @@ void BM_RetraceWarm(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * frames));
 }
 BENCHMARK(BM_RetraceWarm)->Unit(benchmark::kMillisecond)->Threads(1)->Threads(2)->UseRealTime();
+
+// The same trace as one run of 20,000 lines (a thread dump or a StackOverflowError trace is one
+// long run): the resolver looks frames up ahead in windows, not the whole run at once.
+void BM_RetraceWarmOneLongRun(benchmark::State& state) {
+  Fixture& fixture = Fixture::get();
+  ProguardResolver resolver(*fixture.store, ProguardResolverOptions{});
+  auto lines = stack::parseStack(fixture.trace);
+  size_t frames = 0;
+  for (const auto& line : lines) frames += line.kind == stack::LineKind::kJavaFrame;
+  (void)resolver.retrace({"bench", "b0", "android", ""}, lines);  // warm the cache
+  for (auto _ : state) {
+    auto results = resolver.retrace({"bench", "b0", "android", ""}, lines);
+    benchmark::DoNotOptimize(results);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * frames));
+}
+BENCHMARK(BM_RetraceWarmOneLongRun)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FirstFrameCold(benchmark::State& state) {
   Fixture& fixture = Fixture::get();

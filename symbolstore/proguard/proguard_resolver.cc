@@ -23,6 +23,7 @@
 #include "symbolstore/proguard/proguard_resolver.h"
 
 #include <algorithm>
+#include <array>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -314,31 +315,35 @@ struct ProguardResolver::Impl {
     std::shared_ptr<const ClassRecord> record;
   };
 
-  // Looks up the class records of a run's frames and brings the data their methods need into
-  // the CPU cache, one step over all frames at a time (ClassRecord's prefetch steps): with the
-  // decoded records of a large mapping far larger than the CPU caches, the frames' memory reads
-  // then overlap instead of waiting for each other (docs/benchmarks.md, ProGuard).
-  void prepareRun(const MapChoice& choice, std::span<const stack::StackLine> lines,
-                  std::vector<PreparedClass>& prepared) {
-    prepared.assign(lines.size(), PreparedClass{});
+  // Lines looked up ahead at a time: enough frames for their memory reads to overlap, few
+  // enough that what the first step fetched is still in the CPU cache when the last one runs
+  // (a StackOverflowError trace has over a thousand frames).
+  static constexpr size_t kPrepareWindow = 32;
+
+  // Looks up the class records of lines [begin, end) of a run and brings the data their methods
+  // need into the CPU cache, one step over all frames at a time (ClassRecord's prefetch steps):
+  // with the decoded records of a large mapping far larger than the CPU caches, the frames'
+  // memory reads then overlap instead of waiting for each other (docs/benchmarks.md, ProGuard).
+  // `prepared` holds one entry per line of the run.
+  void prepareWindow(const MapChoice& choice, std::span<const stack::StackLine> lines, size_t begin, size_t end,
+                     std::vector<PreparedClass>& prepared) {
     if (!choice.map) return;
     const MapHandle& map = *choice.map;
-    thread_local std::vector<uint64_t> hashes;
-    hashes.assign(lines.size(), 0);
+    std::array<uint64_t, kPrepareWindow> hashes{};
     auto frameAt = [&](size_t i) -> const stack::JavaFrameLine* {
       const stack::JavaFrameLine* frame = lines[i].javaFrame();
       return frame != nullptr && !frame->file.starts_with(kMapIdFilePrefix) ? frame : nullptr;
     };
-    for (size_t i = 0; i < lines.size(); ++i) {
+    for (size_t i = begin; i < end; ++i) {
       if (const auto* frame = frameAt(i)) {
-        hashes[i] = classes.hashOf(map.load_key, frame->class_name);
-        classes.prefetchSlot(hashes[i]);
+        hashes[i - begin] = classes.hashOf(map.load_key, frame->class_name);
+        classes.prefetchSlot(hashes[i - begin]);
       }
     }
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (const auto* frame = frameAt(i)) classes.prefetchValue(map.load_key, frame->class_name, hashes[i]);
+    for (size_t i = begin; i < end; ++i) {
+      if (const auto* frame = frameAt(i)) classes.prefetchValue(map.load_key, frame->class_name, hashes[i - begin]);
     }
-    for (size_t i = 0; i < lines.size(); ++i) {
+    for (size_t i = begin; i < end; ++i) {
       const auto* frame = frameAt(i);
       if (frame == nullptr) continue;
       if (i > 0 && prepared[i - 1].ready && lines[i - 1].javaFrame()->class_name == frame->class_name) {
@@ -349,11 +354,13 @@ struct ProguardResolver::Impl {
         prepared[i].ready = true;
         prepared[i].record = std::move(*record);
       }
-      if (prepared[i].record) hashes[i] = proguard::hashName(frame->method);
+      if (prepared[i].record) hashes[i - begin] = proguard::hashName(frame->method);
     }
     for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
-      for (size_t i = 0; i < lines.size(); ++i) {
-        if (prepared[i].record) prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i], step);
+      for (size_t i = begin; i < end; ++i) {
+        if (prepared[i].record) {
+          prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i - begin], step);
+        }
       }
     }
   }
@@ -504,11 +511,13 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   std::vector<JavaLineResult> results(lines.size());
   auto event_choice = impl_->chooseEventMap(scope);
   if (!event_choice) return event_choice.error();
-  std::vector<Impl::PreparedClass> prepared;
-  impl_->prepareRun(*event_choice, lines, prepared);
+  std::vector<Impl::PreparedClass> prepared(lines.size());
   proguard::RetraceContext context;
   Impl::RunMemo memo;
   for (size_t i = 0; i < lines.size(); ++i) {
+    if (i % Impl::kPrepareWindow == 0) {
+      impl_->prepareWindow(*event_choice, lines, i, std::min(lines.size(), i + Impl::kPrepareWindow), prepared);
+    }
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
     if (const auto* frame = line.javaFrame()) {

@@ -316,6 +316,67 @@ TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
   EXPECT_EQ(wrong, 0);
 }
 
+// A run longer than the resolver's look-ahead window (frames of mapped and unmapped classes,
+// repeats of one class, exception lines between) restores every frame as it does alone; a cache
+// too small for the run evicts records the look-ahead still holds.
+TEST(ProguardStore, LongRunRetracesLikeEachFrameAlone) {
+  RetraceHarness harness;
+  std::string mapping;
+  for (int c = 0; c < 300; ++c) {
+    mapping += "org.app.C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
+    for (int m = 0; m < 10; ++m) {
+      mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" +
+                 std::to_string(m) + "():" + std::to_string(100 + m * 10) + ":" + std::to_string(108 + m * 10) +
+                 " -> " + std::string(1, static_cast<char>('a' + m)) + "\n";
+    }
+  }
+  ASSERT_TRUE(harness.ingest(mapping));
+  std::string trace = "java.lang.IllegalStateException: c7\n";
+  for (int i = 0; i < 300; ++i) {
+    if (i % 97 == 50) trace += "Caused by: c" + std::to_string(i % 300) + ": boom\n";
+    if (i % 11 == 3) trace += "\tat android.os.Handler.dispatchMessage(Handler.java:" + std::to_string(i) + ")\n";
+    int c = (i * 37) % 300, m = i % 10;
+    for (int repeat = 0; repeat < (i % 5 == 0 ? 2 : 1); ++repeat) {
+      trace += "\tat c" + std::to_string(c) + "." + std::string(1, static_cast<char>('a' + m)) +
+               "(SourceFile:" + std::to_string(m * 10 + 1 + (i + repeat) % 9) + ")\n";
+    }
+  }
+  trace += "\t... 12 more\n";
+  const auto lines = stack::parseStack(trace);
+  ASSERT_GT(lines.size(), 300u);
+  for (size_t cache_bytes : {size_t{48} << 10, size_t{64} << 20}) {
+    ProguardResolverOptions options;
+    options.cache_bytes = cache_bytes;
+    ProguardResolver resolver(harness.store(), options);
+    auto whole = resolver.retrace({"app", "1", "android", ""}, lines);
+    ASSERT_TRUE(whole) << whole.error().describe();
+    ASSERT_EQ(whole->size(), lines.size());
+    size_t frames = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].kind != stack::LineKind::kJavaFrame) continue;
+      ++frames;
+      auto alone = resolver.retrace({"app", "1", "android", ""}, std::span(lines).subspan(i, 1));
+      ASSERT_TRUE(alone) << alone.error().describe();
+      const FrameLookup& expected = (*alone)[0].lookup;
+      const FrameLookup& got = (*whole)[i].lookup;
+      ASSERT_EQ(got.frames.size(), expected.frames.size()) << lines[i].raw;
+      ASSERT_FALSE(got.frames.empty()) << lines[i].raw;
+      for (size_t f = 0; f < got.frames.size(); ++f) {
+        EXPECT_EQ(got.frames[f].function, expected.frames[f].function) << lines[i].raw;
+        EXPECT_EQ(got.frames[f].file, expected.frames[f].file) << lines[i].raw;
+        EXPECT_EQ(got.frames[f].line, expected.frames[f].line) << lines[i].raw;
+      }
+      EXPECT_EQ(got.note, expected.note) << lines[i].raw;
+    }
+    EXPECT_GT(frames, 300u);
+    // Spot checks against the mapping itself, not only against the single-frame path.
+    EXPECT_EQ((*whole)[0].exception_class, "java.lang.IllegalStateException");
+    EXPECT_EQ((*whole)[1].lookup.frames[0].function, "org.app.C0.m0");
+    EXPECT_EQ((*whole)[1].lookup.frames[0].line, 100u);
+    EXPECT_EQ((*whole)[1].lookup.frames[0].file, "C0.java");
+  }
+}
+
 // The event's exception.message goes through the same restoration as exception lines.
 TEST(ProguardStore, DeobfuscateMessageForTheEventField) {
   RetraceHarness harness;
