@@ -283,12 +283,11 @@ TEST(ProguardStore, ClockCacheEvictsWithinBudget) {
   EXPECT_LT(present, 5000u);
 }
 
-// A resolver whose class cache holds only a few records still answers right (records are
-// evicted and read again while traces keep coming).
-TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
-  RetraceHarness harness;
+// Classes org.app.C<c> -> c<c>, each with methods m0..m9 -> a..j: minified lines m*10+1 ..
+// m*10+9 map to original lines 100+m*10 ...
+std::string tenMethodsPerClass(int classes) {
   std::string mapping;
-  for (int c = 0; c < 300; ++c) {
+  for (int c = 0; c < classes; ++c) {
     mapping += "org.app.C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
     for (int m = 0; m < 10; ++m) {
       mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" +
@@ -296,7 +295,14 @@ TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
                  " -> " + std::string(1, static_cast<char>('a' + m)) + "\n";
     }
   }
-  ASSERT_TRUE(harness.ingest(mapping));
+  return mapping;
+}
+
+// A resolver whose class cache holds only a few records still answers right (records are
+// evicted and read again while traces keep coming).
+TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(tenMethodsPerClass(300)));
   ProguardResolverOptions options;
   options.cache_bytes = 48u << 10;
   ProguardResolver resolver(harness.store(), options);
@@ -321,16 +327,7 @@ TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
 // too small for the run evicts records the look-ahead still holds.
 TEST(ProguardStore, LongRunRetracesLikeEachFrameAlone) {
   RetraceHarness harness;
-  std::string mapping;
-  for (int c = 0; c < 300; ++c) {
-    mapping += "org.app.C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
-    for (int m = 0; m < 10; ++m) {
-      mapping += "    " + std::to_string(m * 10 + 1) + ":" + std::to_string(m * 10 + 9) + ":void m" +
-                 std::to_string(m) + "():" + std::to_string(100 + m * 10) + ":" + std::to_string(108 + m * 10) +
-                 " -> " + std::string(1, static_cast<char>('a' + m)) + "\n";
-    }
-  }
-  ASSERT_TRUE(harness.ingest(mapping));
+  ASSERT_TRUE(harness.ingest(tenMethodsPerClass(300)));
   std::string trace = "java.lang.IllegalStateException: c7\n";
   for (int i = 0; i < 300; ++i) {
     if (i % 97 == 50) trace += "Caused by: c" + std::to_string(i % 300) + ": boom\n";
