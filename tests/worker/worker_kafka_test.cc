@@ -42,6 +42,7 @@
 
 #include "formats/common/mapped_file.h"
 #include "formats/common/temp_dir.h"
+#include "tests/support/java_partitioner.h"
 #include "tests/support/kafka_broker.h"
 #include "tests/support/kafka_records.h"
 #include "tests/worker/worker_fixtures.h"
@@ -62,43 +63,7 @@ using testkafka::KafkaRecord;
 
 // ---------------------------------------------------------------------------------------------
 // Partitioning witnesses: librdkafka's murmur2_random (what Restack configures) and Kafka's
-// murmur2 from the spec (org.apache.kafka.common.utils.Utils.murmur2, the Java client's default).
-
-int32_t specMurmur2(const std::string& key) {
-  const auto* data = reinterpret_cast<const uint8_t*>(key.data());
-  const uint32_t length = static_cast<uint32_t>(key.size());
-  const uint32_t m = 0x5bd1e995;
-  uint32_t h = 0x9747b28c ^ length;
-  for (uint32_t i = 0; i < length / 4; ++i) {
-    const uint8_t* b = data + 4 * i;
-    uint32_t k = uint32_t(b[0]) | (uint32_t(b[1]) << 8) | (uint32_t(b[2]) << 16) | (uint32_t(b[3]) << 24);
-    k *= m;
-    k ^= k >> 24;
-    k *= m;
-    h *= m;
-    h ^= k;
-  }
-  const uint8_t* tail = data + 4 * (length / 4);
-  switch (length % 4) {
-    case 3:
-      h ^= uint32_t(tail[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      h ^= uint32_t(tail[1]) << 8;
-      [[fallthrough]];
-    case 1:
-      h ^= uint32_t(tail[0]);
-      h *= m;
-  }
-  h ^= h >> 13;
-  h *= m;
-  h ^= h >> 15;
-  return static_cast<int32_t>(h);
-}
-
-int specPartition(const std::string& key, int partitions) {
-  return static_cast<int>((static_cast<uint32_t>(specMurmur2(key)) & 0x7fffffff) % static_cast<uint32_t>(partitions));
-}
+// murmur2 from the spec (tests/support/java_partitioner.h, the Java client's default).
 
 // librdkafka's own murmur2_random partitioner, called directly on a topic handle (nothing is
 // produced).
@@ -130,7 +95,7 @@ std::vector<std::string> buildsCoveringPartitions(const std::string& app, int pa
   std::map<int, int> used;
   for (int i = 0; builds.size() < static_cast<size_t>(partitions * per_partition); ++i) {
     const std::string build = "b" + std::to_string(i);
-    int& count = used[specPartition(app + ":" + build, partitions)];
+    int& count = used[testkafka::javaPartitionFor(app + ":" + build, partitions)];
     if (count < per_partition) {
       ++count;
       builds.push_back(build);
@@ -718,7 +683,7 @@ TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndD
     ASSERT_TRUE(record.key);
     EXPECT_EQ(*record.key, app + ":" + fingerprint);
     EXPECT_EQ(record.partition, partitioner.partition(topics_.symbolicated, *record.key, kSymbolicatedPartitions));
-    EXPECT_EQ(record.partition, specPartition(*record.key, kSymbolicatedPartitions));
+    EXPECT_EQ(record.partition, testkafka::javaPartitionFor(*record.key, kSymbolicatedPartitions));
     restored_partitions.insert(record.partition);
     simdjson::dom::array frames;
     ASSERT_EQ(json.root["threads"].at(0)["frames"].get(frames), simdjson::SUCCESS) << *record.value;
@@ -758,7 +723,7 @@ TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndD
     EXPECT_EQ(fingerprint, fingerprint_of[id]);
     EXPECT_EQ(stringAt(json.root["algorithm"]), "v1");
     EXPECT_EQ(record.partition, partitioner.partition(topics_.fingerprints, *record.key, kFingerprintPartitions));
-    EXPECT_EQ(record.partition, specPartition(*record.key, kFingerprintPartitions));
+    EXPECT_EQ(record.partition, testkafka::javaPartitionFor(*record.key, kFingerprintPartitions));
     keys[*record.key].insert(id);
   }
   // All crashes of one app are the same problem (one key); the event without symbols is another.
