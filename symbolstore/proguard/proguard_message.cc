@@ -50,12 +50,7 @@ class MessageRestorer {
   // "ret cls.method(params)" (ret optional) -> restored text; nullopt = unchanged.
   Expected<std::optional<std::string>> methodSignature(std::string_view signature, bool with_return) {
     std::string_view ret;
-    if (with_return) {
-      size_t space = signature.find(' ');
-      if (space == std::string_view::npos) return MaybeText();
-      ret = signature.substr(0, space);
-      signature = signature.substr(space + 1);
-    }
+    if (with_return && !splitLeadingType(signature, ret)) return MaybeText();
     size_t open = signature.find('(');
     if (open == std::string_view::npos || !signature.ends_with(')')) return MaybeText();
     std::string_view qualified = signature.substr(0, open);
@@ -66,11 +61,7 @@ class MessageRestorer {
     std::string_view method = qualified.substr(dot + 1);
     bool changed = false;
     std::string out;
-    if (with_return) {
-      auto restored = restoreOrKeep(ret, changed);
-      if (!restored) return restored.error();
-      out += *restored + " ";
-    }
+    if (with_return) RESTACK_RETURN_IF_ERROR(appendType(ret, changed, out));
     auto record = lookup_(owner);
     if (!record) return record.error();
     if (*record) {
@@ -104,23 +95,14 @@ class MessageRestorer {
   // "type cls.field" (type optional) -> restored text; nullopt = unchanged.
   Expected<std::optional<std::string>> fieldReference(std::string_view reference, bool with_type) {
     std::string_view type_text;
-    if (with_type) {
-      size_t space = reference.find(' ');
-      if (space == std::string_view::npos) return MaybeText();
-      type_text = reference.substr(0, space);
-      reference = reference.substr(space + 1);
-    }
+    if (with_type && !splitLeadingType(reference, type_text)) return MaybeText();
     size_t dot = reference.rfind('.');
     if (dot == std::string_view::npos || dot == 0 || dot + 1 == reference.size()) return MaybeText();
     std::string_view owner = reference.substr(0, dot);
     std::string_view field = reference.substr(dot + 1);
     bool changed = false;
     std::string out;
-    if (with_type) {
-      auto restored = restoreOrKeep(type_text, changed);
-      if (!restored) return restored.error();
-      out += *restored + " ";
-    }
+    if (with_type) RESTACK_RETURN_IF_ERROR(appendType(type_text, changed, out));
     auto record = lookup_(owner);
     if (!record) return record.error();
     if (*record) {
@@ -137,6 +119,23 @@ class MessageRestorer {
   }
 
  private:
+  // "type rest" -> `type` = "type", `text` = "rest"; false when there is no space.
+  static bool splitLeadingType(std::string_view& text, std::string_view& type) {
+    size_t space = text.find(' ');
+    if (space == std::string_view::npos) return false;
+    type = text.substr(0, space);
+    text = text.substr(space + 1);
+    return true;
+  }
+
+  // Appends `printed` restored (or as it is) and a space.
+  Status appendType(std::string_view printed, bool& changed, std::string& out) {
+    auto restored = restoreOrKeep(printed, changed);
+    if (!restored) return restored.error();
+    out += *restored + " ";
+    return Status::ok();
+  }
+
   Expected<std::string> restoreOrKeep(std::string_view printed, bool& changed) {
     auto restored = type(printed);
     if (!restored) return restored.error();
