@@ -19,6 +19,8 @@
 //   key "deferred\0restack.symbols\0" 00 00 00 03 00 00 00 00 00 00 00 11
 //   value 01 | <ms> | <ms> | 01 00 00 00 | <code> | <message> | 08 00 00 00 "shop:1.0" | …
 // Times are wall-clock milliseconds since the epoch: they must mean the same after a restart.
+// A deferred upload is retried whether or not this pod still owns its partition: this store's
+// applied offset has moved past it, so it would be missing here if the partition came back.
 #pragma once
 
 #include <cstdint>

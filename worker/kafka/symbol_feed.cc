@@ -439,7 +439,9 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   // Its own producer: its delivery reports say when each DLQ copy was acknowledged, and it
   // stays outside any transaction of the events' producer.
   config::Config dlq_config = config;
-  dlq_config.kafka.properties.insert({"message.timeout.ms", kDlqMessageTimeoutMs});
+  if (!config.kafka.properties.count("delivery.timeout.ms")) {  // librdkafka's alias of message.timeout.ms
+    dlq_config.kafka.properties.insert({"message.timeout.ms", kDlqMessageTimeoutMs});
+  }
   auto producer = makeProducer(dlq_config, "restack-symbols-dlq", impl.get());
   if (!producer) return producer.error();
   impl->dlq = std::move(*producer);
