@@ -143,6 +143,13 @@ const std::map<std::string, Apply>& knownKeys() {
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
       {"worker.upload_root", stringField(&Config::worker, &Worker::upload_root)},
+      // Upload retries (config.h, Uploads).
+      {"uploads.retry_initial_backoff_ms",
+       unsignedField(&Config::uploads, &Uploads::retry_initial_backoff_ms, 1, 3600000)},
+      {"uploads.retry_max_backoff_ms", unsignedField(&Config::uploads, &Uploads::retry_max_backoff_ms, 1, 86400000)},
+      {"uploads.retry_deadline_s", unsignedField(&Config::uploads, &Uploads::retry_deadline_s, 1, 30ull * 86400)},
+      {"uploads.catch_up_stall_s", unsignedField(&Config::uploads, &Uploads::catch_up_stall_s, 1, 86400)},
+      // End of upload retries.
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.log_level",
        stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
@@ -174,6 +181,11 @@ Expected<Config> build(const Settings& settings) {
     return invalidArgument("kafka.brokers is required (set it in the file or RESTACK_KAFKA__BROKERS)");
   }
   if (config.store.path.empty()) return invalidArgument("store.path must not be empty");
+  if (config.uploads.retry_max_backoff_ms < config.uploads.retry_initial_backoff_ms) {
+    return invalidArgument("uploads.retry_max_backoff_ms (" + std::to_string(config.uploads.retry_max_backoff_ms) +
+                           ") must not be below uploads.retry_initial_backoff_ms (" +
+                           std::to_string(config.uploads.retry_initial_backoff_ms) + ")");
+  }
   const Topics& t = config.kafka.topics;
   if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
     return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");

@@ -64,6 +64,21 @@ struct Worker {
   std::string upload_root;
 };
 
+// Retries of symbol uploads whose fetch (or ingest) failed for a passing reason
+// (ErrorCode::kUnavailable: network, HTTP 5xx, timeout, expired presigned URL). Such an upload is
+// kept in the symbol store and retried with exponential backoff; after the deadline it goes to the
+// DLQ with the reason and the number of attempts (docs/operations.md, "Upload outcomes and retries").
+struct Uploads {
+  // --- retries of uploads that failed for a passing reason (worker/kafka/deferred_uploads.h) ---
+  uint64_t retry_initial_backoff_ms = 5000;  // first retry after this long; doubles per attempt
+  uint64_t retry_max_backoff_ms = 300000;    // the backoff never exceeds this (5 min)
+  uint64_t retry_deadline_s = 86400;         // after this long since the first failure: DLQ (24 h)
+  // A symbols catch-up (start, new partitions, events waiting for symbols) gives up only after
+  // this long without progress (no upload read, no high watermark advance). Default 60 s.
+  uint64_t catch_up_stall_s = 60;
+  // --- end of upload retries ---
+};
+
 struct Observability {
   int http_port = 8080;             // /healthz, /readyz, /metrics; 0 disables
   std::string log_level = "info";   // trace | debug | info | warn | error
@@ -76,6 +91,7 @@ struct Config {
   Cache cache;
   Limits limits;
   Worker worker;
+  Uploads uploads;
   Observability observability;
   std::string grouping_rules;  // folder of per-app grouping rule files <app>.yaml; empty = none
 };

@@ -76,6 +76,34 @@ TEST(Config, ErrorsNameTheKeyTheLineAndTheProblem) {
   ASSERT_FALSE(same_topic);
 }
 
+TEST(Config, UploadRetryKeys) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->uploads.retry_initial_backoff_ms, 5000u);
+  EXPECT_EQ(defaults->uploads.retry_max_backoff_ms, 300000u);
+  EXPECT_EQ(defaults->uploads.retry_deadline_s, 86400u);
+  EXPECT_EQ(defaults->uploads.catch_up_stall_s, 60u);
+
+  auto set = parseConfig(
+      "kafka: {brokers: a:1}\nuploads: {retry_initial_backoff_ms: 100, retry_max_backoff_ms: 1000, "
+      "retry_deadline_s: 600, catch_up_stall_s: 5}\n",
+      "restack.yaml", {"RESTACK_UPLOADS__RETRY_DEADLINE_S=700"});
+  ASSERT_TRUE(set) << set.error().message();
+  EXPECT_EQ(set->uploads.retry_initial_backoff_ms, 100u);
+  EXPECT_EQ(set->uploads.retry_max_backoff_ms, 1000u);
+  EXPECT_EQ(set->uploads.retry_deadline_s, 700u);
+  EXPECT_EQ(set->uploads.catch_up_stall_s, 5u);
+
+  auto inverted =
+      parseConfig("kafka: {brokers: a:1}\nuploads: {retry_initial_backoff_ms: 2000, retry_max_backoff_ms: 1000}\n",
+                  "restack.yaml", {});
+  ASSERT_FALSE(inverted);
+  EXPECT_NE(inverted.error().message().find("uploads.retry_max_backoff_ms"), std::string::npos);
+  auto zero = parseConfig("kafka: {brokers: a:1}\nuploads: {retry_deadline_s: 0}\n", "restack.yaml", {});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message().find("uploads.retry_deadline_s"), std::string::npos);
+}
+
 TEST(Config, TheExampleFileIsValid) {
   auto config = loadConfig(std::string(RESTACK_SOURCE_DIR) + "/config/restack.example.yaml", {});
   ASSERT_TRUE(config) << config.error().message();

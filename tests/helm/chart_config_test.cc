@@ -142,6 +142,11 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.worker.batch_size, defaults.worker.batch_size);
   EXPECT_EQ(chart.worker.batch_linger_ms, defaults.worker.batch_linger_ms);
   EXPECT_EQ(chart.worker.upload_root, defaults.worker.upload_root);
+  // Upload retries.
+  EXPECT_EQ(chart.uploads.retry_initial_backoff_ms, defaults.uploads.retry_initial_backoff_ms);
+  EXPECT_EQ(chart.uploads.retry_max_backoff_ms, defaults.uploads.retry_max_backoff_ms);
+  EXPECT_EQ(chart.uploads.retry_deadline_s, defaults.uploads.retry_deadline_s);
+  EXPECT_EQ(chart.uploads.catch_up_stall_s, defaults.uploads.catch_up_stall_s);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);
   // The one deliberate difference: in a cluster, logs go to a collector.

@@ -69,6 +69,8 @@ expect_refusal "store outside the volume" "must lie under persistence.mountPath"
   "$helm" template restack "$chart" "${minimal[@]}" --set config.store.path=/data/store
 expect_refusal "zero worker threads" "/config/worker/threads" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.worker.threads=0
+expect_refusal "zero upload retry deadline" "/config/uploads/retry_deadline_s" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.uploads.retry_deadline_s=0
 expect_refusal "misspelt config key" "brokerz" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.kafka.brokerz=x
 expect_refusal "unknown log format" "/config/observability/log_format" \

@@ -174,17 +174,15 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     pending = std::make_unique<PendingEvents>(*store, PendingOptions{});
     metrics.pending_events = pending->count();
     recheck_all = pending->count() > 0;  // uploads may have been applied before a restart
-    auto feed = SymbolFeed::create(config, *store, *producer, metrics,
-                                   [this](const UploadMeta& meta, const IngestReport& report) {
-                                     // The native reader remembers "no symbols" for a while; a new upload must show at
-                                     // once.
-                                     for (const std::string& id : report.ids) symbolizer->native().forget(id);
-                                     // Pending events of this app (of every app, for a shared image) may restore now.
-                                     if (meta.shared || meta.app.empty())
-                                       recheck_all = true;
-                                     else
-                                       recheck_apps.insert(meta.app);
-                                   });
+    auto feed = SymbolFeed::create(config, *store, metrics, [this](const UploadMeta& meta, const IngestReport& report) {
+      // The native reader remembers "no symbols" for a while; a new upload must show at once.
+      for (const std::string& id : report.ids) symbolizer->native().forget(id);
+      // Pending events of this app (of every app, for a shared image) may restore now.
+      if (meta.shared || meta.app.empty())
+        recheck_all = true;
+      else
+        recheck_apps.insert(meta.app);
+    });
     if (!feed) return feed.error();
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
