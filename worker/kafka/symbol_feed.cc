@@ -87,7 +87,7 @@ struct SymbolFeed::Impl {
       content.display_name = upload->file_name;
       std::optional<FetchedUpload> fetched;
       if (!upload->location.empty()) {
-        auto got = fetchUpload(upload->location, config.worker.upload_root, config.limits.max_upload_bytes);
+        auto got = fetchUpload(upload->location, uploadPolicyFrom(config), config.limits.max_upload_bytes);
         if (!got) {
           reject(message, got.error());
         } else {
