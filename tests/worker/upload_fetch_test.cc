@@ -366,6 +366,8 @@ TEST_F(FileLocations, EverythingElseIsRefused) {
   expectRefused("file://otherhost" + root_.string() + "/a.sym", ErrorCode::kInvalidArgument, "absolute path");
   expectRefused("file://relative/path", ErrorCode::kInvalidArgument, "absolute path");
   expectRefused("ftp://example.com/x", ErrorCode::kInvalidArgument, "file://, http:// or https://");
+  expectRefused("file://" + (root_ / "outside-link" / "no-such-file").string(), ErrorCode::kInvalidArgument,
+                "through a symbolic link to a path outside");
   // Outside the roots, whether the file exists is not revealed.
   auto missing_outside = check("file:///etc/no-such-file");
   ASSERT_FALSE(missing_outside);

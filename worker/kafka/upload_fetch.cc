@@ -104,21 +104,26 @@ Expected<CheckedLocation> checkFile(const std::string& location, const UploadPol
     return invalidArgument("upload location " + shown + " is refused: it is outside uploads.file_roots (" +
                            joined(policy.file_roots) + ")");
   }
+  auto insideRealRoot = [&](const fs::path& real) {
+    return std::any_of(real_roots.begin(), real_roots.end(), [&](const fs::path& root) { return isUnder(real, root); });
+  };
+  const std::string escapes = "upload location " + shown +
+                              " is refused: it resolves through a symbolic link to a path outside uploads.file_roots";
   std::error_code error;
   fs::path real = fs::canonical(path, error);
   if (error) {
+    // The part that exists, resolved: a link out of the roots is refused before anything is said
+    // about what lies behind it.
+    std::error_code weak_error;
+    fs::path partly = fs::weakly_canonical(path, weak_error);
+    if (weak_error || !insideRealRoot(partly)) return invalidArgument(escapes);
     if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) {
       // Like an HTTP 404: the upload may not be visible on this worker's volume yet.
       return unavailable("upload location " + shown + " does not exist on this worker");
     }
     return ioError("upload location " + shown + ": " + error.message());
   }
-  bool inside =
-      std::any_of(real_roots.begin(), real_roots.end(), [&](const fs::path& root) { return isUnder(real, root); });
-  if (!inside) {
-    return invalidArgument("upload location " + shown +
-                           " is refused: it resolves through a symbolic link to a path outside uploads.file_roots");
-  }
+  if (!insideRealRoot(real)) return invalidArgument(escapes);
   fs::file_status status = fs::status(real, error);
   if (error || !fs::is_regular_file(status)) {
     return invalidArgument("upload location " + shown +
