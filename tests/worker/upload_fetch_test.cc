@@ -274,7 +274,8 @@ TEST(UploadsConfig, SplitListTrimsAndDropsEmptyEntries) {
 
 TEST(PercentDecode, DecodesOrRefusesWithoutThrowing) {
   EXPECT_EQ(worker::percentDecode("/a%20b%2Fc%41").value(), "/a b/cA");
-  for (const char* bad : {"%zz", "%", "%4", "/x%g1", "%00", "a%0"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"%zz", "%", "%4", "/x%g1", "%00", "a%0", std::string("/a\0b", 4)}) {
     auto decoded = worker::percentDecode(bad);
     ASSERT_FALSE(decoded) << bad;
     EXPECT_EQ(decoded.error().code(), ErrorCode::kInvalidArgument);
@@ -363,6 +364,8 @@ TEST_F(FileLocations, EverythingElseIsRefused) {
   expectRefused("file://" + root_.string() + "/%zz", ErrorCode::kInvalidArgument, "bad percent escape");
   expectRefused("file://" + root_.string() + "/a%00b", ErrorCode::kInvalidArgument, "NUL");
   expectRefused("file://" + root_.string() + "/x?y", ErrorCode::kInvalidArgument, "percent-encoded");
+  expectRefused("file://" + (root_ / "sub" / "app.sym").string() + std::string("\0/../x", 6),
+                ErrorCode::kInvalidArgument, "NUL byte");
   expectRefused("file://otherhost" + root_.string() + "/a.sym", ErrorCode::kInvalidArgument, "absolute path");
   expectRefused("file://relative/path", ErrorCode::kInvalidArgument, "absolute path");
   expectRefused("ftp://example.com/x", ErrorCode::kInvalidArgument, "file://, http:// or https://");
@@ -401,6 +404,9 @@ TEST(HttpLocations, OnlyAllowlistedHostsOverHttpsPass) {
     ASSERT_FALSE(checked) << refused << " was accepted as " << checked->url;
     EXPECT_EQ(checked.error().code(), ErrorCode::kInvalidArgument) << refused;
   }
+  auto with_nul = worker::checkUploadLocation(std::string("https://symbols.example.com\0.evil.example/", 42), policy);
+  ASSERT_FALSE(with_nul);
+  EXPECT_TRUE(contains(with_nul.error().message(), "NUL byte")) << with_nul.error().message();
   // libcurl decodes a percent-encoded host; what is checked is the name that is requested.
   auto encoded = worker::checkUploadLocation("https://sym%62ols.example.com/x", policy);
   ASSERT_TRUE(encoded) << encoded.error().message();

@@ -290,6 +290,7 @@ Expected<std::string> percentDecode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\0') return invalidArgument("a NUL byte at offset " + std::to_string(i));
     if (text[i] != '%') {
       out.push_back(text[i]);
       continue;
@@ -351,6 +352,11 @@ UploadPolicy uploadPolicyFrom(const config::Config& config) {
 }
 
 Expected<CheckedLocation> checkUploadLocation(const std::string& location, const UploadPolicy& policy, bool redirect) {
+  // libcurl and the file system see a C string: what follows a NUL byte would be checked here but
+  // not used there.
+  if (location.find('\0') != std::string::npos) {
+    return invalidArgument("upload location " + redactLocation(location) + " is refused: it contains a NUL byte");
+  }
   if (hasScheme(location, "https")) return checkHttp(location, policy, true);
   if (hasScheme(location, "http")) return checkHttp(location, policy, false);
   if (!redirect && hasScheme(location, "file")) return checkFile(location, policy);

@@ -70,7 +70,8 @@ struct CheckedLocation {
 Expected<CheckedLocation> checkUploadLocation(const std::string& location, const UploadPolicy& policy,
                                               bool redirect = false);
 
-// Percent-decodes `text`; a '%' not followed by two hex digits, or an encoded NUL, is an error.
+// Percent-decodes `text`; a '%' not followed by two hex digits, or a NUL byte (encoded or not), is
+// an error.
 Expected<std::string> percentDecode(std::string_view text);
 
 // `location` as it may appear in a message: cut before any query or fragment, user info dropped,
