@@ -553,6 +553,23 @@ TEST_F(LoopbackDownloads, AnAllowedHostIsDownloadedIntoATemporaryFolder) {
   EXPECT_EQ(server_.hostHeaders().back(), "allowed.test:" + std::to_string(server_.port()));
 }
 
+TEST_F(LoopbackDownloads, ProxiesFromTheEnvironmentAreNotUsed) {
+  // A proxy would be a socket to somewhere other than the checked host.
+  test::TestHttpServer proxy;
+  ASSERT_TRUE(proxy.started());
+  server_.serveBody("/a.zip", "direct");
+  const std::string proxy_url = proxy.url("");
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}) {
+    setenv(name, proxy_url.c_str(), 1);
+  }
+  auto fetched = fetch("/a.zip");
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}) unsetenv(name);
+  ASSERT_TRUE(fetched) << fetched.error().message();
+  EXPECT_EQ(read(fetched->path), "direct");
+  EXPECT_EQ(proxy.totalHits(), 0u);
+  EXPECT_EQ(server_.hits("/a.zip"), 1u);
+}
+
 TEST_F(LoopbackDownloads, RefusedLocationsAreNeverContacted) {
   server_.serveBody("/a.zip", "content");
   struct Case {
