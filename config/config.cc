@@ -1,9 +1,11 @@
 #include "config/config.h"
 
+#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -109,6 +111,61 @@ Apply stringField(Field Config::* section, std::string Field::* member, std::vec
     return Status::ok();
   };
 }
+template <typename Field>
+Apply boolField(Field Config::* section, bool Field::* member) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    if (s.value != "true" && s.value != "false") {
+      return invalidArgument(s.origin + ": " + key + " must be true or false, got '" + s.value + "'");
+    }
+    c.*section.*member = s.value == "true";
+    return Status::ok();
+  };
+}
+// A comma-separated list whose every entry passes `check` (which returns what is wrong, or "").
+Apply listField(std::string Uploads::* member, std::function<std::string(const std::string&)> check) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    for (const std::string& entry : splitList(s.value)) {
+      std::string problem = check(entry);
+      if (!problem.empty()) return invalidArgument(s.origin + ": " + key + ": '" + entry + "' " + problem);
+    }
+    c.uploads.*member = s.value;
+    return Status::ok();
+  };
+}
+
+std::string checkFileRoot(const std::string& root) {
+  return root.starts_with("/") ? "" : "is not an absolute path";
+}
+// Host names as they appear in URLs: letters, digits, '-', '.', '_'; or "*." and such a name.
+std::string checkHostPattern(const std::string& pattern) {
+  std::string_view name = pattern;
+  if (name.starts_with("*.")) name.remove_prefix(2);
+  bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '_' || ch == ':';
+  });
+  return ok ? "" : "is not a host name or \"*.domain\" pattern";
+}
+// "address/prefix" or a bare address, IPv4 or IPv6.
+std::string checkNetwork(const std::string& network) {
+  size_t slash = network.find('/');
+  std::string address = network.substr(0, slash);
+  unsigned char bytes[16];
+  int bits = 0;
+  if (inet_pton(AF_INET, address.c_str(), bytes) == 1) {
+    bits = 32;
+  } else if (inet_pton(AF_INET6, address.c_str(), bytes) == 1) {
+    bits = 128;
+  } else {
+    return "is not an IPv4 or IPv6 network (e.g. 10.1.0.0/16, fd00::/8)";
+  }
+  if (slash == std::string::npos) return "";
+  std::string prefix = network.substr(slash + 1);
+  int length = -1;
+  auto [end, error] = std::from_chars(prefix.data(), prefix.data() + prefix.size(), length);
+  bool ok = error == std::errc() && end == prefix.data() + prefix.size() && length >= 0 && length <= bits;
+  return ok ? "" : "has a prefix length outside 0-" + std::to_string(bits);
+}
+
 Apply topicField(std::string Topics::* member) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     if (s.value.empty()) return invalidArgument(s.origin + ": " + key + " must not be empty");
@@ -142,7 +199,6 @@ const std::map<std::string, Apply>& knownKeys() {
       {"worker.threads", intField(&Config::worker, &Worker::threads, 1, 256)},
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
-      {"worker.upload_root", stringField(&Config::worker, &Worker::upload_root)},
       // Upload retries (config.h, Uploads).
       {"uploads.retry_initial_backoff_ms",
        unsignedField(&Config::uploads, &Uploads::retry_initial_backoff_ms, 1, 3600000)},
@@ -150,6 +206,16 @@ const std::map<std::string, Apply>& knownKeys() {
       {"uploads.retry_deadline_s", unsignedField(&Config::uploads, &Uploads::retry_deadline_s, 1, 30ull * 86400)},
       {"uploads.catch_up_stall_s", unsignedField(&Config::uploads, &Uploads::catch_up_stall_s, 1, 86400)},
       // End of upload retries.
+      {"uploads.file_roots", listField(&Uploads::file_roots, checkFileRoot)},
+      {"uploads.http_hosts", listField(&Uploads::http_hosts, checkHostPattern)},
+      {"uploads.allow_plain_http", boolField(&Config::uploads, &Uploads::allow_plain_http)},
+      {"uploads.allowed_networks", listField(&Uploads::allowed_networks, checkNetwork)},
+      {"uploads.max_redirects", intField(&Config::uploads, &Uploads::max_redirects, 0, 20)},
+      {"uploads.connect_timeout_ms", intField(&Config::uploads, &Uploads::connect_timeout_ms, 100, 600000)},
+      {"uploads.total_timeout_ms", intField(&Config::uploads, &Uploads::total_timeout_ms, 1000, 86400000)},
+      {"uploads.low_speed_bytes_per_s",
+       unsignedField(&Config::uploads, &Uploads::low_speed_bytes_per_s, 1, 1ull << 30)},
+      {"uploads.low_speed_time_s", intField(&Config::uploads, &Uploads::low_speed_time_s, 1, 3600)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.log_level",
        stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
@@ -163,9 +229,22 @@ const std::map<std::string, Apply>& knownKeys() {
   return keys;
 }
 
+// Keys that no longer exist, with what replaced them.
+const std::map<std::string, std::string>& removedKeys() {
+  static const std::map<std::string, std::string> keys = {
+      {"worker.upload_root",
+       "was removed: use uploads.file_roots (comma-separated folders that file:// upload locations may name "
+       "files under; empty refuses every file:// location)"},
+  };
+  return keys;
+}
+
 Expected<Config> build(const Settings& settings) {
   Config config;
   for (const auto& [key, setting] : settings) {
+    if (auto removed = removedKeys().find(key); removed != removedKeys().end()) {
+      return invalidArgument(setting.origin + ": " + key + " " + removed->second);
+    }
     if (key.starts_with(kPropertiesPrefix)) {
       config.kafka.properties[key.substr(kPropertiesPrefix.size())] = setting.value;
       continue;
@@ -217,6 +296,22 @@ Expected<Config> loadConfig(const std::string& path, const std::vector<std::stri
   std::stringstream text;
   text << in.rdbuf();
   return parseConfig(text.str(), path, environment);
+}
+
+std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> entries;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    size_t first = list.find_first_not_of(" \t", start);
+    if (first != std::string::npos && first < end) {
+      size_t last = list.find_last_not_of(" \t", end - 1);
+      entries.push_back(list.substr(first, last - first + 1));
+    }
+    start = end + 1;
+  }
+  return entries;
 }
 
 std::vector<std::string> processEnvironment() {

@@ -60,16 +60,33 @@ struct Worker {
   uint32_t threads = 2;           // threads restoring events of a batch in parallel
   uint32_t batch_size = 500;      // events per batch (outputs flushed, then offsets committed)
   uint32_t batch_linger_ms = 50;  // how long to wait to fill a batch
-  // Where uploads referenced by "file://" may be read from; empty = any path. Default empty.
-  std::string upload_root;
 };
 
-// Retries of symbol uploads whose fetch (or ingest) failed for a passing reason
-// (ErrorCode::kUnavailable: network, HTTP 5xx, timeout, expired presigned URL). Such an upload is
-// kept in the symbol store and retried with exponential backoff; after the deadline it goes to the
-// DLQ with the reason and the number of attempts (docs/operations.md, "Upload outcomes and retries").
+// Which upload locations (the restack.location header of a symbol upload) the worker may read.
+// Whoever can write the symbols topics controls that header, so everything is refused unless
+// allowed here. Lists are comma-separated strings; docs/operations.md, "Upload locations".
 struct Uploads {
-  // --- retries of uploads that failed for a passing reason (worker/kafka/deferred_uploads.h) ---
+  // Folders that file:// locations may name files under (after resolving symbolic links);
+  // absolute paths. Default "": every file:// location is refused.
+  std::string file_roots;
+  // Hosts that http(s):// locations (and every redirect) may name: exact names, or
+  // "*.example.com" for any name below example.com. Default "": every http(s) location is refused.
+  std::string http_hosts;
+  // Plain http:// (not https://) only when true. Default false.
+  bool allow_plain_http = false;
+  // CIDRs ("10.1.0.0/16", "fd00::/8"; a bare address is one host) that may be contacted although
+  // they are loopback, private, link-local, metadata or otherwise not global. Default "": none.
+  std::string allowed_networks;
+  uint32_t max_redirects = 3;              // each target passes the same checks; more = refused
+  uint32_t connect_timeout_ms = 10000;     // per connection attempt
+  uint32_t total_timeout_ms = 600000;      // the whole download, redirects included (10 min)
+  uint64_t low_speed_bytes_per_s = 10240;  // slower than this for low_speed_time_s = aborted
+  uint32_t low_speed_time_s = 30;
+
+  // --- retries of uploads whose fetch or ingest failed for a passing reason
+  // (ErrorCode::kUnavailable: network, HTTP 5xx, timeout, expired presigned URL): kept in the
+  // store, retried with exponential backoff, then sent to the DLQ with the number of attempts
+  // (worker/kafka/deferred_uploads.h; docs/operations.md, "Upload outcomes and retries") ---
   uint64_t retry_initial_backoff_ms = 5000;  // first retry after this long; doubles per attempt
   uint64_t retry_max_backoff_ms = 300000;    // the backoff never exceeds this (5 min)
   uint64_t retry_deadline_s = 86400;         // after this long since the first failure: DLQ (24 h)
@@ -101,6 +118,8 @@ Expected<Config> loadConfig(const std::string& path, const std::vector<std::stri
 // Same from YAML text (tests, the demo).
 Expected<Config> parseConfig(const std::string& yaml_text, const std::string& source_name,
                              const std::vector<std::string>& environment);
+// Splits a comma-separated list, trimming blanks around each entry and dropping empty ones.
+std::vector<std::string> splitList(const std::string& list);
 // The process environment as "KEY=VALUE" entries.
 std::vector<std::string> processEnvironment();
 

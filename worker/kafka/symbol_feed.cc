@@ -428,7 +428,7 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   impl->fetch = std::move(fetch);
   if (!impl->fetch) {
     impl->fetch = [&c = impl->config](const std::string& location) {
-      return fetchUpload(location, c.worker.upload_root, c.limits.max_upload_bytes);
+      return fetchUpload(location, uploadPolicyFrom(c), c.limits.max_upload_bytes);
     };
   }
   auto deferred = DeferredUploads::open(store);
