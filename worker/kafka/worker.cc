@@ -532,6 +532,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
                      "): stopping, nothing of the open transaction was committed");
     }
     spdlog::warn("{}; aborting the transaction and processing the batch again", what);
+    // Let what was produced reach the brokers first: librdkafka 2.0.2 aborting with records still
+    // queued sent EndTxn for partitions the coordinator had not registered yet, and the broker's
+    // INVALID_TXN_STATE answer is fatal.
+    producer->flush(30000);
     std::unique_ptr<RdKafka::Error> aborted = retrying([&] { return producer->abort_transaction(60000); });
     if (aborted) {
       return ioError(what + "; the abort failed too (" + aborted->str() +
