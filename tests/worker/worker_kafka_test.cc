@@ -1022,7 +1022,9 @@ std::map<std::string, std::vector<std::string>> fingerprintRecords(const std::ve
     Json json;
     if (!json.parse(record.value)) continue;
     const std::string id = stringAt(json.root["event_id"]);
-    if (id.starts_with(prefix)) out[id].push_back(stringAt(json.root["replaces"]));
+    simdjson::dom::element replaces;  // absent from a record that replaces nothing
+    const bool replacing = json.root["replaces"].get(replaces) == simdjson::SUCCESS;
+    if (id.starts_with(prefix)) out[id].push_back(replacing ? stringAt(replaces) : std::string());
   }
   return out;
 }
