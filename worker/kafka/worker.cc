@@ -513,7 +513,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!outcome) break;
       // Nothing committed yet: auto.offset.reset=earliest, the start.
       if (position->offset() < 0) position->set_offset(RdKafka::Topic::OFFSET_BEGINNING);
-      RdKafka::ErrorCode sought = events->seek(*position, 10000);
+      // Asynchronous: a blocking seek while the group rebalances (an ILLEGAL_GENERATION abort)
+      // tripped an assertion in librdkafka 2.0.2's assignment code when the partition was revoked.
+      RdKafka::ErrorCode sought = events->seek(*position, 0);
       if (sought != RdKafka::ERR_NO_ERROR) {
         outcome = ioError("cannot rewind " + config.kafka.topics.events + "/" + std::to_string(position->partition()) +
                           ": " + errorText(sought));
