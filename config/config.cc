@@ -181,12 +181,15 @@ const std::map<std::string, Apply>& knownKeys() {
       {"kafka.assignment_strategy",
        stringField(&Config::kafka, &Kafka::assignment_strategy, {"cooperative-sticky", "range", "roundrobin"})},
       {"kafka.session_timeout_ms", intField(&Config::kafka, &Kafka::session_timeout_ms, 1000, 3600000)},
+      {"kafka.delivery", stringField(&Config::kafka, &Kafka::delivery, {"exactly_once", "at_least_once"})},
+      {"kafka.transactional_id", stringField(&Config::kafka, &Kafka::transactional_id)},
       {"kafka.topics.events", topicField(&Topics::events)},
       {"kafka.topics.symbols", topicField(&Topics::symbols)},
       {"kafka.topics.symbols_shared", topicField(&Topics::symbols_shared)},
       {"kafka.topics.symbolicated", topicField(&Topics::symbolicated)},
       {"kafka.topics.fingerprints", topicField(&Topics::fingerprints)},
       {"kafka.topics.dlq", topicField(&Topics::dlq)},
+      {"kafka.topics.pending", topicField(&Topics::pending)},
       {"store.path", stringField(&Config::store, &Store::path)},
       {"store.block_cache_mb", unsignedField(&Config::store, &Store::block_cache_mb, 8, 1 << 20)},
       {"cache.native_mb", unsignedField(&Config::cache, &Cache::native_mb, 1, 1 << 20)},
@@ -216,6 +219,9 @@ const std::map<std::string, Apply>& knownKeys() {
       {"uploads.low_speed_bytes_per_s",
        unsignedField(&Config::uploads, &Uploads::low_speed_bytes_per_s, 1, 1ull << 30)},
       {"uploads.low_speed_time_s", intField(&Config::uploads, &Uploads::low_speed_time_s, 1, 3600)},
+      {"pending.max_events", unsignedField(&Config::pending, &Pending::max_events, 0, 100000000)},
+      {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
+      {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.log_level",
        stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
@@ -266,6 +272,10 @@ Expected<Config> build(const Settings& settings) {
                            std::to_string(config.uploads.retry_initial_backoff_ms) + ")");
   }
   const Topics& t = config.kafka.topics;
+  if (t.pending == t.events || t.pending == t.symbolicated || t.pending == t.fingerprints || t.pending == t.dlq ||
+      t.pending == t.symbols || t.pending == t.symbols_shared) {
+    return invalidArgument("kafka.topics.pending must be a topic of its own ('" + t.pending + "')");
+  }
   if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
     return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");
   }

@@ -24,6 +24,8 @@ struct Topics {
   std::string symbolicated = "restack.events.symbolicated";
   std::string fingerprints = "restack.fingerprints";
   std::string dlq = "restack.events.dlq";
+  // Events waiting for symbols (compacted, co-partitioned with events; docs/operations.md).
+  std::string pending = "restack.pending";
 };
 
 struct Kafka {
@@ -36,6 +38,16 @@ struct Kafka {
   // "range"/"roundrobin" (eager: every rebalance revokes everything).
   std::string assignment_strategy = "cooperative-sticky";
   int session_timeout_ms = 10000;
+  // "exactly_once" (default): each batch's outputs, pending-state records and input offsets
+  // commit in one Kafka transaction; consumers reading with isolation.level=read_committed see
+  // every event once. "at_least_once": outputs are acknowledged, then offsets committed; a crash
+  // in between publishes that batch again. Every Kafka Restack supports has transactions; only
+  // librdkafka's mock cluster (the demo, unit tests) lacks them and needs at_least_once.
+  std::string delivery = "exactly_once";
+  // transactional.id of the exactly_once producer. Default empty = "<group_id>-<hostname>": a
+  // StatefulSet pod keeps its name across restarts, so a restarted pod fences its predecessor.
+  // Must be unique per running worker.
+  std::string transactional_id;
 };
 
 struct Store {
@@ -96,6 +108,14 @@ struct Uploads {
   // --- end of upload retries ---
 };
 
+// Events published while their symbols were missing, kept to be restored later (their state
+// lives in kafka.topics.pending). Past a bound, new pending events are published but not kept.
+struct Pending {
+  uint64_t max_events = 100000;     // pending events kept per worker
+  uint64_t max_bytes = 1ull << 30;  // their raw bytes, 1 GiB
+  uint64_t max_age_s = 72 * 3600;   // older ones are dropped (their symbols are not coming), 72 h
+};
+
 struct Observability {
   int http_port = 8080;             // /healthz, /readyz, /metrics; 0 disables
   std::string log_level = "info";   // trace | debug | info | warn | error
@@ -109,6 +129,7 @@ struct Config {
   Limits limits;
   Worker worker;
   Uploads uploads;
+  Pending pending;
   Observability observability;
   std::string grouping_rules;  // folder of per-app grouping rule files <app>.yaml; empty = none
 };

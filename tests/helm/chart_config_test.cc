@@ -132,6 +132,9 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.kafka.topics.symbolicated, defaults.kafka.topics.symbolicated);
   EXPECT_EQ(chart.kafka.topics.fingerprints, defaults.kafka.topics.fingerprints);
   EXPECT_EQ(chart.kafka.topics.dlq, defaults.kafka.topics.dlq);
+  EXPECT_EQ(chart.kafka.topics.pending, defaults.kafka.topics.pending);
+  EXPECT_EQ(chart.kafka.delivery, defaults.kafka.delivery);
+  EXPECT_EQ(chart.kafka.transactional_id, defaults.kafka.transactional_id);
   EXPECT_EQ(chart.kafka.assignment_strategy, defaults.kafka.assignment_strategy);
   EXPECT_EQ(chart.kafka.session_timeout_ms, defaults.kafka.session_timeout_ms);
   EXPECT_TRUE(chart.kafka.properties.empty());
@@ -161,6 +164,9 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.uploads.retry_max_backoff_ms, defaults.uploads.retry_max_backoff_ms);
   EXPECT_EQ(chart.uploads.retry_deadline_s, defaults.uploads.retry_deadline_s);
   EXPECT_EQ(chart.uploads.catch_up_stall_s, defaults.uploads.catch_up_stall_s);
+  EXPECT_EQ(chart.pending.max_events, defaults.pending.max_events);
+  EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
+  EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);
   // The one deliberate difference: in a cluster, logs go to a collector.
