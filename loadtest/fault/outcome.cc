@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 namespace restack::fault {
 
 Expected<RestoredRecord> canonicalRestored(std::string_view json) {
@@ -97,8 +99,11 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
       if (s.first_mismatch.empty()) s.first_mismatch = difference(record.canonical, want.canonical);
     }
   }
-  auto sample = [&](const std::string& line) {
-    if (result.samples.size() < max_samples) result.samples.push_back(line);
+  // A few of each kind, lost and wrong first: those are what a reader of the log needs.
+  std::vector<std::string> lost_samples, wrong_samples, duplicate_samples;
+  const size_t per_kind = std::max<size_t>(1, max_samples / 3);
+  auto sample = [&](std::vector<std::string>& samples, const std::string& line) {
+    if (samples.size() < per_kind) samples.push_back(line);
   };
   for (const auto& [id, want] : expected) {
     ++result.events;
@@ -113,11 +118,12 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
     }
     if (s.mismatched > 0) {
       ++result.wrong;
-      sample("wrong " + id + ": " + s.first_mismatch);
+      sample(wrong_samples, "wrong " + id + ": " + s.first_mismatch);
     } else if (s.finals == 0) {
       ++result.lost;
       if (s.provisionals > 0) ++result.stuck_pending;
-      sample("lost " + id + (s.provisionals > 0 ? " (only a provisional pending output)" : " (no output at all)"));
+      sample(lost_samples,
+             "lost " + id + (s.provisionals > 0 ? " (only a provisional pending output)" : " (no output at all)"));
     } else {
       ++result.restored;
       if (s.provisionals > 0) ++result.restored_late;
@@ -125,9 +131,12 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
     const uint64_t extra = (s.finals > 1 ? s.finals - 1 : 0) + (s.provisionals > 1 ? s.provisionals - 1 : 0);
     if (extra > 0) {
       result.duplicated += extra;
-      sample("duplicated " + id + ": " + std::to_string(s.finals) + " final and " + std::to_string(s.provisionals) +
-             " provisional output(s)");
+      sample(duplicate_samples, "duplicated " + id + ": " + std::to_string(s.finals) + " final and " +
+                                    std::to_string(s.provisionals) + " provisional output(s)");
     }
+  }
+  for (auto* samples : {&lost_samples, &wrong_samples, &duplicate_samples}) {
+    result.samples.insert(result.samples.end(), samples->begin(), samples->end());
   }
   return result;
 }
