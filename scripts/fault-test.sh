@@ -11,13 +11,14 @@
 #      partitions each (co-partitioned), restack.symbols.shared with 1. The consumer offsets and
 #      the transaction state log are replicated 3 times (min ISR 2) by the cluster's settings.
 #   2. Starts --workers (default 3) `restack run` processes in one group, each with its own store
-#      and log (WORK/w<i>/). --mode sets kafka.delivery in their config (and a transactional id
-#      per worker for exactly_once); without --mode the key is not written (worker default).
+#      and log (WORK/w<i>/). --mode sets kafka.delivery in their config; without --mode the key
+#      is not written (the worker's default). A restack that knows kafka.transactional_id gets
+#      one per worker (they share a host: the default "<group>-<hostname>" would collide).
 #   3. Produces the demo samples (worker/demo/samples) as 24 builds (apps fa0..fa3 x 6 builds):
 #      every event kind (iOS, Android native, Java crash/ANR/lag, web V8 and Firefox, React
 #      Native, and one unreadable event per copy) in about 5 copies per minute of run time per
-#      build, spread over 60% of the run. Half of the builds (all of app fa3) get their symbol
-#      uploads LATE, after 40% of their events, so those events go out pending and must be
+#      build, spread over 60% of the run. 15 of the 24 builds (all of app fa3, every other build
+#      of the others) get their symbol uploads LATE, after 40% of their events, so those events go out pending and must be
 #      restored later. Some late builds take mapping.txt from a slow location (below).
 #   4. Meanwhile injects faults at random, one at a time, every 3-10 s until 80% of the run:
 #      SIGKILL of a worker (restarted 0.5-4.5 s later); SIGSTOP of a worker for longer than its
@@ -69,71 +70,78 @@
 #   scripts/build.sh build -DRESTACK_BENCHMARKS=OFF --target restack --target restack_fault
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${RESTACK_BUILD_DIR:-$repo/build}"
-minutes=3
-driver_args=()
-keep=0
-while (($# > 0)); do
-  case "$1" in
-    --minutes)
-      minutes="$2"
-      shift 2
-      ;;
-    --mode | --workers | --slow-location | --store-full | --seed)
-      driver_args+=("$1" "$2")
-      shift 2
-      ;;
-    --keep)
-      keep=1
-      shift
-      ;;
-    -h | --help)
-      sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-      exit 0
-      ;;
-    *)
-      echo "fault-test.sh: unknown option $1 (see --help)" >&2
+# All in one function, read whole before it runs: editing this file during a run (a long one)
+# must not change what the running shell executes next.
+main() {
+  repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  build="${RESTACK_BUILD_DIR:-$repo/build}"
+  minutes=3
+  driver_args=()
+  keep=0
+  while (($# > 0)); do
+    case "$1" in
+      --minutes)
+        minutes="$2"
+        shift 2
+        ;;
+      --mode | --workers | --slow-location | --store-full | --seed)
+        driver_args+=("$1" "$2")
+        shift 2
+        ;;
+      --keep)
+        keep=1
+        shift
+        ;;
+      -h | --help)
+        sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+      *)
+        echo "fault-test.sh: unknown option $1 (see --help)" >&2
+        exit 2
+        ;;
+    esac
+  done
+
+  restack="$build/worker/restack"
+  driver="$build/loadtest/fault/restack_fault"
+  for program in "$restack" "$driver"; do
+    [[ -x "$program" ]] || {
+      echo "fault-test.sh: $program is missing; build it: scripts/build.sh build -DRESTACK_BENCHMARKS=OFF --target restack --target restack_fault" >&2
       exit 2
-      ;;
-  esac
-done
+    }
+  done
 
-restack="$build/worker/restack"
-driver="$build/loadtest/fault/restack_fault"
-for program in "$restack" "$driver"; do
-  [[ -x "$program" ]] || {
-    echo "fault-test.sh: $program is missing; build it: scripts/build.sh build -DRESTACK_BENCHMARKS=OFF --target restack --target restack_fault" >&2
-    exit 2
+  work="$(mktemp -d "${TMPDIR:-/tmp}/restack-fault-XXXXXX")"
+  status=2
+  cleanup() {
+    "$repo/scripts/kafka-cluster.sh" kill "$work/kafka" >/dev/null 2>&1 || true
+    # The driver unmounts the store volume; a driver killed halfway leaves it mounted.
+    if mountpoint -q "$work/w1/store-volume" 2>/dev/null; then umount -l "$work/w1/store-volume" || true; fi
+    if [[ "$status" == 0 && "$keep" == 0 ]]; then
+      rm -rf "$work"
+    else
+      echo "fault-test.sh: logs kept in $work (driver.log, w<i>/worker.log, kafka/node<i>/server.log)"
+    fi
+    if [[ -n "${verdict:-}" ]]; then echo "$verdict"; fi
   }
-done
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/restack-fault-XXXXXX")"
-status=2
-cleanup() {
-  "$repo/scripts/kafka-cluster.sh" kill "$work/kafka" >/dev/null 2>&1 || true
-  # The driver unmounts the store volume; a driver killed halfway leaves it mounted.
-  if mountpoint -q "$work/w1/store-volume" 2>/dev/null; then umount -l "$work/w1/store-volume" || true; fi
-  if [[ "$status" == 0 && "$keep" == 0 ]]; then
-    rm -rf "$work"
-  else
-    echo "fault-test.sh: logs kept in $work (driver.log, w<i>/worker.log, kafka/node<i>/server.log)"
-  fi
-  if [[ -n "${verdict:-}" ]]; then echo "$verdict"; fi
+  echo "fault-test.sh: starting a 3-node Kafka cluster in $work/kafka"
+  KAFKA_OWNER_PID=$$ "$repo/scripts/kafka-cluster.sh" start "$work/kafka" 3
+  bootstrap="$("$repo/scripts/kafka-cluster.sh" bootstrap "$work/kafka")"
+
+  set +e
+  "$driver" --restack "$restack" --bootstrap "$bootstrap" --cluster-dir "$work/kafka" \
+    --cluster-script "$repo/scripts/kafka-cluster.sh" --samples "$repo/worker/demo/samples" \
+    --work "$work" --minutes "$minutes" "${driver_args[@]}" 2>&1 | tee "$work/driver.log" |
+    grep --line-buffered -v '^fault: events '   # printed once, as the very last line, by cleanup
+  status=${PIPESTATUS[0]}
+  set -e
+  verdict="$(grep '^fault: events ' "$work/driver.log" | tail -n 1 || true)"
+  exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-echo "fault-test.sh: starting a 3-node Kafka cluster in $work/kafka"
-KAFKA_OWNER_PID=$$ "$repo/scripts/kafka-cluster.sh" start "$work/kafka" 3
-bootstrap="$("$repo/scripts/kafka-cluster.sh" bootstrap "$work/kafka")"
-
-set +e
-"$driver" --restack "$restack" --bootstrap "$bootstrap" --cluster-dir "$work/kafka" \
-  --cluster-script "$repo/scripts/kafka-cluster.sh" --samples "$repo/worker/demo/samples" \
-  --work "$work" --minutes "$minutes" "${driver_args[@]}" 2>&1 | tee "$work/driver.log" |
-  grep --line-buffered -v '^fault: events '   # printed once, as the very last line, by cleanup
-status=${PIPESTATUS[0]}
-set -e
-verdict="$(grep '^fault: events ' "$work/driver.log" | tail -n 1 || true)"
-exit "$status"
+main "$@"
+exit $?

@@ -607,7 +607,8 @@ class FaultInjector {
 
 // --- the test ---------------------------------------------------------------------------------
 
-std::string workerConfig(const Options& o, size_t index, const fs::path& store, bool uploads_keys) {
+std::string workerConfig(const Options& o, size_t index, const fs::path& store, bool uploads_keys,
+                         bool transactional_id) {
   std::ostringstream yaml;
   yaml << "# Written by restack_fault (scripts/fault-test.sh) for worker " << index << ".\n"
        << "kafka:\n"
@@ -615,8 +616,9 @@ std::string workerConfig(const Options& o, size_t index, const fs::path& store, 
        << "  group_id: restack-fault\n"
        << "  session_timeout_ms: " << o.session_timeout_ms << "\n";
   if (!o.mode.empty()) yaml << "  delivery: " << o.mode << "\n";
-  if (o.mode == "exactly_once") {
-    // One transactional id per worker (they share a host, so the default would collide).
+  if (transactional_id) {
+    // One transactional id per worker: they share a host, so the default "<group>-<hostname>"
+    // would make them fence each other.
     yaml << "  transactional_id: restack-fault-w" << index << "\n";
   }
   yaml << "store:\n  path: \"" << store.string() << "\"\n  block_cache_mb: 16\n"
@@ -629,7 +631,8 @@ std::string workerConfig(const Options& o, size_t index, const fs::path& store, 
   return yaml.str();
 }
 
-// True when the restack binary knows the upload location policy keys (uploads.allowed_networks).
+// True when the restack binary contains `word`: how the driver tells whether the worker's config
+// has a key (uploads.allowed_networks, kafka.transactional_id) without writing one it would reject.
 bool binaryKnows(const std::string& binary, const std::string& word) {
   auto content = readFile(binary);
   return content && content->find(word) != std::string::npos;
@@ -776,12 +779,13 @@ int runTest(const Options& o) {
   }
 
   // Workers.
+  const bool transactional_ids = binaryKnows(o.restack, "transactional_id");
   std::vector<std::string> folders;
   for (int i = 0; i < o.workers; ++i) {
     const fs::path folder = work / ("w" + std::to_string(i));
     fs::create_directories(folder);
     const fs::path store = (i == 1 && filler) ? filler->point() / "store" : folder / "store";
-    if (!writeFile(folder / "config.yaml", workerConfig(o, static_cast<size_t>(i), store, uploads_keys))) return 2;
+    if (!writeFile(folder / "config.yaml", workerConfig(o, static_cast<size_t>(i), store, uploads_keys, transactional_ids))) return 2;
     folders.push_back(folder.string());
   }
   WorkerSet workers(o.restack, folders);
