@@ -785,7 +785,9 @@ int runTest(const Options& o) {
     const fs::path folder = work / ("w" + std::to_string(i));
     fs::create_directories(folder);
     const fs::path store = (i == 1 && filler) ? filler->point() / "store" : folder / "store";
-    if (!writeFile(folder / "config.yaml", workerConfig(o, static_cast<size_t>(i), store, uploads_keys, transactional_ids))) return 2;
+    if (!writeFile(folder / "config.yaml",
+                   workerConfig(o, static_cast<size_t>(i), store, uploads_keys, transactional_ids)))
+      return 2;
     folders.push_back(folder.string());
   }
   WorkerSet workers(o.restack, folders);
