@@ -5,6 +5,7 @@
 #   scripts/kafka-broker.sh start DIR PORT [CONTROLLER_PORT]   # returns once clients can connect
 #   scripts/kafka-broker.sh stop DIR                           # graceful (SIGTERM, then SIGKILL)
 #   scripts/kafka-broker.sh kill DIR                           # immediate SIGKILL (test teardown)
+#   scripts/kafka-broker.sh wait DIR PORT                      # until a started broker serves clients
 #   scripts/kafka-broker.sh run-class CLASS [ARGS...]          # a Kafka tool on the same classpath,
 #                                                              # e.g. kafka.tools.ConsoleProducer
 #
@@ -28,6 +29,11 @@
 #   KAFKA_OWNER_PID       if set, a watchdog SIGKILLs the broker as soon as this process is gone
 #                         (a test binary that crashed or was killed by ctest leaves no broker)
 #   KAFKA_OWNER_CLEANUP   with KAFKA_OWNER_PID: 1 = the watchdog also deletes DIR
+#   KAFKA_CLUSTER_ID      cluster id to format a new DIR with (default: a random one); the nodes
+#                         of one cluster share it (scripts/kafka-cluster.sh)
+#   KAFKA_START_WAIT      0 = `start` returns once the JVM is launched, without waiting for
+#                         clients (a node of a cluster cannot finish starting before a quorum of
+#                         its peers runs; scripts/kafka-cluster.sh then calls `wait`). Default 1.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +47,7 @@ die() {
 }
 
 usage() {
-  sed -n '5,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -175,7 +181,7 @@ cmd_start() {
     # shellcheck disable=SC2086  # the option variables hold several words on purpose
     java $heap_opts $jvm_opts -Dlog4j.configuration="file:$dir/log4j.properties" \
       -cp "$libs/*" kafka.tools.StorageTool format --ignore-formatted \
-      --cluster-id="$(random_cluster_id)" --config="$dir/server.properties" >"$dir/format.out" 2>&1 ||
+      --cluster-id="${KAFKA_CLUSTER_ID:-$(random_cluster_id)}" --config="$dir/server.properties" >"$dir/format.out" 2>&1 ||
       { cat "$dir/format.out" >&2; die "formatting the KRaft storage in $dir/data failed"; }
   fi
   # The JVM keeps none of this script's descriptors: whoever waits for this script's output
@@ -190,7 +196,18 @@ cmd_start() {
     start_watchdog "$dir" "$broker_pid" "$KAFKA_OWNER_PID"
   fi
 
-  local timeout="${KAFKA_START_TIMEOUT:-90}" waited=0
+  if [[ "${KAFKA_START_WAIT:-1}" == 0 ]]; then
+    echo "kafka broker pid $broker_pid launched on 127.0.0.1:$port (controller :$controller_port), dir $dir"
+    return 0
+  fi
+  wait_until_serving "$dir" "$port"
+  echo "kafka broker pid $broker_pid on 127.0.0.1:$port (controller :$controller_port), dir $dir"
+}
+
+wait_until_serving() {
+  local dir="$1" port="$2" broker_pid timeout="${KAFKA_START_TIMEOUT:-90}" waited=0
+  broker_pid="$(cat "$dir/broker.pid" 2>/dev/null || true)"
+  [[ -n "$broker_pid" ]] || die "no broker was started from $dir"
   # "Kafka Server started" is logged once the broker has caught up with the metadata log and
   # its client listener serves requests; the port check guards against log wording changes.
   until grep -q 'Kafka Server started' "$dir/server.log" 2>/dev/null && port_open "$port"; do
@@ -206,7 +223,6 @@ cmd_start() {
     sleep 0.1
     waited=$((waited + 1))
   done
-  echo "kafka broker pid $broker_pid on 127.0.0.1:$port (controller :$controller_port), dir $dir"
 }
 
 stop_process_in() {
@@ -259,6 +275,10 @@ case "$command" in
   kill)
     [[ $# -eq 1 ]] || usage
     stop_process_in "$1" KILL
+    ;;
+  wait)
+    [[ $# -eq 2 ]] || usage
+    wait_until_serving "$(cd "$1" && pwd)" "$2"
     ;;
   run-class) cmd_run_class "$@" ;;
   *) usage ;;
