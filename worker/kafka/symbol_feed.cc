@@ -195,8 +195,15 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     };
     auto report = ingestUpload(store, upload->meta, content, options);
     if (!report) {
-      // A store that cannot be written is the worker's problem, not the upload's.
-      return {report.error(), report.error().code() == ErrorCode::kIo && content.path.empty()};
+      // An I/O error is the worker's problem (a full disk, a store that cannot be written), not
+      // the upload's. Content from the message: the worker stops and the upload is applied again
+      // after the restart. Content fetched from a location: the upload is deferred and fetched
+      // again later, so that a location this worker cannot read does not crash-loop it.
+      if (report.error().code() == ErrorCode::kIo) {
+        if (content.path.empty()) return {report.error(), true};
+        return {Error(ErrorCode::kUnavailable, report.error().message())};
+      }
+      return {report.error()};
     }
     ++metrics.uploads_ingested;
     if (on_ingested) on_ingested(upload->meta, *report);
