@@ -73,6 +73,10 @@ expect_refusal "misspelt config key" "brokerz" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.kafka.brokerz=x
 expect_refusal "unknown log format" "/config/observability/log_format" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.observability.log_format=xml
+expect_refusal "decompression ratio below 2" "/config/limits/max_decompression_ratio" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_decompression_ratio=1
+expect_refusal "source maps over 4 GiB" "/config/limits/max_sourcemap_bytes" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_sourcemap_bytes=8589934592
 
 echo "chart: $passed passed, $failed failed"
 ((failed == 0))
