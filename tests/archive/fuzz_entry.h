@@ -1,7 +1,8 @@
-// One fuzz iteration over archive extraction and over upload-message decoding. Shared by the
-// libFuzzer targets (fuzz_archive.cc, fuzz_upload_message.cc, -DRESTACK_FUZZ=ON) and
-// upload_message_test's run over tests/archive/fuzz_regressions/. A crash, a sanitizer report,
-// an escaped exception or a broken invariant (abort) is the failure.
+// One fuzz iteration over archive extraction (fuzz_archive_entry.cc) and over upload-message
+// decoding (fuzz_message_entry.cc). Shared by the libFuzzer targets (fuzz_archive.cc,
+// fuzz_upload_message.cc, -DRESTACK_FUZZ=ON) and upload_message_test's run over
+// tests/archive/fuzz_regressions/. A crash, a sanitizer report, an escaped exception or a
+// broken invariant (abort) is the failure.
 #pragma once
 
 #include <cstddef>
