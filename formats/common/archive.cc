@@ -495,7 +495,8 @@ Status extractZip(const PackedInput& input, const std::string& directory, const 
     const uint64_t entry_limit = allowedOutput(entry_compressed, limits);
     const std::string what = "zip entry '" + raw_name + "'";
     if ((stat.valid & ZIP_STAT_SIZE) && stat.size > limits.max_bytes) {
-      return limitError(what, entry_compressed, limits);
+      return tooLarge(what + " declares " + std::to_string(stat.size) + " bytes, more than limits.max_upload_bytes (" +
+                      std::to_string(limits.max_bytes) + " bytes)");
     }
     zip_file_t* file = zip_fopen_index(archive, index, 0);
     if (!file) return malformed("cannot read " + what + ": " + zip_strerror(archive));

@@ -96,7 +96,7 @@ TEST(Unpack, GzipAndZstdBombsAreRefusedQuicklyInBoundedMemory) {
         << status.error().message();
     EXPECT_LE(sizeOf(target), std::max<uint64_t>(200 * bomb.bytes.size(), kRatioAllowanceBytes));
     EXPECT_LT(growth, kMaxGrowthKib);
-    EXPECT_LT(seconds, 30.0);
+    EXPECT_LT(seconds, 60.0);  // about 1.5 s on an idle machine
     std::cout << compressionName(bomb.compression) << " bomb of " << bomb.bytes.size() << " bytes refused after "
               << sizeOf(target) << " bytes in " << seconds << " s, peak memory +" << growth << " KiB\n";
 
@@ -131,7 +131,7 @@ TEST(Unpack, ZipBombIsRefusedQuicklyInBoundedMemory) {
       << status.error().message();
   EXPECT_LE(sizeOf(dir->path() + "/App.dSYM/Contents/Resources/DWARF/App"), 200 * zip.size());
   EXPECT_LT(growth, kMaxGrowthKib);
-  EXPECT_LT(seconds, 30.0);
+  EXPECT_LT(seconds, 60.0);  // about 1.5 s on an idle machine
   std::cout << "zip bomb of " << zip.size() << " bytes refused in " << seconds << " s, peak memory +" << growth
             << " KiB\n";
 
@@ -142,7 +142,10 @@ TEST(Unpack, ZipBombIsRefusedQuicklyInBoundedMemory) {
   ASSERT_TRUE(second);
   status = extractZip(PackedInput{"", zip}, second->path(), small);
   ASSERT_FALSE(status);
-  EXPECT_NE(status.error().message().find("limits.max_upload_bytes"), std::string::npos) << status.error().message();
+  EXPECT_NE(
+      status.error().message().find("declares 1073741824 bytes, more than limits.max_upload_bytes (1048576 bytes)"),
+      std::string::npos)
+      << status.error().message();
   EXPECT_EQ(sizeOf(second->path() + "/App.dSYM/Contents/Resources/DWARF/App"), 0u);
 }
 
