@@ -45,10 +45,15 @@ int fuzzUploadMessageOnce(const uint8_t* data, size_t size) {
       !clean(upload->location, worker::kMaxUploadLocationBytes) || meta.shared != shared) {
     std::abort();
   }
-  // What it decoded encodes and decodes to the same upload.
-  auto again = worker::decodeUploadMessage(parts[0], worker::encodeUploadHeaders(*upload), shared);
+  // What it decoded encodes and decodes to the same upload. Empty values are not encoded, so
+  // the key carries app and build id the way producers write it ("<app>:<build_id>"); that
+  // key splits back only when the app holds no ':'.
+  const std::string key = meta.app + ":" + meta.build_id;
+  const bool key_splits_back = meta.app.find(':') == std::string::npos;
+  auto again = worker::decodeUploadMessage(key, worker::encodeUploadHeaders(*upload), shared);
   if (!again || again->meta.kind != meta.kind || again->location != upload->location ||
-      again->file_name != upload->file_name || again->meta.name != meta.name) {
+      again->file_name != upload->file_name || again->meta.name != meta.name ||
+      (!shared && key_splits_back && (again->meta.app != meta.app || again->meta.build_id != meta.build_id))) {
     std::abort();
   }
   return 0;
