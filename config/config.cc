@@ -199,6 +199,8 @@ const std::map<std::string, Apply>& knownKeys() {
       {"limits.max_threads", intField(&Config::limits, &Limits::max_threads, 1, 100000)},
       {"limits.max_frames_per_thread", intField(&Config::limits, &Limits::max_frames_per_thread, 1, 1000000)},
       {"limits.max_upload_bytes", unsignedField(&Config::limits, &Limits::max_upload_bytes, 1024, 1ull << 40)},
+      {"limits.max_decompression_ratio", unsignedField(&Config::limits, &Limits::max_decompression_ratio, 2, 100000)},
+      {"limits.max_sourcemap_bytes", unsignedField(&Config::limits, &Limits::max_sourcemap_bytes, 1024, 1ull << 32)},
       {"worker.threads", intField(&Config::worker, &Worker::threads, 1, 256)},
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},

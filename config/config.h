@@ -66,6 +66,14 @@ struct Limits {
   uint32_t max_threads = 256;              // threads restored per event; the rest pass through
   uint32_t max_frames_per_thread = 512;    // frames restored per thread; the rest are kept raw
   uint64_t max_upload_bytes = 8ull << 30;  // decompressed symbol upload
+  // gzip, zstd and zip uploads (each zip entry, and a zip as a whole) and compressed debug
+  // sections may inflate to at most this many times their compressed size; more is refused as
+  // a decompression bomb. Real symbol files compress 3-15x. Outputs up to 1 MiB are never
+  // refused for their ratio. Default 200.
+  uint64_t max_decompression_ratio = 200;
+  // Largest source map accepted, checked before parsing: the JSON parser holds the whole
+  // document, about 3x its size in memory. Default 256 MiB.
+  uint64_t max_sourcemap_bytes = 256ull << 20;
 };
 
 struct Worker {

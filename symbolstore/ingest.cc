@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
+#include <optional>
 
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
@@ -74,92 +76,76 @@ bool looksLikeProguard(std::string_view head) {
 // After unzipping: a .dSYM bundle folder inside the archive, or the single file it holds.
 Expected<std::string> pickUnzippedContent(const std::string& directory) {
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(directory); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().extension() == ".dSYM") return it->path().string();
-    if (it->is_regular_file()) files.push_back(it->path());
+  std::error_code error;
+  fs::recursive_directory_iterator it(directory, error);
+  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code type_error;
+    const fs::file_status status = it->symlink_status(type_error);
+    if (type_error) return ioError("cannot read " + it->path().string() + ": " + type_error.message());
+    if (fs::is_directory(status) && it->path().extension() == ".dSYM") return it->path().string();
+    if (fs::is_regular_file(status)) files.push_back(it->path());
   }
+  if (error) return ioError("cannot list the unzipped upload in " + directory + ": " + error.message());
   if (files.size() == 1) return files.front().string();
   if (files.empty()) return malformed("the zip upload is empty");
   return unsupported("the zip upload holds " + std::to_string(files.size()) +
                      " files and no .dSYM bundle; upload one symbol file per message");
 }
 
-}  // namespace
-
-Expected<SymbolKind> detectSymbolKind(const UploadContent& content) {
-  if (!content.path.empty() && fs::is_directory(content.path)) {
-    if (fs::is_directory(fs::path(content.path) / "Contents" / "Resources" / "DWARF")) return SymbolKind::kDsym;
-    return unsupported(content.path + " is a folder but not a .dSYM bundle (no Contents/Resources/DWARF)");
-  }
-  auto head = headOf(content, 64 * 1024);
-  if (!head) return head.error();
-  std::string_view bytes = *head;
-  if (bytes.size() >= 4 && bytes.substr(0, 4) ==
-                               "\x7f"
-                               "ELF")
-    return SymbolKind::kElf;
-  if (isMachOMagic(bytes)) return SymbolKind::kMachO;
-  size_t first = bytes.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && bytes.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
-  if (first != std::string_view::npos && bytes[first] == '{') return SymbolKind::kSourcemap;
-  if (looksLikeProguard(bytes)) return SymbolKind::kProguard;
-  std::string name = content.display_name.empty() ? content.path : content.display_name;
-  return unsupported("cannot tell what kind of symbol file " + (name.empty() ? std::string("the upload") : name) +
-                     " is (not Mach-O, ELF, a source map or a ProGuard mapping); pass the kind explicitly");
+bool isDirectory(const std::string& path) {
+  std::error_code ignored;
+  return fs::is_directory(path, ignored);
 }
 
-Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
-                                    const IngestOptions& options) {
+Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
+                                           const IngestOptions& options) {
   UploadContent content = original;
-  std::string decompressed;
   std::optional<TempDir> temp;
-  const bool is_directory = !content.path.empty() && fs::is_directory(content.path);
+  const bool is_directory = !content.path.empty() && isDirectory(content.path);
   if (!is_directory) {
     if (!content.path.empty()) {
       std::error_code error;
       uint64_t size = fs::file_size(content.path, error);
       if (error) return ioError("cannot read " + content.path + ": " + error.message());
       if (size > options.max_input_bytes) {
-        return tooLarge(content.path + " is " + std::to_string(size) + " bytes, over the limit of " +
-                        std::to_string(options.max_input_bytes));
+        return tooLarge(content.path + " is " + std::to_string(size) + " bytes, over limits.max_upload_bytes (" +
+                        std::to_string(options.max_input_bytes) + " bytes)");
       }
     } else if (content.bytes.size() > options.max_input_bytes) {
-      return tooLarge("upload is " + std::to_string(content.bytes.size()) + " bytes, over the limit of " +
-                      std::to_string(options.max_input_bytes));
+      return tooLarge("upload is " + std::to_string(content.bytes.size()) + " bytes, over limits.max_upload_bytes (" +
+                      std::to_string(options.max_input_bytes) + " bytes)");
     }
     auto head = headOf(content, 8);
     if (!head) return head.error();
     Compression compression = detectCompression(*head);
-    if (compression == Compression::kZip) {
+    if (compression != Compression::kNone) {
+      // Unpacked into scratch files, never into memory: the decompressed size is bounded by
+      // the limits below, not by what the worker's memory could take.
+      UnpackLimits limits;
+      limits.max_bytes = options.max_input_bytes;
+      limits.max_ratio = options.max_decompression_ratio;
+      const PackedInput packed{content.path, content.bytes};
       auto dir = TempDir::create("restack-upload-");
       if (!dir) return dir.error();
       temp.emplace(std::move(*dir));
-      RESTACK_RETURN_IF_ERROR(extractZip(content.path, content.bytes, temp->path(), options.max_input_bytes));
-      auto inner = pickUnzippedContent(temp->path());
-      if (!inner) return inner.error();
-      if (content.display_name.empty() || content.display_name.ends_with(".zip")) {
-        content.display_name = fs::path(*inner).filename().string();
-      }
-      content.path = *inner;
-      content.bytes = {};
-    } else if (compression != Compression::kNone) {
-      if (content.path.empty()) {
-        auto out = decompressBuffer(content.bytes, compression, options.max_input_bytes);
-        if (!out) return out.error();
-        decompressed = std::move(*out);
-        content.bytes = decompressed;
+      if (compression == Compression::kZip) {
+        RESTACK_RETURN_IF_ERROR(extractZip(packed, temp->path(), limits));
+        auto inner = pickUnzippedContent(temp->path());
+        if (!inner) return inner.error();
+        if (content.display_name.empty() || content.display_name.ends_with(".zip")) {
+          content.display_name = fs::path(*inner).filename().string();
+        }
+        content.path = *inner;
       } else {
-        auto dir = TempDir::create("restack-upload-");
-        if (!dir) return dir.error();
-        temp.emplace(std::move(*dir));
         std::string target = temp->path() + "/upload";
-        RESTACK_RETURN_IF_ERROR(decompressFile(content.path, compression, target, options.max_input_bytes));
+        RESTACK_RETURN_IF_ERROR(decompressToFile(packed, compression, target, limits));
         content.path = target;
+        for (std::string_view suffix : {".gz", ".zst"}) {
+          if (content.display_name.ends_with(suffix))
+            content.display_name.resize(content.display_name.size() - suffix.size());
+        }
       }
-      for (std::string_view suffix : {".gz", ".zst"}) {
-        if (content.display_name.ends_with(suffix))
-          content.display_name.resize(content.display_name.size() - suffix.size());
-      }
+      content.bytes = {};
     }
   }
 
@@ -192,6 +178,51 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
   }();
   if (report) report->kind = *resolved.kind;
   return report;
+}
+
+}  // namespace
+
+Expected<SymbolKind> detectSymbolKind(const UploadContent& content) {
+  if (!content.path.empty() && isDirectory(content.path)) {
+    if (isDirectory((fs::path(content.path) / "Contents" / "Resources" / "DWARF").string())) return SymbolKind::kDsym;
+    return unsupported(content.path + " is a folder but not a .dSYM bundle (no Contents/Resources/DWARF)");
+  }
+  auto head = headOf(content, 64 * 1024);
+  if (!head) return head.error();
+  std::string_view bytes = *head;
+  if (bytes.size() >= 4 && bytes.substr(0, 4) ==
+                               "\x7f"
+                               "ELF")
+    return SymbolKind::kElf;
+  if (isMachOMagic(bytes)) return SymbolKind::kMachO;
+  size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && bytes.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  if (first != std::string_view::npos && bytes[first] == '{') return SymbolKind::kSourcemap;
+  if (looksLikeProguard(bytes)) return SymbolKind::kProguard;
+  std::string name = content.display_name.empty() ? content.path : content.display_name;
+  return unsupported("cannot tell what kind of symbol file " + (name.empty() ? std::string("the upload") : name) +
+                     " is (not Mach-O, ELF, a source map or a ProGuard mapping); pass the kind explicitly");
+}
+
+Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                    const IngestOptions& options) {
+  // The last resort: nothing may escape a message path. An exception here is a bug or memory
+  // exhaustion; either way the upload is refused with a message and the worker goes on.
+  auto name = [&content]() -> std::string {
+    if (!content.display_name.empty()) return content.display_name;
+    return content.path.empty() ? std::string("the upload") : content.path;
+  };
+  try {
+    return ingestUploadOrThrow(store, meta, content, options);
+  } catch (const std::bad_alloc&) {
+    return tooLarge(name() +
+                    ": ran out of memory while ingesting; lower limits.max_upload_bytes or give the worker "
+                    "more memory");
+  } catch (const std::exception& error) {
+    return Error(ErrorCode::kInternal, name() + ": unexpected error while ingesting: " + error.what());
+  } catch (...) {
+    return Error(ErrorCode::kInternal, name() + ": unexpected error while ingesting");
+  }
 }
 
 }  // namespace restack

@@ -42,9 +42,18 @@ struct UploadContent {
 // Reports ingest progress: `done` of `total` units (bytes unless `stage` says otherwise).
 using IngestProgress = std::function<void(uint64_t done, uint64_t total, std::string_view stage)>;
 
+// Bounds on one upload; the defaults are config::Limits' (config/config.h), where each is
+// explained. docs/operations.md "Upload limits" lists what every parser accepts.
 struct IngestOptions {
-  // Refuse inputs larger than this (after decompression). Default 8 GiB.
+  // Refuse inputs larger than this (after decompression; a zip's entries together; compressed
+  // debug sections of an image together with the image). limits.max_upload_bytes, 8 GiB.
   uint64_t max_input_bytes = 8ull << 30;
+  // Refuse gzip/zstd/zip content, and compressed debug sections, that inflate to more than this
+  // many times their compressed size. limits.max_decompression_ratio, 200.
+  uint64_t max_decompression_ratio = 200;
+  // Refuse source maps larger than this before parsing (the JSON parser holds the whole
+  // document, about 3x its size). limits.max_sourcemap_bytes, 256 MiB.
+  uint64_t max_sourcemap_bytes = 256ull << 20;
   IngestProgress progress;  // may be empty
 };
 
@@ -60,6 +69,8 @@ struct IngestReport {
 // Detects the kind of symbol file from its first bytes (and, for directories, the .dSYM layout).
 Expected<SymbolKind> detectSymbolKind(const UploadContent& content);
 
+// Never throws: a stray exception (std::bad_alloc included) becomes an error value. Compressed
+// content is unpacked into a private temporary folder (TMPDIR), never into memory.
 Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                     const IngestOptions& options);
 

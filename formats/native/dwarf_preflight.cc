@@ -14,11 +14,12 @@ namespace restack::native {
 
 // Elf64_Chdr is {u32 type, u32 reserved,
 // u64 size, u64 align}, Elf32_Chdr {u32 type, u32 size, u32 align}, in the file's byte order.
-Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes) {
+Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes, uint64_t max_ratio) {
   const auto* elf = llvm::dyn_cast_or_null<llvm::object::ELFObjectFileBase>(slice.object);
   if (!elf) return Status::ok();
   bool is64 = elf->getBytesInAddress() == 8;
   llvm::endianness order = elf->isLittleEndian() ? llvm::endianness::little : llvm::endianness::big;
+  uint64_t declared_total = 0;
   for (const llvm::object::ELFSectionRef section : elf->sections()) {
     if (!(section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
     auto contents = section.getContents();
@@ -33,15 +34,27 @@ Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompresse
                              : llvm::support::endian::read<uint32_t>(size_field, order);
     uint64_t compressed = contents->size() - header_size;
     uint64_t ratio_limit =
-        compressed > UINT64_MAX / kMaxCompressionRatio ? UINT64_MAX : compressed * kMaxCompressionRatio + 4096;
-    if (declared > max_uncompressed_bytes || declared > ratio_limit) {
+        max_ratio == 0 || compressed > (UINT64_MAX - 4096) / max_ratio ? UINT64_MAX : compressed * max_ratio + 4096;
+    declared_total = declared > UINT64_MAX - declared_total ? UINT64_MAX : declared_total + declared;
+    if (declared > max_uncompressed_bytes || declared > ratio_limit || declared_total > max_uncompressed_bytes) {
       llvm::Expected<llvm::StringRef> name = section.getName();
       std::string section_name = name ? name->str() : "?";
       if (!name) llvm::consumeError(name.takeError());
-      return malformed(slice.source + ": compressed section " + section_name + " claims " + std::to_string(declared) +
-                       " bytes uncompressed from " + std::to_string(compressed) + " compressed bytes (limits: " +
-                       std::to_string(max_uncompressed_bytes) + " bytes, " + std::to_string(kMaxCompressionRatio) +
-                       "x); the file is corrupt: upload it again, or uncompressed "
+      const std::string claim = slice.source + ": compressed section " + section_name + " claims " +
+                                std::to_string(declared) + " bytes uncompressed from " + std::to_string(compressed) +
+                                " compressed bytes";
+      if (declared > ratio_limit) {
+        return malformed(claim + ", more than " + std::to_string(max_ratio) +
+                         " times its size (limits.max_decompression_ratio); the file is corrupt or hostile: upload "
+                         "it again, or uncompressed (llvm-objcopy --decompress-debug-sections)");
+      }
+      const std::string total =
+          declared > max_uncompressed_bytes
+              ? std::string()
+              : ", bringing the image's inflated debug sections to " + std::to_string(declared_total) + " bytes";
+      return malformed(claim + total + ", over the limit of " + std::to_string(max_uncompressed_bytes) +
+                       " bytes for inflated debug sections (what limits.max_upload_bytes leaves after the file, at "
+                       "most 4 GiB); the file is corrupt, or upload it uncompressed "
                        "(llvm-objcopy --decompress-debug-sections)");
     }
   }

@@ -3,7 +3,8 @@
 //
 //  - checkCompressedSections: LLVM inflates a compressed debug section (ELF SHF_COMPRESSED) in one
 //    allocation of the size its header declares and aborts the process when that fails. A
-//    header declaring more than the limits below is rejected as corrupt. Example: a .debug_info
+//    header declaring more than the limits below is rejected as corrupt. (GNU-style .zdebug_*
+//    sections are not inflated by LLVM 19 at all: they are read as they are, no allocation.) Example: a .debug_info
 //    of 16 compressed bytes whose Elf64_Chdr says ch_size = 0x1a00000001 (104 GB) -> error
 //    "compressed section .debug_info claims 111669149697 bytes uncompressed from 16 …".
 //  - unitsAreIndependent: whether every compile unit can be walked on its own thread. LLVM 19's
@@ -29,12 +30,16 @@ class DWARFContext;
 namespace restack::native {
 
 // Real DWARF compresses 3-10x; deflate cannot exceed 1032x at all. A header claiming more than
-// this is corrupt or hostile (a 300-byte section "holding" 100 GB).
+// this is corrupt or hostile (a 300-byte section "holding" 100 GB). Ingest passes a lower,
+// configured ratio (limits.max_decompression_ratio).
 inline constexpr uint64_t kMaxCompressionRatio = 1100;
 
-// Rejects compressed sections declaring more than `max_uncompressed_bytes` or more than
-// kMaxCompressionRatio times their compressed size (with a 4 KiB allowance for tiny sections).
-Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes);
+// Rejects compressed sections declaring more than `max_uncompressed_bytes`, all of them
+// together declaring more than `max_uncompressed_bytes` (LLVM keeps every inflated section
+// until the image is done), or one declaring more than `max_ratio` times its compressed size
+// (with a 4 KiB allowance for tiny sections).
+Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes,
+                               uint64_t max_ratio = kMaxCompressionRatio);
 
 // Call before any other thread touches the context (it extracts every unit's DIE).
 bool unitsAreIndependent(llvm::DWARFContext& context);

@@ -325,7 +325,8 @@ class WarningList {
 Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const CompileUnitSink& sink) {
   WarningList warnings(options.warnings);
   auto handler = [&warnings](llvm::Error error) { warnings.add(llvm::toString(std::move(error))); };
-  RESTACK_RETURN_IF_ERROR(checkCompressedSections(slice, options.max_uncompressed_section_bytes));
+  RESTACK_RETURN_IF_ERROR(
+      checkCompressedSections(slice, options.max_uncompressed_section_bytes, options.max_compression_ratio));
   std::unique_ptr<llvm::DWARFContext> context = llvm::DWARFContext::create(
       // Linked images carry no debug relocations; not resolving them keeps a corrupt relocation
       // section of a bad upload from reaching LLVM's fatal-error paths.

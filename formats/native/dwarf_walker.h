@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "formats/common/status.h"
+#include "formats/native/dwarf_preflight.h"
 #include "formats/native/native_object.h"
 
 namespace restack::native {
@@ -81,10 +82,13 @@ struct DwarfWalkOptions {
   // DWARF problems worth telling the uploader (first 20 kept); parsing continues past them.
   std::vector<std::string>* warnings = nullptr;
   // Compressed debug sections (ELF SHF_COMPRESSED) are inflated in one piece by LLVM, which
-  // aborts the process when the size their header declares cannot be allocated. A header may
-  // declare at most this many bytes (default 4 GiB, already more than DWARF32 can address) and
-  // at most kMaxCompressionRatio times its compressed size; otherwise the upload is rejected.
+  // aborts the process when the size their header declares cannot be allocated, and keeps them
+  // all in memory. Headers may declare at most this many bytes, one section and all together
+  // (default 4 GiB, already more than DWARF32 can address; ingest passes what
+  // limits.max_upload_bytes leaves after the file), and at most `max_compression_ratio` times
+  // their compressed size; otherwise the upload is rejected (see dwarf_preflight.h).
   uint64_t max_uncompressed_section_bytes = uint64_t{4} << 30;
+  uint64_t max_compression_ratio = kMaxCompressionRatio;
   // Threads walking compile units at once (each unit on one thread; the sink still sees the
   // units one at a time, in file order, on the calling thread). 0 (default): the machine's
   // hardware threads, at most 4. Images whose units reference each other are walked on one

@@ -331,6 +331,10 @@ Expected<SourceMapDocument> parseSourceMap(std::string_view json, const ParseOpt
     const size_t newline = json.find('\n');
     json = newline == std::string_view::npos ? std::string_view() : json.substr(newline + 1);
   }
+  if (json.size() > options.max_bytes) {
+    return tooLarge("source map of " + std::to_string(json.size()) + " bytes is larger than the parser accepts (" +
+                    std::to_string(options.max_bytes) + " bytes)");
+  }
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(json);
   element root;

@@ -73,9 +73,14 @@ struct SourceMapDocument {
 struct ParseOptions {
   // Deepest nesting of index-map sections / segments accepted. Default 8.
   uint32_t max_nesting = 8;
+  // Largest document accepted (kTooLarge past it). The default is simdjson's own ceiling, 4 GiB
+  // - 1; ingest refuses far smaller maps first (IngestOptions::max_sourcemap_bytes).
+  uint64_t max_bytes = 0xFFFFFFFF;
 };
 
-// Parses a whole source map. Errors say which field is wrong ("\"sources\"[3] is not a string").
+// Parses a whole source map, holding it in memory: a padded copy, simdjson's DOM and the
+// strings of the result, about 3x the document. Errors say which field is wrong
+// ("\"sources\"[3] is not a string").
 Expected<SourceMapDocument> parseSourceMap(std::string_view json, const ParseOptions& options = {});
 
 }  // namespace restack::sourcemap

@@ -244,6 +244,12 @@ class SliceIngest {
     uint64_t functions = 0;
     native::DwarfWalkOptions walk;
     walk.warnings = &report_.warnings;
+    // Inflated debug sections live in memory next to the mapped file: they get what
+    // limits.max_upload_bytes leaves after it, and the configured ratio.
+    const uint64_t budget =
+        options_.max_input_bytes > report_.input_bytes ? options_.max_input_bytes - report_.input_bytes : 0;
+    walk.max_uncompressed_section_bytes = std::min(walk.max_uncompressed_section_bytes, budget);
+    walk.max_compression_ratio = options_.max_decompression_ratio;
     std::string stage = "dwarf " + slice_.module + " (" + slice_.arch + ")";
     walk.progress = [this, &stage](uint64_t done, uint64_t total) { progress(done, total, stage); };
     std::vector<uint32_t> file_ids;

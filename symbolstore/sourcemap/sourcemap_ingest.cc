@@ -225,6 +225,12 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
                     " bytes exceeds the ingest limit of " + std::to_string(options.max_input_bytes) +
                     " bytes (IngestOptions::max_input_bytes)");
   }
+  // Checked before parsing: the parser holds the whole document, about 3x its size.
+  if (bytes.size() > options.max_sourcemap_bytes) {
+    return tooLarge((display.empty() ? std::string("source map upload") : display) + ": source map of " +
+                    std::to_string(bytes.size()) + " bytes exceeds limits.max_sourcemap_bytes (" +
+                    std::to_string(options.max_sourcemap_bytes) + " bytes); split the bundle or raise the limit");
+  }
   if (options.progress) options.progress(0, bytes.size(), "parse");
   auto doc = sourcemap::parseSourceMap(bytes);
   if (!doc) return doc.error().withContext(display.empty() ? "source map upload" : display);

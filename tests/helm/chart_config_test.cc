@@ -147,6 +147,8 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.limits.max_threads, defaults.limits.max_threads);
   EXPECT_EQ(chart.limits.max_frames_per_thread, defaults.limits.max_frames_per_thread);
   EXPECT_EQ(chart.limits.max_upload_bytes, defaults.limits.max_upload_bytes);
+  EXPECT_EQ(chart.limits.max_decompression_ratio, defaults.limits.max_decompression_ratio);
+  EXPECT_EQ(chart.limits.max_sourcemap_bytes, defaults.limits.max_sourcemap_bytes);
   EXPECT_EQ(chart.worker.threads, defaults.worker.threads);
   EXPECT_EQ(chart.worker.batch_size, defaults.worker.batch_size);
   EXPECT_EQ(chart.worker.batch_linger_ms, defaults.worker.batch_linger_ms);

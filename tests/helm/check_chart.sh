@@ -79,6 +79,10 @@ expect_refusal "allow_plain_http not a boolean" "/config/uploads/allow_plain_htt
   "$helm" template restack "$chart" "${minimal[@]}" --set-string config.uploads.allow_plain_http=yes
 expect_refusal "unknown log format" "/config/observability/log_format" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.observability.log_format=xml
+expect_refusal "decompression ratio below 2" "/config/limits/max_decompression_ratio" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_decompression_ratio=1
+expect_refusal "source maps over 4 GiB" "/config/limits/max_sourcemap_bytes" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_sourcemap_bytes=8589934592
 
 echo "chart: $passed passed, $failed failed"
 ((failed == 0))

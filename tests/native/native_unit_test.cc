@@ -434,6 +434,27 @@ TEST(NativeFuzz, CompressedSectionClaimingHugeSizeIsRejected) {
   EXPECT_NE(capped.error().message().find("claims 4096 bytes"), std::string::npos);
 }
 
+// Ingest passes limits.max_decompression_ratio and what limits.max_upload_bytes leaves after the
+// file (symbolstore/native/native_ingest.cc).
+TEST(NativeFuzz, CompressedSectionLimitsFollowTheConfiguration) {
+  std::string elf = elfWithCompressedDebugInfo(8000);
+  auto file = native::NativeFile::fromBytes(elf);
+  ASSERT_TRUE(file) << file.error().describe();
+  const auto& slice = (*file)->slices()[0];
+  // 16 compressed bytes: 200 times plus the 4 KiB allowance is 7296, under the 8000 declared.
+  Status by_ratio = native::checkCompressedSections(slice, 1 << 20, 200);
+  ASSERT_FALSE(by_ratio);
+  EXPECT_EQ(by_ratio.error().code(), ErrorCode::kMalformedInput);
+  EXPECT_NE(by_ratio.error().message().find("more than 200 times its size (limits.max_decompression_ratio)"),
+            std::string::npos)
+      << by_ratio.error().message();
+  EXPECT_TRUE(native::checkCompressedSections(slice, 1 << 20, 1100));
+  Status by_budget = native::checkCompressedSections(slice, 4096, 1100);
+  ASSERT_FALSE(by_budget);
+  EXPECT_NE(by_budget.error().message().find("over the limit of 4096 bytes"), std::string::npos)
+      << by_budget.error().message();
+}
+
 // An arm64 Mach-O executable (no __TEXT, image base 0) whose only Objective-C metadata is one category
 // "Extras" with one instance method "qux" at 0x40, in a method list whose count says 0xffffffff,
 // listed by a zerofill __objc_catlist whose header claims `catlist_size` bytes (LLVM checks

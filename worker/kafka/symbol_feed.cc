@@ -181,8 +181,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     } else {
       content.bytes = source.value;
     }
-    IngestOptions options;
-    options.max_input_bytes = config.limits.max_upload_bytes;
+    IngestOptions options = ingestOptionsFrom(config);
     const std::string label = upload->file_name.empty() ? source.key : upload->file_name;
     options.progress = [this, label, last = Clock::now()](uint64_t done, uint64_t total,
                                                           std::string_view stage) mutable {

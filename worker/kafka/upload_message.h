@@ -16,16 +16,28 @@
 //
 // Key: "<app>:<build_id>" on restack.symbols (murmur2-partitioned like the events), the debug id
 // on restack.symbols.shared.
+//
+// Messages are untrusted: decodeUploadMessage refuses (kMalformedInput, naming the header) a
+// restack.* value or a key over its size cap below, a NUL byte in any of them (store keys use
+// NUL as a separator), an unknown kind, and a restack.* header given twice with different
+// values. Headers outside restack.* are ignored, whatever their size.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "config/config.h"
 #include "formats/common/status.h"
 #include "symbolstore/ingest.h"
 
 namespace restack::worker {
+
+// Largest restack.kind/app/build_id/name/file_name value, and the largest key, in bytes.
+inline constexpr size_t kMaxUploadHeaderBytes = 1024;
+// Largest restack.location value: presigned URLs run to 1-2 KB.
+inline constexpr size_t kMaxUploadLocationBytes = 8192;
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -37,5 +49,9 @@ struct UploadMessage {
 
 Headers encodeUploadHeaders(const UploadMessage& upload);
 Expected<UploadMessage> decodeUploadMessage(std::string_view key, const Headers& headers, bool shared);
+
+// The ingest bounds configured under limits.* (max_upload_bytes, max_decompression_ratio,
+// max_sourcemap_bytes).
+IngestOptions ingestOptionsFrom(const config::Config& config);
 
 }  // namespace restack::worker
