@@ -177,12 +177,6 @@ int freeLoopbackPort() {
   return ntohs(address.sin_port);
 }
 
-struct HttpReply {
-  int status = 0;  // 0: no answer
-  std::string headers;
-  std::string body;
-};
-
 HttpReply httpGet(int port, const std::string& path) {
   HttpReply reply;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
