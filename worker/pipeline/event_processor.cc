@@ -10,35 +10,6 @@ namespace {
 
 constexpr size_t kFingerprintRecordBytes = 64 * 1024;
 
-size_t largestStack(const RestoredEvent& restored) {
-  size_t largest = 0;
-  for (const RestoredThread& thread : restored.threads) {
-    largest = std::max(largest, thread.stack.frames.size());
-    for (const RestoredStack& sample : thread.samples) largest = std::max(largest, sample.frames.size());
-  }
-  return largest;
-}
-
-// The restored event in the first shape of event_processor.h's order that fits, or nullopt.
-std::optional<std::string> fitRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
-                                            std::string_view fingerprint_json, size_t max_output_bytes,
-                                            size_t max_frames_per_thread) {
-  OutputShape shape;
-  shape.max_bytes = max_output_bytes;
-  shape.max_output_bytes = max_output_bytes;
-  if (auto whole = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return whole;
-  shape.restored_text = false;
-  if (auto text_dropped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return text_dropped;
-  const size_t largest = largestStack(restored);
-  size_t cap = std::max<size_t>(1, std::min(largest, max_frames_per_thread));
-  if (cap == largest) cap /= 2;
-  for (; cap >= 1; cap /= 2) {
-    shape.frames_per_stack = cap;
-    if (auto capped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return capped;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 ProcessResult EventProcessor::deadLetter(std::string_view input_key, std::string_view value, const Error& error) const {
@@ -72,7 +43,8 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
         tooLarge("fingerprint record of " + std::to_string(fingerprint.record_json.size()) +
                  " bytes cannot be cut down under limits.max_output_bytes (" + std::to_string(limit) + ")"));
   }
-  auto event_json = fitRestoredEvent(*raw, *restored, *record_json, limit, options_.restore.max_frames_per_thread);
+  auto event_json =
+      writeRestoredEventWithin(*raw, *restored, *record_json, limit, options_.restore.max_frames_per_thread);
   if (!event_json) {
     return deadLetter(input_key, value,
                       tooLarge("restored event exceeds limits.max_output_bytes (" + std::to_string(limit) +

@@ -129,6 +129,15 @@ void writePassthrough(JsonWriter& json, const std::vector<RawField>& fields) {
   }
 }
 
+size_t largestStack(const RestoredEvent& restored) {
+  size_t largest = 0;
+  for (const RestoredThread& thread : restored.threads) {
+    largest = std::max(largest, thread.stack.frames.size());
+    for (const RestoredStack& sample : thread.samples) largest = std::max(largest, sample.frames.size());
+  }
+  return largest;
+}
+
 }  // namespace
 
 std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
@@ -208,6 +217,25 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
   json.endObject();
   if (w.over()) return std::nullopt;
   return json.take();
+}
+
+std::optional<std::string> writeRestoredEventWithin(const RawEvent& raw, const RestoredEvent& restored,
+                                                    std::string_view fingerprint_json, size_t max_output_bytes,
+                                                    size_t max_frames_per_thread) {
+  OutputShape shape;
+  shape.max_bytes = max_output_bytes;
+  shape.max_output_bytes = max_output_bytes;
+  if (auto whole = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return whole;
+  shape.restored_text = false;
+  if (auto text_dropped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return text_dropped;
+  const size_t largest = largestStack(restored);
+  size_t cap = std::max<size_t>(1, std::min(largest, max_frames_per_thread));
+  if (cap == largest) cap /= 2;  // every frame was tried already
+  for (; cap >= 1; cap /= 2) {
+    shape.frames_per_stack = cap;
+    if (auto capped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return capped;
+  }
+  return std::nullopt;
 }
 
 }  // namespace restack::pipeline

@@ -39,4 +39,11 @@ struct OutputShape {
 std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
                                               std::string_view fingerprint_json, const OutputShape& shape);
 
+// The event in the first shape that fits `max_output_bytes`, in event_processor.h's order: whole;
+// without restored texts; at most `max_frames_per_thread` frames per stack, then half as many
+// each time down to one. nullopt when even the last does not fit.
+std::optional<std::string> writeRestoredEventWithin(const RawEvent& raw, const RestoredEvent& restored,
+                                                    std::string_view fingerprint_json, size_t max_output_bytes,
+                                                    size_t max_frames_per_thread);
+
 }  // namespace restack::pipeline
