@@ -162,6 +162,11 @@ TEST(HttpStatusServer, ListensOnlyOnTheBindAddress) {
     ASSERT_TRUE(v6) << v6.error().message();
     EXPECT_EQ(get("::1", (*v6)->port(), "/healthz").status, 200);
     EXPECT_LT(connectTo("127.0.0.1", (*v6)->port()), 0);
+    // "::" is every interface, IPv4 included.
+    auto any6 = HttpStatusServer::start(0, metrics, "::");
+    ASSERT_TRUE(any6) << any6.error().message();
+    EXPECT_EQ(get("::1", (*any6)->port(), "/healthz").status, 200);
+    EXPECT_EQ(get("127.0.0.1", (*any6)->port(), "/healthz").status, 200);
   }
 }
 

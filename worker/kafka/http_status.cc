@@ -86,7 +86,7 @@ Expected<std::unique_ptr<HttpStatusServer>> HttpStatusServer::start(int port, co
   } else if (::inet_pton(AF_INET6, bind_address.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
     v6->sin6_port = htons(static_cast<uint16_t>(port));
-    flags |= MHD_USE_IPv6;
+    flags |= MHD_USE_DUAL_STACK;  // "::" also answers IPv4 clients, like "0.0.0.0" does not IPv6
   } else {
     return invalidArgument("cannot listen on " + where + ": not an IPv4 or IPv6 address");
   }
