@@ -5,8 +5,8 @@
 // Every record fits limits.max_output_bytes (its value; keys and headers are bounded by
 // output_record.h). A restored event that would not fit is cut down, in this order, until it does:
 //   1. the fingerprint record (also embedded in the event) is cut down when it is larger than a
-//      quarter of the limit or 64 KiB (fitFingerprintRecord: long strings and lists shortened,
-//      "truncated": true);
+//      quarter of the limit, at most 64 KiB (fitFingerprintRecord: long strings and lists
+//      shortened, "truncated": true);
 //   2. every stack's "restored" text is left out;
 //   3. frames past limits.max_frames_per_thread in each stack (the ones never restored) are
 //      dropped, then the frames kept per stack are halved until the event fits, down to one;
