@@ -165,6 +165,7 @@ FuzzOutcome outputFuzzOne(const uint8_t* data, size_t size) {
     OutputShape smallest;
     smallest.restored_text = false;
     smallest.frames_per_stack = 1;
+    smallest.max_output_bytes = limit;  // named in the marker: its digits count
     const std::string minimal = *writeRestoredEvent(raw, restored, fingerprint, smallest);
     if (minimal.size() <= limit) violated("event refused although its smallest shape fits", minimal);
   }
