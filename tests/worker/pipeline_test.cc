@@ -430,6 +430,28 @@ TEST_F(PipelineTest, AnOversizedFingerprintRecordIsCutDownAndStillValid) {
   EXPECT_EQ(std::string_view(restored["exception"]["type"]).size(), type.size());
 }
 
+// A restored event fed in again (a replay, a re-run of `restack symbolicate`) must not carry two
+// copies of the fields Restack writes, on threads or on lag samples.
+TEST_F(PipelineTest, FieldsRestackWritesAreNotPassedThroughTwice) {
+  const std::string event =
+      R"({"app":"a","build_id":"1","platform":"web","kind":"lag","threads":[{"name":"main","frames_dropped":3,)"
+      R"J("frames":[],"restored":"old","samples":[{"timestamp_ms":1,"stack":"at f (x.js:1:1)","frames":[],)J"
+      R"("restored":"old","frames_dropped":2,"note":"kept"}]}]})";
+  auto result = process(event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  // The threads part (the fingerprint record further on has its own "frames").
+  const std::string value = result.records.at(0).value.substr(0, result.records.at(0).value.find("\"symbolication\""));
+  auto count = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = value.find(needle); at != std::string::npos; at = value.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"frames\":"), 1u) << value;  // the sample's own, written by Restack
+  EXPECT_EQ(count("\"restored\":"), 1u) << value;
+  EXPECT_EQ(count("\"frames_dropped\":"), 0u) << value;
+  EXPECT_EQ(count("\"note\":\"kept\""), 1u) << value;
+}
+
 TEST(OutputRecord, FingerprintRecordsFitTheirBudget) {
   std::string frames;
   for (int i = 0; i < 1000; ++i) frames += std::string(i ? "," : "") + "\"f" + std::to_string(i) + "\"";
