@@ -111,6 +111,61 @@ Apply stringField(Field Config::* section, std::string Field::* member, std::vec
     return Status::ok();
   };
 }
+template <typename Field>
+Apply boolField(Field Config::* section, bool Field::* member) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    if (s.value != "true" && s.value != "false") {
+      return invalidArgument(s.origin + ": " + key + " must be true or false, got '" + s.value + "'");
+    }
+    c.*section.*member = s.value == "true";
+    return Status::ok();
+  };
+}
+// A comma-separated list whose every entry passes `check` (which returns what is wrong, or "").
+Apply listField(std::string Uploads::* member, std::function<std::string(const std::string&)> check) {
+  return [=](const std::string& key, const Setting& s, Config& c) -> Status {
+    for (const std::string& entry : splitList(s.value)) {
+      std::string problem = check(entry);
+      if (!problem.empty()) return invalidArgument(s.origin + ": " + key + ": '" + entry + "' " + problem);
+    }
+    c.uploads.*member = s.value;
+    return Status::ok();
+  };
+}
+
+std::string checkFileRoot(const std::string& root) {
+  return root.starts_with("/") ? "" : "is not an absolute path";
+}
+// Host names as they appear in URLs: letters, digits, '-', '.', '_'; or "*." and such a name.
+std::string checkHostPattern(const std::string& pattern) {
+  std::string_view name = pattern;
+  if (name.starts_with("*.")) name.remove_prefix(2);
+  bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '_' || ch == ':';
+  });
+  return ok ? "" : "is not a host name or \"*.domain\" pattern";
+}
+// "address/prefix" or a bare address, IPv4 or IPv6.
+std::string checkNetwork(const std::string& network) {
+  size_t slash = network.find('/');
+  std::string address = network.substr(0, slash);
+  unsigned char bytes[16];
+  int bits = 0;
+  if (inet_pton(AF_INET, address.c_str(), bytes) == 1) {
+    bits = 32;
+  } else if (inet_pton(AF_INET6, address.c_str(), bytes) == 1) {
+    bits = 128;
+  } else {
+    return "is not an IPv4 or IPv6 network (e.g. 10.1.0.0/16, fd00::/8)";
+  }
+  if (slash == std::string::npos) return "";
+  std::string prefix = network.substr(slash + 1);
+  int length = -1;
+  auto [end, error] = std::from_chars(prefix.data(), prefix.data() + prefix.size(), length);
+  bool ok = error == std::errc() && end == prefix.data() + prefix.size() && length >= 0 && length <= bits;
+  return ok ? "" : "has a prefix length outside 0-" + std::to_string(bits);
+}
+
 Apply topicField(std::string Topics::* member) {
   return [=](const std::string& key, const Setting& s, Config& c) -> Status {
     if (s.value.empty()) return invalidArgument(s.origin + ": " + key + " must not be empty");
@@ -126,12 +181,15 @@ const std::map<std::string, Apply>& knownKeys() {
       {"kafka.assignment_strategy",
        stringField(&Config::kafka, &Kafka::assignment_strategy, {"cooperative-sticky", "range", "roundrobin"})},
       {"kafka.session_timeout_ms", intField(&Config::kafka, &Kafka::session_timeout_ms, 1000, 3600000)},
+      {"kafka.delivery", stringField(&Config::kafka, &Kafka::delivery, {"exactly_once", "at_least_once"})},
+      {"kafka.transactional_id", stringField(&Config::kafka, &Kafka::transactional_id)},
       {"kafka.topics.events", topicField(&Topics::events)},
       {"kafka.topics.symbols", topicField(&Topics::symbols)},
       {"kafka.topics.symbols_shared", topicField(&Topics::symbols_shared)},
       {"kafka.topics.symbolicated", topicField(&Topics::symbolicated)},
       {"kafka.topics.fingerprints", topicField(&Topics::fingerprints)},
       {"kafka.topics.dlq", topicField(&Topics::dlq)},
+      {"kafka.topics.pending", topicField(&Topics::pending)},
       {"store.path", stringField(&Config::store, &Store::path)},
       {"store.block_cache_mb", unsignedField(&Config::store, &Store::block_cache_mb, 8, 1 << 20)},
       {"cache.native_mb", unsignedField(&Config::cache, &Cache::native_mb, 1, 1 << 20)},
@@ -145,7 +203,26 @@ const std::map<std::string, Apply>& knownKeys() {
       {"worker.threads", intField(&Config::worker, &Worker::threads, 1, 256)},
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
-      {"worker.upload_root", stringField(&Config::worker, &Worker::upload_root)},
+      // Upload retries (config.h, Uploads).
+      {"uploads.retry_initial_backoff_ms",
+       unsignedField(&Config::uploads, &Uploads::retry_initial_backoff_ms, 1, 3600000)},
+      {"uploads.retry_max_backoff_ms", unsignedField(&Config::uploads, &Uploads::retry_max_backoff_ms, 1, 86400000)},
+      {"uploads.retry_deadline_s", unsignedField(&Config::uploads, &Uploads::retry_deadline_s, 1, 30ull * 86400)},
+      {"uploads.catch_up_stall_s", unsignedField(&Config::uploads, &Uploads::catch_up_stall_s, 1, 86400)},
+      // End of upload retries.
+      {"uploads.file_roots", listField(&Uploads::file_roots, checkFileRoot)},
+      {"uploads.http_hosts", listField(&Uploads::http_hosts, checkHostPattern)},
+      {"uploads.allow_plain_http", boolField(&Config::uploads, &Uploads::allow_plain_http)},
+      {"uploads.allowed_networks", listField(&Uploads::allowed_networks, checkNetwork)},
+      {"uploads.max_redirects", intField(&Config::uploads, &Uploads::max_redirects, 0, 20)},
+      {"uploads.connect_timeout_ms", intField(&Config::uploads, &Uploads::connect_timeout_ms, 100, 600000)},
+      {"uploads.total_timeout_ms", intField(&Config::uploads, &Uploads::total_timeout_ms, 1000, 86400000)},
+      {"uploads.low_speed_bytes_per_s",
+       unsignedField(&Config::uploads, &Uploads::low_speed_bytes_per_s, 1, 1ull << 30)},
+      {"uploads.low_speed_time_s", intField(&Config::uploads, &Uploads::low_speed_time_s, 1, 3600)},
+      {"pending.max_events", unsignedField(&Config::pending, &Pending::max_events, 0, 100000000)},
+      {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
+      {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.bind_address",
        [](const std::string& key, const Setting& s, Config& c) -> Status {
@@ -220,9 +297,22 @@ Status checkOutputFits(const Config& config, const Settings& settings) {
   return Status::ok();
 }
 
+// Keys that no longer exist, with what replaced them.
+const std::map<std::string, std::string>& removedKeys() {
+  static const std::map<std::string, std::string> keys = {
+      {"worker.upload_root",
+       "was removed: use uploads.file_roots (comma-separated folders that file:// upload locations may name "
+       "files under; empty refuses every file:// location)"},
+  };
+  return keys;
+}
+
 Expected<Config> build(const Settings& settings) {
   Config config;
   for (const auto& [key, setting] : settings) {
+    if (auto removed = removedKeys().find(key); removed != removedKeys().end()) {
+      return invalidArgument(setting.origin + ": " + key + " " + removed->second);
+    }
     if (key.starts_with(kPropertiesPrefix)) {
       std::string property = key.substr(kPropertiesPrefix.size());
       RESTACK_RETURN_IF_ERROR(checkProperty(property, setting));
@@ -240,7 +330,16 @@ Expected<Config> build(const Settings& settings) {
     return invalidArgument("kafka.brokers is required (set it in the file or RESTACK_KAFKA__BROKERS)");
   }
   if (config.store.path.empty()) return invalidArgument("store.path must not be empty");
+  if (config.uploads.retry_max_backoff_ms < config.uploads.retry_initial_backoff_ms) {
+    return invalidArgument("uploads.retry_max_backoff_ms (" + std::to_string(config.uploads.retry_max_backoff_ms) +
+                           ") must not be below uploads.retry_initial_backoff_ms (" +
+                           std::to_string(config.uploads.retry_initial_backoff_ms) + ")");
+  }
   const Topics& t = config.kafka.topics;
+  if (t.pending == t.events || t.pending == t.symbolicated || t.pending == t.fingerprints || t.pending == t.dlq ||
+      t.pending == t.symbols || t.pending == t.symbols_shared) {
+    return invalidArgument("kafka.topics.pending must be a topic of its own ('" + t.pending + "')");
+  }
   if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
     return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");
   }
@@ -269,12 +368,13 @@ constexpr ProtectedProperty kProtectedProperties[] = {
     {"offset.store.method", "Restack commits offsets to the group on the brokers itself"},
     {"auto.offset.reset", "a new consumer group starts at the earliest offset so that no event is skipped"},
     {"enable.partition.eof", "the symbols consumer relies on end-of-partition events and sets it itself"},
-    {"isolation.level", "Restack reads committed records only (read_committed)"},
+    {"isolation.level",
+     "Restack reads committed records only (read_committed): aborted transactions must not be restored"},
     {"enable.idempotence", "the producer is idempotent so that a retry never duplicates or reorders an output"},
     {"acks", "outputs are acknowledged by every in-sync replica (acks=all) before offsets are committed"},
     {"request.required.acks",
      "outputs are acknowledged by every in-sync replica (acks=all) before offsets are committed"},
-    {"transactional.id", "Restack's producer is idempotent, not transactional; it never begins a transaction"},
+    {"transactional.id", "set kafka.transactional_id instead (used with kafka.delivery=exactly_once)"},
     {"partitioner", "keys must land on the partitions the Java client picks (murmur2_random)"},
     {"queuing.strategy", "outputs must be sent in order (fifo)"},
 };
@@ -319,6 +419,22 @@ Expected<Config> loadConfig(const std::string& path, const std::vector<std::stri
   std::stringstream text;
   text << in.rdbuf();
   return parseConfig(text.str(), path, environment);
+}
+
+std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> entries;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    size_t first = list.find_first_not_of(" \t", start);
+    if (first != std::string::npos && first < end) {
+      size_t last = list.find_last_not_of(" \t", end - 1);
+      entries.push_back(list.substr(first, last - first + 1));
+    }
+    start = end + 1;
+  }
+  return entries;
 }
 
 std::vector<std::string> processEnvironment() {

@@ -25,6 +25,8 @@ struct Topics {
   std::string symbolicated = "restack.events.symbolicated";
   std::string fingerprints = "restack.fingerprints";
   std::string dlq = "restack.events.dlq";
+  // Events waiting for symbols (compacted, co-partitioned with events; docs/operations.md).
+  std::string pending = "restack.pending";
 };
 
 struct Kafka {
@@ -38,6 +40,16 @@ struct Kafka {
   // "range"/"roundrobin" (eager: every rebalance revokes everything).
   std::string assignment_strategy = "cooperative-sticky";
   int session_timeout_ms = 10000;
+  // "exactly_once" (default): each batch's outputs, pending-state records and input offsets
+  // commit in one Kafka transaction; consumers reading with isolation.level=read_committed see
+  // every event once. "at_least_once": outputs are acknowledged, then offsets committed; a crash
+  // in between publishes that batch again. Every Kafka Restack supports has transactions; only
+  // librdkafka's mock cluster (the demo, unit tests) lacks them and needs at_least_once.
+  std::string delivery = "exactly_once";
+  // transactional.id of the exactly_once producer. Default empty = "<group_id>-<hostname>": a
+  // StatefulSet pod keeps its name across restarts, so a restarted pod fences its predecessor.
+  // Must be unique per running worker.
+  std::string transactional_id;
 };
 
 struct Store {
@@ -73,8 +85,48 @@ struct Worker {
   uint32_t threads = 2;           // threads restoring events of a batch in parallel
   uint32_t batch_size = 500;      // events per batch (outputs flushed, then offsets committed)
   uint32_t batch_linger_ms = 50;  // how long to wait to fill a batch
-  // Where uploads referenced by "file://" may be read from; empty = any path. Default empty.
-  std::string upload_root;
+};
+
+// Which upload locations (the restack.location header of a symbol upload) the worker may read.
+// Whoever can write the symbols topics controls that header, so everything is refused unless
+// allowed here. Lists are comma-separated strings; docs/operations.md, "Upload locations".
+struct Uploads {
+  // Folders that file:// locations may name files under (after resolving symbolic links);
+  // absolute paths. Default "": every file:// location is refused.
+  std::string file_roots;
+  // Hosts that http(s):// locations (and every redirect) may name: exact names, or
+  // "*.example.com" for any name below example.com. Default "": every http(s) location is refused.
+  std::string http_hosts;
+  // Plain http:// (not https://) only when true. Default false.
+  bool allow_plain_http = false;
+  // CIDRs ("10.1.0.0/16", "fd00::/8"; a bare address is one host) that may be contacted although
+  // they are loopback, private, link-local, metadata or otherwise not global. Default "": none.
+  std::string allowed_networks;
+  uint32_t max_redirects = 3;              // each target passes the same checks; more = refused
+  uint32_t connect_timeout_ms = 10000;     // per connection attempt
+  uint32_t total_timeout_ms = 600000;      // the whole download, redirects included (10 min)
+  uint64_t low_speed_bytes_per_s = 10240;  // slower than this for low_speed_time_s = aborted
+  uint32_t low_speed_time_s = 30;
+
+  // --- retries of uploads whose fetch or ingest failed for a passing reason
+  // (ErrorCode::kUnavailable: network, HTTP 5xx, timeout, expired presigned URL): kept in the
+  // store, retried with exponential backoff, then sent to the DLQ with the number of attempts
+  // (worker/kafka/deferred_uploads.h; docs/operations.md, "Upload outcomes and retries") ---
+  uint64_t retry_initial_backoff_ms = 5000;  // first retry after this long; doubles per attempt
+  uint64_t retry_max_backoff_ms = 300000;    // the backoff never exceeds this (5 min)
+  uint64_t retry_deadline_s = 86400;         // after this long since the first failure: DLQ (24 h)
+  // A symbols catch-up (start, new partitions, events waiting for symbols) gives up only after
+  // this long without progress (no upload read, no high watermark advance). Default 60 s.
+  uint64_t catch_up_stall_s = 60;
+  // --- end of upload retries ---
+};
+
+// Events published while their symbols were missing, kept to be restored later (their state
+// lives in kafka.topics.pending). Past a bound, new pending events are published but not kept.
+struct Pending {
+  uint64_t max_events = 100000;     // pending events kept per worker
+  uint64_t max_bytes = 1ull << 30;  // their raw bytes, 1 GiB
+  uint64_t max_age_s = 72 * 3600;   // older ones are dropped (their symbols are not coming), 72 h
 };
 
 struct Observability {
@@ -92,6 +144,8 @@ struct Config {
   Cache cache;
   Limits limits;
   Worker worker;
+  Uploads uploads;
+  Pending pending;
   Observability observability;
   std::string grouping_rules;  // folder of per-app grouping rule files <app>.yaml; empty = none
 };
@@ -101,6 +155,8 @@ Expected<Config> loadConfig(const std::string& path, const std::vector<std::stri
 // Same from YAML text (tests, the demo).
 Expected<Config> parseConfig(const std::string& yaml_text, const std::string& source_name,
                              const std::vector<std::string>& environment);
+// Splits a comma-separated list, trimming blanks around each entry and dropping empty ones.
+std::vector<std::string> splitList(const std::string& list);
 // The process environment as "KEY=VALUE" entries.
 std::vector<std::string> processEnvironment();
 

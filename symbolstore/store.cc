@@ -4,7 +4,9 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace restack {
@@ -60,6 +62,31 @@ const char* symbolFamilyName(SymbolFamily family) {
 }
 
 Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& options) {
+  bool corrupt = false;
+  auto store = openOnce(options, corrupt);
+  if (store || !corrupt || !options.rebuild_if_corrupt || options.read_only) {
+    return store;
+  }
+  // Everything in the store can be rebuilt from Kafka (symbols topics from their start, pending
+  // events from the pending topic), so a corrupt store is kept for a post-mortem and replaced
+  // instead of failing every restart.
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::string aside = options.path + ".corrupt-" + std::to_string(seconds);
+  std::error_code error;
+  std::filesystem::rename(options.path, aside, error);
+  if (error) {
+    return ioError("symbol store at " + options.path + " is corrupt (" + store.error().message() +
+                   ") and could not be moved aside to " + aside + ": " + error.message());
+  }
+  auto fresh = openOnce(options, corrupt);
+  if (!fresh) return fresh.error();
+  (*fresh)->moved_aside_ = aside;
+  (*fresh)->corruption_ = store.error().message();
+  return fresh;
+}
+
+Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions& options, bool& corrupt) {
   if (options.path.empty()) return invalidArgument("symbol store path is empty");
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
 
@@ -82,6 +109,8 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
   db_options.max_background_jobs = 2;
   db_options.info_log_level = rocksdb::WARN_LEVEL;
   db_options.keep_log_file_num = 3;
+  // Refuse to run on damaged files (the worker moves a corrupt store aside and rebuilds it).
+  db_options.paranoid_checks = true;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, family_options);
@@ -95,7 +124,9 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
                                ? rocksdb::DB::OpenForReadOnly(db_options, options.path, descriptors, &handles, &raw)
                                : rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw);
   if (!status.ok()) {
-    return ioError("cannot open symbol store at " + options.path + ": " + status.ToString());
+    const std::string text = "cannot open symbol store at " + options.path + ": " + status.ToString();
+    corrupt = status.IsCorruption();
+    return ioError(text);
   }
   std::unique_ptr<SymbolStore> store(new SymbolStore());
   store->options_ = options;
@@ -103,6 +134,14 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
   // handles[0] is the default family, which Restack does not use; RocksDB owns it.
   raw->DestroyColumnFamilyHandle(handles[0]);
   for (int i = 0; i < kSymbolFamilyCount; ++i) store->families_[i] = handles[i + 1];
+  if (options.verify_checksums) {
+    rocksdb::Status verified = raw->VerifyChecksum();
+    if (!verified.ok()) {
+      const std::string text = "symbol store at " + options.path + " failed its checksum check: " + verified.ToString();
+      corrupt = verified.IsCorruption();
+      return ioError(text);
+    }
+  }
 
   auto version = store->get(SymbolFamily::kMeta, kSchemaVersionKey);
   if (!version) return version.error();

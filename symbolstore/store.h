@@ -7,6 +7,8 @@
 //   meta            "schema_version"                            u32 little endian
 //   meta            "applied\x00<topic>\x00<partition u32 BE>"  next offset to apply, i64 LE
 //   meta            "upload\x00<kind>\x00<id>"                  UploadRecord (see upload_catalog.h)
+//   meta            "deferred\x00<topic>\x00<partition><offset>"  an upload waiting to be retried, owned by
+//                                                               worker/kafka/deferred_uploads.h
 //   native          owned by symbolstore/native (see its header)
 //   proguard        owned by symbolstore/proguard
 //   sourcemap       owned by symbolstore/sourcemap
@@ -51,6 +53,13 @@ struct StoreOptions {
   bool read_only = false;
   // Fsync the WAL on every write batch. Default false: uploads can be replayed from Kafka.
   bool sync_writes = false;
+  // Read every block of every file once after opening and compare its checksum (RocksDB's
+  // VerifyChecksum; about a second per GB). Default false.
+  bool verify_checksums = false;
+  // When opening or verifying reports corruption, move the folder aside to
+  // "<path>.corrupt-<unix seconds>" and start an empty store instead of failing: the worker
+  // rebuilds it from Kafka. Default false (tools must not discard data).
+  bool rebuild_if_corrupt = false;
 };
 
 class SymbolStore {
@@ -63,6 +72,9 @@ class SymbolStore {
   rocksdb::DB& db() { return *db_; }
   rocksdb::ColumnFamilyHandle* family(SymbolFamily family) const { return families_[static_cast<int>(family)]; }
   const StoreOptions& options() const { return options_; }
+  // Where a corrupt store was moved (rebuild_if_corrupt) and why; empty when it was not.
+  const std::string& movedAside() const { return moved_aside_; }
+  const std::string& corruption() const { return corruption_; }
 
   // Applies a batch atomically. Errors name the store path.
   Status write(rocksdb::WriteBatch& batch);
@@ -79,7 +91,11 @@ class SymbolStore {
 
  private:
   SymbolStore() = default;
+  // `corrupt` is set when the error is RocksDB reporting corruption.
+  static Expected<std::unique_ptr<SymbolStore>> openOnce(const StoreOptions& options, bool& corrupt);
   StoreOptions options_;
+  std::string moved_aside_;
+  std::string corruption_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* families_[kSymbolFamilyCount] = {};
 };

@@ -16,6 +16,8 @@ const char* errorCodeName(ErrorCode code) {
       return "too_large";
     case ErrorCode::kIo:
       return "io_error";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
     case ErrorCode::kInternal:
       return "internal";
   }

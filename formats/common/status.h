@@ -20,6 +20,7 @@ enum class ErrorCode {
   kNotFound,         // a lookup found nothing (unknown debug id, address outside any range)
   kTooLarge,         // a configured size bound was exceeded
   kIo,               // file system, RocksDB or network failure
+  kUnavailable,      // a passing failure (network, HTTP 5xx, timeout): retry later
   kInternal,         // a bug: an invariant did not hold
 };
 

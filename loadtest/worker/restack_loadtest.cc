@@ -34,6 +34,7 @@ struct Options {
   uint32_t threads = 2;
   uint32_t batch = 500;
   std::string brokers;
+  std::string delivery;  // "" = exactly_once on a real cluster, at_least_once on the mock cluster
 };
 
 double seconds(Clock::duration d) {
@@ -106,6 +107,8 @@ size_t waitForOutputs(const config::Config& config, size_t expected, Clock::time
   auto properties = worker::commonProperties(config, "restack-loadtest-reader");
   properties["group.id"] = "restack-loadtest-reader";
   properties["auto.offset.reset"] = "earliest";
+  // What Restack's consumers must use: exactly_once outputs count once committed.
+  properties["isolation.level"] = "read_committed";
   auto conf = worker::makeConf(properties);
   std::string error;
   std::unique_ptr<RdKafka::KafkaConsumer> reader(RdKafka::KafkaConsumer::create(conf->get(), error));
@@ -136,6 +139,9 @@ int endToEnd(const Options& options, const std::vector<std::string>& events) {
   } else {
     config.kafka.brokers = options.brokers;
   }
+  // The mock cluster has no transactions (TOOLCHAIN.md).
+  config.kafka.delivery =
+      !options.delivery.empty() ? options.delivery : (options.brokers.empty() ? "at_least_once" : "exactly_once");
   auto producer = worker::makeProducer(config, "restack-loadtest-producer", nullptr);
   if (!producer) return std::fprintf(stderr, "%s\n", producer.error().message().c_str()), 1;
   Status published = demo::publishSampleSymbols(**producer, config.kafka.topics, {});
@@ -164,10 +170,11 @@ int endToEnd(const Options& options, const std::vector<std::string>& events) {
   thread.join();
   double steady = seconds(done - first_output);
   std::printf(
-      "end to end through Kafka (%s, %d partitions, worker.threads=%u, batch %u): %zu of %zu events out\n"
+      "end to end through Kafka (%s, %s, %d partitions, worker.threads=%u, batch %u): %zu of %zu events out\n"
       "  first output %.2f s after start (group join + symbol ingest), then %.0f events/s, %.0f raw frames/s\n",
-      options.brokers.empty() ? "mock cluster" : options.brokers.c_str(), options.partitions, options.threads,
-      options.batch, seen, events.size(), seconds(first_output - start), seen / steady, metrics.frames_total / steady);
+      options.brokers.empty() ? "mock cluster" : options.brokers.c_str(), config.kafka.delivery.c_str(),
+      options.partitions, options.threads, options.batch, seen, events.size(), seconds(first_output - start),
+      seen / steady, metrics.frames_total / steady);
   if (!worker_status) return std::fprintf(stderr, "worker: %s\n", worker_status.error().message().c_str()), 1;
   return seen == events.size() ? 0 : 1;
 }
@@ -183,6 +190,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
   app.add_option("--batch", options.batch, "worker.batch_size")->default_val(500);
   app.add_option("--brokers", options.brokers, "Use this Kafka cluster instead of the mock cluster");
+  app.add_option("--delivery", options.delivery,
+                 "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster)")
+      ->check(CLI::IsMember({"exactly_once", "at_least_once"}));
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
   auto events = restack::loadtest::makeEvents(options.events);

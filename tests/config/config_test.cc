@@ -200,6 +200,68 @@ TEST(Config, BindAddressIsAnIpLiteral) {
   EXPECT_NE(bad.error().message().find("observability.bind_address"), std::string::npos);
 }
 
+TEST(Config, UploadRetryKeys) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->uploads.retry_initial_backoff_ms, 5000u);
+  EXPECT_EQ(defaults->uploads.retry_max_backoff_ms, 300000u);
+  EXPECT_EQ(defaults->uploads.retry_deadline_s, 86400u);
+  EXPECT_EQ(defaults->uploads.catch_up_stall_s, 60u);
+
+  auto set = parseConfig(
+      "kafka: {brokers: a:1}\nuploads: {retry_initial_backoff_ms: 100, retry_max_backoff_ms: 1000, "
+      "retry_deadline_s: 600, catch_up_stall_s: 5}\n",
+      "restack.yaml", {"RESTACK_UPLOADS__RETRY_DEADLINE_S=700"});
+  ASSERT_TRUE(set) << set.error().message();
+  EXPECT_EQ(set->uploads.retry_initial_backoff_ms, 100u);
+  EXPECT_EQ(set->uploads.retry_max_backoff_ms, 1000u);
+  EXPECT_EQ(set->uploads.retry_deadline_s, 700u);
+  EXPECT_EQ(set->uploads.catch_up_stall_s, 5u);
+
+  auto inverted =
+      parseConfig("kafka: {brokers: a:1}\nuploads: {retry_initial_backoff_ms: 2000, retry_max_backoff_ms: 1000}\n",
+                  "restack.yaml", {});
+  ASSERT_FALSE(inverted);
+  EXPECT_NE(inverted.error().message().find("uploads.retry_max_backoff_ms"), std::string::npos);
+  auto zero = parseConfig("kafka: {brokers: a:1}\nuploads: {retry_deadline_s: 0}\n", "restack.yaml", {});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message().find("uploads.retry_deadline_s"), std::string::npos);
+}
+
+TEST(Config, DeliveryPendingTopicAndPendingBounds) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->kafka.delivery, "exactly_once");
+  EXPECT_EQ(defaults->kafka.transactional_id, "");
+  EXPECT_EQ(defaults->kafka.topics.pending, "restack.pending");
+  EXPECT_EQ(defaults->pending.max_events, 100000u);
+  EXPECT_EQ(defaults->pending.max_bytes, 1ull << 30);
+  EXPECT_EQ(defaults->pending.max_age_s, 72u * 3600);
+
+  auto set = parseConfig(
+      "kafka: {brokers: a:1, delivery: at_least_once, transactional_id: restack-7, topics: {pending: p}}\n"
+      "pending: {max_events: 5, max_bytes: 4096, max_age_s: 600}\n",
+      "restack.yaml", {"RESTACK_PENDING__MAX_EVENTS=9"});
+  ASSERT_TRUE(set) << set.error().message();
+  EXPECT_EQ(set->kafka.delivery, "at_least_once");
+  EXPECT_EQ(set->kafka.transactional_id, "restack-7");
+  EXPECT_EQ(set->kafka.topics.pending, "p");
+  EXPECT_EQ(set->pending.max_events, 9u);
+  EXPECT_EQ(set->pending.max_bytes, 4096u);
+  EXPECT_EQ(set->pending.max_age_s, 600u);
+
+  auto bad_mode = parseConfig("kafka: {brokers: a:1, delivery: twice}\n", "restack.yaml", {});
+  ASSERT_FALSE(bad_mode);
+  EXPECT_NE(bad_mode.error().message().find("kafka.delivery must be one of exactly_once, at_least_once"),
+            std::string::npos)
+      << bad_mode.error().message();
+  auto shared_topic = parseConfig("kafka: {brokers: a:1, topics: {pending: restack.events.raw}}\n", "restack.yaml", {});
+  ASSERT_FALSE(shared_topic);
+  EXPECT_NE(shared_topic.error().message().find("kafka.topics.pending"), std::string::npos);
+  auto short_age = parseConfig("kafka: {brokers: a:1}\npending: {max_age_s: 5}\n", "restack.yaml", {});
+  ASSERT_FALSE(short_age);
+}
+
 TEST(Config, TheExampleFileIsValid) {
   auto config = loadConfig(std::string(RESTACK_SOURCE_DIR) + "/config/restack.example.yaml", {});
   ASSERT_TRUE(config) << config.error().message();

@@ -99,6 +99,12 @@ TEST(HelmChartConfig, EveryOptionLoadsThroughTheWorkersConfigLoader) {
   EXPECT_EQ(property("group.instance.id"), "restack-0");
   // envOverrides reach the loader as RESTACK_<SECTION>__<KEY>.
   EXPECT_EQ(config.worker.threads, 4u);
+  // The upload location allowlists, as comma-separated strings.
+  EXPECT_EQ(config.uploads.file_roots, "/mnt/symbols,/srv/uploads");
+  EXPECT_EQ(config.uploads.http_hosts, "symbols.example.com,*.storage.example.com");
+  EXPECT_TRUE(config.uploads.allow_plain_http);
+  EXPECT_EQ(config.uploads.allowed_networks, "10.1.0.0/16,fd00::/8");
+  EXPECT_EQ(config.uploads.max_redirects, 1u);
 
   // The probes and the container port follow observability.http_port; the store is on the PVC.
   EXPECT_EQ(rendered.container["ports"][0]["containerPort"].as<int>(), config.observability.http_port);
@@ -126,6 +132,9 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.kafka.topics.symbolicated, defaults.kafka.topics.symbolicated);
   EXPECT_EQ(chart.kafka.topics.fingerprints, defaults.kafka.topics.fingerprints);
   EXPECT_EQ(chart.kafka.topics.dlq, defaults.kafka.topics.dlq);
+  EXPECT_EQ(chart.kafka.topics.pending, defaults.kafka.topics.pending);
+  EXPECT_EQ(chart.kafka.delivery, defaults.kafka.delivery);
+  EXPECT_EQ(chart.kafka.transactional_id, defaults.kafka.transactional_id);
   EXPECT_EQ(chart.kafka.assignment_strategy, defaults.kafka.assignment_strategy);
   EXPECT_EQ(chart.kafka.session_timeout_ms, defaults.kafka.session_timeout_ms);
   EXPECT_TRUE(chart.kafka.properties.empty());
@@ -142,7 +151,23 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.worker.threads, defaults.worker.threads);
   EXPECT_EQ(chart.worker.batch_size, defaults.worker.batch_size);
   EXPECT_EQ(chart.worker.batch_linger_ms, defaults.worker.batch_linger_ms);
-  EXPECT_EQ(chart.worker.upload_root, defaults.worker.upload_root);
+  EXPECT_EQ(chart.uploads.file_roots, defaults.uploads.file_roots);
+  EXPECT_EQ(chart.uploads.http_hosts, defaults.uploads.http_hosts);
+  EXPECT_EQ(chart.uploads.allow_plain_http, defaults.uploads.allow_plain_http);
+  EXPECT_EQ(chart.uploads.allowed_networks, defaults.uploads.allowed_networks);
+  EXPECT_EQ(chart.uploads.max_redirects, defaults.uploads.max_redirects);
+  EXPECT_EQ(chart.uploads.connect_timeout_ms, defaults.uploads.connect_timeout_ms);
+  EXPECT_EQ(chart.uploads.total_timeout_ms, defaults.uploads.total_timeout_ms);
+  EXPECT_EQ(chart.uploads.low_speed_bytes_per_s, defaults.uploads.low_speed_bytes_per_s);
+  EXPECT_EQ(chart.uploads.low_speed_time_s, defaults.uploads.low_speed_time_s);
+  // Upload retries.
+  EXPECT_EQ(chart.uploads.retry_initial_backoff_ms, defaults.uploads.retry_initial_backoff_ms);
+  EXPECT_EQ(chart.uploads.retry_max_backoff_ms, defaults.uploads.retry_max_backoff_ms);
+  EXPECT_EQ(chart.uploads.retry_deadline_s, defaults.uploads.retry_deadline_s);
+  EXPECT_EQ(chart.uploads.catch_up_stall_s, defaults.uploads.catch_up_stall_s);
+  EXPECT_EQ(chart.pending.max_events, defaults.pending.max_events);
+  EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
+  EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
   EXPECT_EQ(chart.observability.bind_address, defaults.observability.bind_address);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);

@@ -69,8 +69,14 @@ expect_refusal "store outside the volume" "must lie under persistence.mountPath"
   "$helm" template restack "$chart" "${minimal[@]}" --set config.store.path=/data/store
 expect_refusal "zero worker threads" "/config/worker/threads" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.worker.threads=0
+expect_refusal "zero upload retry deadline" "/config/uploads/retry_deadline_s" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.uploads.retry_deadline_s=0
 expect_refusal "misspelt config key" "brokerz" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.kafka.brokerz=x
+expect_refusal "the removed worker.upload_root" "upload_root" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.worker.upload_root=/data
+expect_refusal "allow_plain_http not a boolean" "/config/uploads/allow_plain_http" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set-string config.uploads.allow_plain_http=yes
 expect_refusal "unknown log format" "/config/observability/log_format" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.observability.log_format=xml
 expect_refusal "protected kafka property" "config.kafka.properties.acks cannot be set" \

@@ -116,12 +116,14 @@ config::Config testConfig(const std::string& brokers, const std::string& store_p
   config.observability.http_port = 0;
   config.worker.batch_linger_ms = 20;
   config.worker.batch_size = 50;
+  // librdkafka's mock cluster, where these run, has no transactions (TOOLCHAIN.md).
+  config.kafka.delivery = "at_least_once";
   return config;
 }
 
-std::unique_ptr<RunningWorker> RunningWorker::start(const config::Config& config) {
+std::unique_ptr<RunningWorker> RunningWorker::start(const config::Config& config, worker::Worker::Hooks hooks) {
   auto running = std::unique_ptr<RunningWorker>(new RunningWorker());
-  auto worker = worker::Worker::create(config, running->metrics_);
+  auto worker = worker::Worker::create(config, running->metrics_, std::move(hooks));
   EXPECT_TRUE(worker) << (worker ? "" : worker.error().message());
   if (!worker) return nullptr;
   running->worker_ = std::move(*worker);

@@ -38,7 +38,7 @@ config::Config testConfig(const std::string& brokers, const std::string& store_p
 // A worker running on its own thread until stop() or destruction.
 class RunningWorker {
  public:
-  static std::unique_ptr<RunningWorker> start(const config::Config& config);
+  static std::unique_ptr<RunningWorker> start(const config::Config& config, worker::Worker::Hooks hooks = {});
   ~RunningWorker();
   Status stop();
   worker::Metrics& metrics() { return metrics_; }

@@ -3,8 +3,12 @@
 //     output on the partition the Java client's murmur2 gives its key;
 //   - SIGTERM in a steady stream: exit code 0, and a restarted worker restores every event
 //     exactly once;
-//   - SIGKILL in a steady stream: a restarted worker loses nothing, and repeats at most what was
-//     acknowledged but not yet committed (one batch per partition);
+//   - SIGKILL in a steady stream (exactly_once): a restarted worker loses nothing and repeats
+//     nothing that read_committed consumers see;
+//   - transactions aborted in the middle of batches: nothing visible twice, nothing lost;
+//   - pending events (waiting for symbols) move with their partition to another worker, which
+//     restores them when the symbols arrive; more than 1,000 pending events of one app all restore;
+//   - a corrupt store file at start: the worker moves the store aside, rebuilds it and serves;
 //   - two worker processes in one group split the partitions, and the survivor takes all;
 //   - /healthz, /readyz and /metrics.
 //
@@ -26,10 +30,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -42,6 +48,7 @@
 
 #include "formats/common/mapped_file.h"
 #include "formats/common/temp_dir.h"
+#include "symbolstore/store.h"
 #include "tests/support/java_partitioner.h"
 #include "tests/support/kafka_broker.h"
 #include "tests/support/kafka_records.h"
@@ -485,6 +492,7 @@ struct WorkerSettings {
   std::string store;
   int http_port = 0;
   uint32_t batch_size = 50;
+  std::string delivery = "exactly_once";
 };
 
 class WorkerOnKafka : public ::testing::Test {
@@ -499,6 +507,7 @@ class WorkerOnKafka : public ::testing::Test {
     topics_.symbolicated = base + ".symbolicated";
     topics_.fingerprints = base + ".fingerprints";
     topics_.dlq = base + ".dlq";
+    topics_.pending = base + ".pending";
     group_ = base + ".group";
     ASSERT_TRUE(broker().createTopics({{topics_.events, kEventPartitions},
                                        {topics_.symbols, kEventPartitions},
@@ -506,6 +515,7 @@ class WorkerOnKafka : public ::testing::Test {
                                        {topics_.symbolicated, kSymbolicatedPartitions},
                                        {topics_.fingerprints, kFingerprintPartitions},
                                        {topics_.dlq, kDlqPartitions}}));
+    ASSERT_TRUE(broker().createTopic(topics_.pending, kEventPartitions, {{"cleanup.policy", "compact"}}));
     auto dir = TempDir::create("restack-kafkaint-");
     ASSERT_TRUE(dir);
     dir_.emplace(std::move(*dir));
@@ -532,6 +542,12 @@ class WorkerOnKafka : public ::testing::Test {
         << "  brokers: \"" << bootstrap() << "\"\n"
         << "  group_id: \"" << group_ << "\"\n"
         << "  session_timeout_ms: 6000\n"
+        << "  delivery: " << settings.delivery
+        << "\n"
+        // One id per store, as a StatefulSet pod keeps its name and its volume: a restart on the
+        // same store fences the worker it replaces.
+        << "  transactional_id: \"" << group_ << "-" << std::filesystem::path(settings.store).filename().string()
+        << "\"\n"
         << "  topics:\n"
         << "    events: \"" << topics_.events << "\"\n"
         << "    symbols: \"" << topics_.symbols << "\"\n"
@@ -539,6 +555,7 @@ class WorkerOnKafka : public ::testing::Test {
         << "    symbolicated: \"" << topics_.symbolicated << "\"\n"
         << "    fingerprints: \"" << topics_.fingerprints << "\"\n"
         << "    dlq: \"" << topics_.dlq << "\"\n"
+        << "    pending: \"" << topics_.pending << "\"\n"
         << "store:\n"
         << "  path: \"" << settings.store << "\"\n"
         << "  block_cache_mb: 8\n"
@@ -808,7 +825,7 @@ TEST_F(WorkerOnKafka, SigtermInASteadyStreamExitsCleanlyAndTheRestartRestoresEve
   EXPECT_EQ(missingIds(seen, "s", total), "") << "lost events";
 }
 
-TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsAtMostOneBatchPerPartition) {
+TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsNothingExactlyOnce) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
   const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
@@ -851,10 +868,21 @@ TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsAtMostOneBatch
   EXPECT_EQ(seen.size(), static_cast<size_t>(total));
   size_t duplicates = 0;
   for (const auto& [id, count] : seen) duplicates += static_cast<size_t>(count - 1);
-  std::fprintf(stderr, "[result] SIGKILL with %zu of %d events restored: %zu duplicate(s), bound %u\n", before_restart,
-               total, duplicates, kBatch * kEventPartitions);
-  // At-least-once: only outputs acknowledged but not yet committed are published again.
-  EXPECT_LE(duplicates, static_cast<size_t>(kBatch * kEventPartitions));
+  std::fprintf(stderr, "[result] SIGKILL with %zu of %d events restored: %zu duplicate(s)\n", before_restart, total,
+               duplicates);
+  // exactly_once: the killed worker's open transaction was aborted when its successor (same
+  // transactional.id) started, so read_committed consumers see every output once.
+  EXPECT_EQ(duplicates, 0u);
+  const auto fingerprints = countIds(readTopic(bootstrap(), topics_.fingerprints));
+  EXPECT_EQ(fingerprints.size(), static_cast<size_t>(total));
+  for (const auto& [id, count] : fingerprints) EXPECT_EQ(count, 1) << "fingerprint record of " << id;
+  // The aborted transaction's records are in the log, hidden from read_committed.
+  testkafka::ConsumeOptions uncommitted;
+  uncommitted.isolation_level = "read_uncommitted";
+  uncommitted.idle = 500ms;
+  auto everything = testkafka::consumeAll(bootstrap(), topics_.symbolicated, uncommitted);
+  ASSERT_TRUE(everything);
+  std::fprintf(stderr, "[result] %zu records in the log, %d committed\n", everything->size(), total);
 }
 
 TEST_F(WorkerOnKafka, TwoWorkerProcessesShareTheGroupAndTheSurvivorTakesEverything) {
@@ -937,6 +965,216 @@ TEST_F(WorkerOnKafka, TwoWorkerProcessesShareTheGroupAndTheSurvivorTakesEverythi
   std::fprintf(stderr, "[result] rebalance: %zu duplicate(s), bound %u\n", duplicates, kBatch * kEventPartitions);
   // At-least-once across the two hand-overs: at most one batch per partition that moved.
   EXPECT_LE(duplicates, static_cast<size_t>(kBatch * kEventPartitions));
+}
+
+TEST_F(WorkerOnKafka, AbortedTransactionsShowNothingTwiceAndLoseNothing) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+  const int total = 200;
+  produce(topics_.events, events("t", 0, total, library, "shop", builds));
+
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(bootstrap(), store->path(), group_);
+  config.kafka.topics = topics_;
+  config.kafka.delivery = "exactly_once";
+  config.kafka.transactional_id = group_ + "-inproc";
+  config.worker.batch_size = 10;
+  // Every third transaction that has work is aborted just before its commit.
+  std::atomic<int> asked{0}, aborted{0};
+  worker::Worker::Hooks hooks;
+  hooks.abort_transaction = [&] {
+    if (++asked % 3 != 0) return false;
+    ++aborted;
+    return true;
+  };
+  auto running = RunningWorker::start(config, hooks);
+  ASSERT_TRUE(running);
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "t", total)) << "not every event was published";
+  ASSERT_TRUE(running->stop());
+  EXPECT_GE(aborted.load(), 3);
+
+  const auto seen = countIds(readTopic(bootstrap(), topics_.symbolicated));
+  EXPECT_EQ(missingIds(seen, "t", total), "") << "lost events";
+  EXPECT_EQ(seen.size(), static_cast<size_t>(total));
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id << " visible " << count << " times";
+  const auto fingerprints = countIds(readTopic(bootstrap(), topics_.fingerprints));
+  for (const auto& [id, count] : fingerprints) EXPECT_EQ(count, 1) << "fingerprint record of " << id;
+  // The aborted outputs were written and are hidden: read_uncommitted sees more.
+  testkafka::ConsumeOptions uncommitted;
+  uncommitted.isolation_level = "read_uncommitted";
+  uncommitted.idle = 500ms;
+  auto everything = testkafka::consumeAll(bootstrap(), topics_.symbolicated, uncommitted);
+  ASSERT_TRUE(everything);
+  EXPECT_GT(everything->size(), static_cast<size_t>(total)) << "no aborted record reached the log";
+}
+
+// Fingerprint records of the event ids starting with `prefix`: event id -> "replaces" values
+// ("" for a record that replaces nothing).
+std::map<std::string, std::vector<std::string>> fingerprintRecords(const std::vector<KafkaRecord>& records,
+                                                                   const std::string& prefix) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const KafkaRecord& record : records) {
+    Json json;
+    if (!json.parse(record.value)) continue;
+    const std::string id = stringAt(json.root["event_id"]);
+    simdjson::dom::element replaces;  // absent from a record that replaces nothing
+    const bool replacing = json.root["replaces"].get(replaces) == simdjson::SUCCESS;
+    if (id.starts_with(prefix)) out[id].push_back(replacing ? stringAt(replaces) : std::string());
+  }
+  return out;
+}
+
+TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresThem) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("late", kEventPartitions, 1);
+  auto store_a = TempDir::create("restack-kafkaint-a-");
+  auto store_b = TempDir::create("restack-kafkaint-b-");
+  ASSERT_TRUE(store_a && store_b);
+  const int port_a = freeLoopbackPort();
+  int port_b = freeLoopbackPort();
+  while (port_b == port_a) port_b = freeLoopbackPort();
+  auto a = worker("a", {.store = store_a->path(), .http_port = port_a});
+  auto b = worker("b", {.store = store_b->path(), .http_port = port_b});
+  ASSERT_TRUE(a->start());
+  ASSERT_TRUE(waitForAssigned(*a, port_a, [](uint64_t n) { return n == kEventPartitions; }));
+
+  // Events of every partition whose symbols were never uploaded: published provisional, kept.
+  const int total = 40;
+  produce(topics_.events, events("m", 0, total, library, "late", builds));
+  ASSERT_TRUE(waitUntil([&] { return metric(port_a, "pending_events").value_or(0) == total; }, 60s))
+      << "a kept " << metric(port_a, "pending_events").value_or(0) << " pending events";
+
+  // b takes some partitions (replaying their pending state from the topic), then a stops and b
+  // takes the rest.
+  ASSERT_TRUE(b->start());
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        auto assigned_b = metric(port_b, "assigned_partitions");
+        return assigned_b && *assigned_b > 0 && *assigned_b < kEventPartitions;
+      },
+      60s));
+  EXPECT_GT(metric(port_b, "pending_events").value_or(0), 0u);
+  auto status = a->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+  ASSERT_TRUE(waitForAssigned(*b, port_b, [](uint64_t n) { return n == kEventPartitions; }));
+  EXPECT_EQ(metric(port_b, "pending_events"), std::optional<uint64_t>(total));
+
+  // The symbols arrive: b restores every event and publishes the final fingerprint records.
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "late", build));
+  produce(topics_.symbols, uploads);
+  ASSERT_TRUE(waitUntil([&] { return metric(port_b, "events_restored_later_total").value_or(0) == total; }, 60s))
+      << "b restored " << metric(port_b, "events_restored_later_total").value_or(0) << " later";
+  EXPECT_EQ(metric(port_b, "pending_events"), std::optional<uint64_t>(0));
+  status = b->terminate();
+  ASSERT_TRUE(status);
+
+  const auto records = fingerprintRecords(readTopic(bootstrap(), topics_.fingerprints), "m");
+  EXPECT_EQ(records.size(), static_cast<size_t>(total));
+  for (auto [id, replaces] : records) {
+    ASSERT_EQ(replaces.size(), 2u) << id;
+    std::sort(replaces.begin(), replaces.end());  // the two may lie on different partitions
+    EXPECT_TRUE(replaces[0].empty()) << id;
+    EXPECT_FALSE(replaces[1].empty()) << id << ": the final record names the provisional one";
+  }
+  // Every pending record was closed with a tombstone.
+  const auto state = readTopic(bootstrap(), topics_.pending);
+  std::map<std::string, bool> live;
+  for (const KafkaRecord& record : state) live[record.key.value_or("")] = record.value.has_value();
+  EXPECT_EQ(live.size(), static_cast<size_t>(total));
+  for (const auto& [key, alive] : live) EXPECT_FALSE(alive) << "pending record left open";
+}
+
+TEST_F(WorkerOnKafka, MoreThanAThousandPendingEventsOfOneAppAreAllRestoredLater) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const std::vector<std::string> builds = {"7.0"};
+  const int total = 1200;
+  produce(topics_.events, events("w", 0, total, library, "wide", builds));
+  auto store = TempDir::create("restack-kafkaint-store-");
+  ASSERT_TRUE(store);
+  const int port = freeLoopbackPort();
+  auto process = worker("worker", {.store = store->path(), .http_port = port, .batch_size = 500});
+  ASSERT_TRUE(process->start());
+  ASSERT_TRUE(waitUntil([&] { return metric(port, "pending_events").value_or(0) == total; }, 90s))
+      << metric(port, "pending_events").value_or(0) << " pending";
+  produce(topics_.symbols, {uploadRecord(library, "wide", builds[0])});
+  ASSERT_TRUE(waitUntil([&] { return metric(port, "events_restored_later_total").value_or(0) == total; }, 120s))
+      << metric(port, "events_restored_later_total").value_or(0) << " of " << total << " restored later";
+  EXPECT_EQ(metric(port, "pending_events"), std::optional<uint64_t>(0));
+  auto status = process->terminate();
+  ASSERT_TRUE(status);
+  const auto seen = countIds(readTopic(bootstrap(), topics_.symbolicated));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(total));
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 2) << id << ": provisional and final";
+}
+
+TEST_F(WorkerOnKafka, ACorruptStoreFileAtStartIsMovedAsideAndRebuilt) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+  produce(topics_.events, events("c", 0, 8, library, "shop", builds));
+  auto parent = TempDir::create("restack-kafkaint-corrupt-");
+  ASSERT_TRUE(parent);
+  const std::string store_path = parent->path() + "/store";
+  const int port = freeLoopbackPort();
+  auto first = worker("first", {.store = store_path, .http_port = port});
+  ASSERT_TRUE(first->start());
+  ASSERT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "c", 8));
+  ASSERT_TRUE(first->terminate());
+
+  // Flush everything into table files, then damage a data block of each.
+  {
+    StoreOptions options;
+    options.path = store_path;
+    auto store = SymbolStore::open(options);
+    ASSERT_TRUE(store) << store.error().message();
+    for (int family = 0; family < kSymbolFamilyCount; ++family) {
+      ASSERT_TRUE(
+          (*store)->db().Flush(rocksdb::FlushOptions(), (*store)->family(static_cast<SymbolFamily>(family))).ok());
+    }
+  }
+  int damaged = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(store_path)) {
+    if (entry.path().extension() != ".sst" || entry.file_size() < 200) continue;
+    std::fstream file(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(20);
+    const std::string junk(32, '\xab');
+    file.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    ++damaged;
+  }
+  ASSERT_GT(damaged, 0) << "no table file to damage";
+
+  auto second = worker("second", {.store = store_path, .http_port = port});
+  ASSERT_TRUE(second->start());
+  produce(topics_.events, events("c", 8, 8, library, "shop", builds));
+  EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "c", 16)) << "the rebuilt worker did not serve";
+  // The symbols topics were replayed from their start into the new store.
+  EXPECT_EQ(metric(port, "uploads_ingested_total"), std::optional<uint64_t>(builds.size()));
+  auto status = second->terminate();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);
+  EXPECT_NE(second->log().find("the symbol store was corrupt"), std::string::npos);
+  int moved = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(parent->path())) {
+    moved += entry.path().filename().string().starts_with("store.corrupt-") ? 1 : 0;
+  }
+  EXPECT_EQ(moved, 1);
+  for (const auto& record : readTopic(bootstrap(), topics_.symbolicated)) {
+    Json json;
+    ASSERT_TRUE(json.parse(record.value));
+    EXPECT_EQ(stringAt(json.root["symbolication"]["status"]), "complete") << *record.value;
+  }
 }
 
 TEST_F(WorkerOnKafka, HealthReadinessAndMetricsEndpoints) {

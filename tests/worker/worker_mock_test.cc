@@ -42,6 +42,7 @@ class MockCluster {
     }
     rd_kafka_mock_topic_create(cluster_, topics.symbols_shared.c_str(), 1, 1);
     rd_kafka_mock_topic_create(cluster_, topics.dlq.c_str(), 1, 1);
+    rd_kafka_mock_topic_create(cluster_, topics.pending.c_str(), partitions, 1);
   }
   const std::string& bootstrap() const { return bootstrap_; }
 

@@ -64,7 +64,8 @@ Expected<std::unique_ptr<MockKafka>> MockKafka::start(const config::Topics& topi
                                                                              {topics.symbols_shared, 1},
                                                                              {topics.symbolicated, partitions},
                                                                              {topics.fingerprints, partitions},
-                                                                             {topics.dlq, 1}}) {
+                                                                             {topics.dlq, 1},
+                                                                             {topics.pending, partitions}}) {
     rd_kafka_mock_topic_create(mock->cluster_, topic.c_str(), count, 1);
   }
   return mock;

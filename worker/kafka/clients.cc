@@ -1,6 +1,9 @@
 #include "worker/kafka/clients.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <memory>
 
 namespace restack::worker {
 namespace {
@@ -49,16 +52,22 @@ Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& propert
   return conf;
 }
 
-Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
-                                                          RdKafka::DeliveryReportCb* delivery_reports) {
-  auto properties = commonProperties(config, client_id);
-  // Restack's guarantees: nothing lost, no reordering, keys land where the Java client puts them.
+namespace {
+
+// The idempotent producer's properties: Restack's guarantees (nothing lost, no reordering, keys
+// land where the Java client puts them) over the pass-through ones, tuning the operator may change.
+KafkaProperties producerProperties(const config::Config& config, const std::string& client_id) {
+  KafkaProperties properties = commonProperties(config, client_id);
   properties.set("enable.idempotence", "true");
   properties.set("acks", "all");
   properties.set("partitioner", "murmur2_random");
-  // Tuning the operator may change.
   properties.setDefault("compression.type", "lz4");
   properties.setDefault("linger.ms", "5");
+  return properties;
+}
+
+Expected<std::unique_ptr<RdKafka::Producer>> createProducer(const KafkaProperties& properties,
+                                                            RdKafka::DeliveryReportCb* delivery_reports) {
   auto conf = makeConf(properties);
   if (!conf) return conf.error();
   std::string error;
@@ -68,6 +77,43 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
   std::unique_ptr<RdKafka::Producer> producer(RdKafka::Producer::create(conf->get(), error));
   if (!producer) return invalidArgument("cannot create the Kafka producer: " + error);
   return producer;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
+                                                          RdKafka::DeliveryReportCb* delivery_reports) {
+  return createProducer(producerProperties(config, client_id), delivery_reports);
+}
+
+std::string transactionalId(const config::Config& config) {
+  if (!config.kafka.transactional_id.empty()) return config.kafka.transactional_id;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return config.kafka.group_id + "-worker";
+  return config.kafka.group_id + "-" + host;
+}
+
+Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const config::Config& config,
+                                                                       const std::string& client_id,
+                                                                       RdKafka::DeliveryReportCb* delivery_reports) {
+  KafkaProperties properties = producerProperties(config, client_id);
+  properties.set("transactional.id", transactionalId(config));  // kafka.transactional_id
+  // An open transaction of a worker that died blocks read_committed consumers of its partitions
+  // until the broker aborts it; one minute bounds that stall (the operator may choose another).
+  properties.setDefault("transaction.timeout.ms", "60000");
+  auto producer = createProducer(properties, delivery_reports);
+  if (!producer) return producer.error();
+  // Fences an earlier producer with this id and aborts what it left open; retried while the
+  // transaction coordinator is still loading.
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<RdKafka::Error> error((*producer)->init_transactions(60000));
+    if (!error) break;
+    if (!error->is_retriable() || attempt >= 5) {
+      return ioError("cannot initialise transactions of " + transactionalId(config) + ": " + error->str() +
+                     " (does the broker run a transaction coordinator? kafka.delivery=at_least_once works without)");
+    }
+  }
+  return std::move(*producer);
 }
 
 std::string errorText(RdKafka::ErrorCode code) {

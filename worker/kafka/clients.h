@@ -53,6 +53,17 @@ Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& propert
 Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
                                                           RdKafka::DeliveryReportCb* delivery_reports);
 
+// The exactly_once producer: makeProducer's settings plus transactional.id
+// (config.kafka.transactional_id, default "<group_id>-<hostname>", see transactionalId()).
+// init_transactions has run when it returns: a previous producer with the same id is fenced and
+// its open transaction aborted.
+Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const config::Config& config,
+                                                                       const std::string& client_id,
+                                                                       RdKafka::DeliveryReportCb* delivery_reports);
+
+// config.kafka.transactional_id, or "<group_id>-<hostname>" when it is empty.
+std::string transactionalId(const config::Config& config);
+
 std::string errorText(RdKafka::ErrorCode code);
 
 }  // namespace restack::worker

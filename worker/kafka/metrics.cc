@@ -1,5 +1,8 @@
 #include "worker/kafka/metrics.h"
 
+#include <chrono>
+#include <tuple>
+
 namespace restack::worker {
 namespace {
 
@@ -29,7 +32,29 @@ std::string Metrics::prometheusText() const {
   counter(out, "frames_total", "Raw frames seen.", frames_total);
   counter(out, "frames_symbolicated_total", "Raw frames restored.", frames_symbolicated);
   counter(out, "uploads_ingested_total", "Symbol uploads parsed into the store.", uploads_ingested);
-  counter(out, "uploads_rejected_total", "Symbol uploads that could not be parsed.", uploads_rejected);
+  counter(out, "uploads_rejected_total", "Symbol uploads refused to the DLQ (all reasons).", uploads_rejected);
+  static_assert(static_cast<size_t>(ErrorCode::kInternal) < std::tuple_size_v<decltype(uploads_refused_by_code)>);
+  out +=
+      "# HELP restack_uploads_refused_total Symbol uploads refused to the DLQ, by error code.\n"
+      "# TYPE restack_uploads_refused_total counter\n";
+  for (size_t code = 0; code <= static_cast<size_t>(ErrorCode::kInternal); ++code) {
+    out += std::string("restack_uploads_refused_total{code=\"") + errorCodeName(static_cast<ErrorCode>(code)) + "\"} " +
+           std::to_string(uploads_refused_by_code[code].load()) + "\n";
+  }
+  counter(out, "upload_retries_total", "Retries of uploads whose fetch had failed for a passing reason.",
+          upload_retries);
+  counter(out, "uploads_given_up_total", "Deferred uploads sent to the DLQ after uploads.retry_deadline_s.",
+          uploads_given_up);
+  counter(out, "uploads_deferred", "Uploads kept in the store to be retried.", uploads_deferred, "gauge");
+  const int64_t oldest = uploads_deferred_oldest_ms;
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  counter(out, "uploads_deferred_oldest_age_seconds", "Age of the oldest deferred upload (0: none).",
+          oldest > 0 && now_ms > oldest ? static_cast<uint64_t>((now_ms - oldest) / 1000) : 0, "gauge");
+  counter(out, "upload_dlq_write_failures_total",
+          "DLQ copies of refused uploads that were not acknowledged (the upload is tried again).",
+          upload_dlq_write_failures);
   counter(out, "batches_committed_total", "Batches whose outputs were acknowledged and offsets committed.",
           batches_committed);
   counter(out, "rebalances_total", "Consumer group rebalances seen.", rebalances);

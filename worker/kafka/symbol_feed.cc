@@ -3,10 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <exception>
 #include <map>
+#include <optional>
 
 #include "symbolstore/ingest.h"
 #include "worker/kafka/clients.h"
+#include "worker/kafka/deferred_uploads.h"
 #include "worker/kafka/upload_fetch.h"
 #include "worker/kafka/upload_message.h"
 
@@ -16,29 +19,93 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using PartitionKey = std::pair<std::string, int32_t>;  // topic, partition
 
-// How long a catch-up may wait for the brokers before the worker gives up (and restarts).
-constexpr auto kCatchUpTimeout = std::chrono::minutes(5);
+// How long the DLQ copy of a refused upload may take to be acknowledged. The DLQ producer's
+// message.timeout.ms (below, unless kafka.properties sets one) ends every delivery before this.
+constexpr auto kDlqAckWait = std::chrono::seconds(90);
+constexpr const char* kDlqMessageTimeoutMs = "60000";
+// How often a long catch-up logs where each partition stands.
+constexpr auto kProgressLogInterval = std::chrono::seconds(5);
+
+int64_t wallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// One upload, read from a symbols topic or from the deferred uploads in the store.
+struct UploadSource {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string key;
+  Headers headers;
+  std::string_view value;
+};
+
+UploadSource sourceOf(RdKafka::Message& message) {
+  UploadSource source;
+  source.topic = message.topic_name();
+  source.partition = message.partition();
+  source.offset = message.offset();
+  if (const RdKafka::Headers* raw = message.headers()) {
+    for (const auto& header : raw->get_all()) {
+      source.headers.emplace_back(header.key(),
+                                  std::string(static_cast<const char*>(header.value()), header.value_size()));
+    }
+  }
+  if (message.key()) source.key = *message.key();
+  source.value = std::string_view(static_cast<const char*>(message.payload()), message.len());
+  return source;
+}
+
+std::string where(const UploadSource& source) {
+  return source.topic + "/" + std::to_string(source.partition) + ":" + std::to_string(source.offset);
+}
+
+// The result of one attempt at an upload. `worker_fault`: the store cannot be written, which is
+// the worker's problem and not the upload's (neither refused nor deferred; the worker stops).
+struct Attempt {
+  Status status;
+  bool worker_fault = false;
+};
 
 }  // namespace
 
-struct SymbolFeed::Impl {
+struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   config::Config config;
   SymbolStore& store;
-  RdKafka::Producer& dlq_producer;
   Metrics& metrics;
+  RetrySchedule schedule;
+  FetchFunction fetch;
+  IngestedCallback on_ingested;
+  std::unique_ptr<DeferredUploads> deferred;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  // Delivery reports of DLQ copies in flight, by the id passed as the message's opaque. Declared
+  // before the producer, which may report while it is destroyed.
+  std::map<uintptr_t, std::optional<RdKafka::ErrorCode>> deliveries;
+  uintptr_t next_delivery = 1;
+  std::unique_ptr<RdKafka::Producer> dlq;
   std::set<PartitionKey> assigned;
   std::set<PartitionKey> at_end;  // partitions whose last event was "end of partition"
-  IngestedCallback on_ingested;
 
-  Impl(const config::Config& c, SymbolStore& s, RdKafka::Producer& p, Metrics& m)
-      : config(c), store(s), dlq_producer(p), metrics(m) {}
+  Impl(const config::Config& c, SymbolStore& s, Metrics& m) : config(c), store(s), metrics(m) {
+    schedule.initial_backoff_ms = static_cast<int64_t>(c.uploads.retry_initial_backoff_ms);
+    schedule.max_backoff_ms = static_cast<int64_t>(c.uploads.retry_max_backoff_ms);
+    schedule.deadline_ms = static_cast<int64_t>(c.uploads.retry_deadline_s) * 1000;
+  }
+
+  void dr_cb(RdKafka::Message& message) override {
+    auto found = deliveries.find(reinterpret_cast<uintptr_t>(message.msg_opaque()));
+    if (found != deliveries.end()) found->second = message.err();
+  }
 
   Status reassign() {
     std::vector<RdKafka::TopicPartition*> list;
     for (const auto& [topic, partition] : assigned) {
       auto applied = store.appliedOffset(topic, partition);
-      if (!applied) return applied.error();
+      if (!applied) {
+        for (auto* p : list) delete p;
+        return applied.error();
+      }
       int64_t start = applied->value_or(RdKafka::Topic::OFFSET_BEGINNING);
       list.push_back(RdKafka::TopicPartition::create(topic, partition, start));
     }
@@ -49,113 +116,288 @@ struct SymbolFeed::Impl {
     return Status::ok();
   }
 
-  void reject(const RdKafka::Message& message, const Error& error) {
-    ++metrics.uploads_rejected;
-    spdlog::error("symbol upload at {}/{}:{} rejected: {}", message.topic_name(), message.partition(), message.offset(),
-                  error.message());
+  void publishDeferred() {
+    metrics.uploads_deferred = deferred->count();
+    metrics.uploads_deferred_oldest_ms = deferred->oldestFirstFailedMs();
+  }
+
+  // Copies a refused upload to the DLQ and waits for the acknowledgement. `attempts` > 0 adds
+  // the number of attempts made (deferred uploads).
+  Status refuse(const UploadSource& source, const Error& error, uint32_t attempts) {
     RdKafka::Headers* headers = RdKafka::Headers::create();
+    // The upload's own headers (restack.location, restack.kind …) make the copy replayable; the
+    // outcome headers of an earlier refusal (a replayed copy) are replaced.
+    for (const auto& [name, value] : source.headers) {
+      if (!name.starts_with("restack.error") && !name.starts_with("restack.source.") && name != "restack.attempts") {
+        headers->add(name, value);
+      }
+    }
     headers->add("restack.error", error.message());
     headers->add("restack.error.code", errorCodeName(error.code()));
-    headers->add("restack.source.topic", message.topic_name());
-    headers->add("restack.source.partition", std::to_string(message.partition()));
-    headers->add("restack.source.offset", std::to_string(message.offset()));
-    const std::string key = message.key() ? *message.key() : std::string();
-    RdKafka::ErrorCode code = dlq_producer.produce(config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA,
-                                                   RdKafka::Producer::RK_MSG_COPY, const_cast<void*>(message.payload()),
-                                                   message.len(), key.data(), key.size(), 0, headers, nullptr);
+    headers->add("restack.source.topic", source.topic);
+    headers->add("restack.source.partition", std::to_string(source.partition));
+    headers->add("restack.source.offset", std::to_string(source.offset));
+    if (attempts > 0) headers->add("restack.attempts", std::to_string(attempts));
+    const uintptr_t id = next_delivery++;
+    deliveries[id] = std::nullopt;
+    RdKafka::ErrorCode code =
+        dlq->produce(config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
+                     const_cast<char*>(source.value.data()), source.value.size(), source.key.data(), source.key.size(),
+                     0, headers, reinterpret_cast<void*>(id));
+    std::optional<RdKafka::ErrorCode> delivered;
     if (code != RdKafka::ERR_NO_ERROR) {
-      delete headers;
-      spdlog::error("could not copy the rejected upload to the DLQ: {}", errorText(code));
-    }
-  }
-
-  Status apply(RdKafka::Message& message) {
-    const bool shared = message.topic_name() == config.kafka.topics.symbols_shared;
-    Headers headers;
-    if (const RdKafka::Headers* raw = message.headers()) {
-      for (const auto& header : raw->get_all()) {
-        headers.emplace_back(header.key(), std::string(static_cast<const char*>(header.value()), header.value_size()));
-      }
-    }
-    const std::string key = message.key() ? *message.key() : std::string();
-    auto upload = decodeUploadMessage(key, headers, shared);
-    Status outcome;
-    if (!upload) {
-      reject(message, upload.error());
+      delete headers;  // not handed over to the producer
+      delivered = code;
     } else {
-      UploadContent content;
-      content.display_name = upload->file_name;
-      std::optional<FetchedUpload> fetched;
-      if (!upload->location.empty()) {
-        auto got = fetchUpload(upload->location, config.worker.upload_root, config.limits.max_upload_bytes);
-        if (!got) {
-          reject(message, got.error());
-        } else {
-          fetched.emplace(std::move(*got));
-          content.path = fetched->path;
-        }
-      } else {
-        content.bytes = std::string_view(static_cast<const char*>(message.payload()), message.len());
-      }
-      if (upload->location.empty() || fetched) {
-        IngestOptions options;
-        options.max_input_bytes = config.limits.max_upload_bytes;
-        const std::string label = upload->file_name.empty() ? key : upload->file_name;
-        options.progress = [this, label, last = Clock::now()](uint64_t done, uint64_t total,
-                                                              std::string_view stage) mutable {
-          // A long ingest is progress, not a stalled loop.
-          metrics.last_loop_ms =
-              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
-          if (Clock::now() - last < std::chrono::seconds(5)) return;
-          last = Clock::now();
-          spdlog::info("ingesting {}: {} {}/{}", label, stage, done, total);
-        };
-        auto report = ingestUpload(store, upload->meta, content, options);
-        if (!report) {
-          // A store that cannot be written is the worker's problem, not the upload's.
-          if (report.error().code() == ErrorCode::kIo && content.path.empty()) return report.error();
-          reject(message, report.error());
-        } else {
-          ++metrics.uploads_ingested;
-          if (on_ingested) on_ingested(upload->meta, *report);
-          spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(report->kind),
-                       upload->meta.app, upload->meta.build_id, report->records, fmt::join(report->ids, ","));
-          for (const auto& warning : report->warnings) spdlog::warn("{}: {}", label, warning);
-        }
-      }
+      const auto until = Clock::now() + kDlqAckWait;
+      while (!deliveries[id] && Clock::now() < until) dlq->poll(50);
+      delivered = deliveries[id];
     }
-    rocksdb::WriteBatch progress;
-    store.recordAppliedOffset(progress, message.topic_name(), message.partition(), message.offset() + 1);
-    return store.write(progress);
+    deliveries.erase(id);
+    if (!delivered || *delivered != RdKafka::ERR_NO_ERROR) {
+      ++metrics.upload_dlq_write_failures;
+      return ioError("the DLQ copy of the refused upload at " + where(source) + " was not written to " +
+                     config.kafka.topics.dlq + " (" +
+                     (delivered ? errorText(*delivered) : std::string("no acknowledgement in time")) +
+                     "); the upload is tried again");
+    }
+    metrics.countRefusal(error.code());
+    spdlog::error("symbol upload at {} refused ({}): {}", where(source), errorCodeName(error.code()), error.message());
+    return Status::ok();
   }
 
-  // Consumes until `done()` or the timeout; returns the number of uploads applied.
+  Attempt tryUnguarded(const UploadSource& source) {
+    const bool shared = source.topic == config.kafka.topics.symbols_shared;
+    auto upload = decodeUploadMessage(source.key, source.headers, shared);
+    if (!upload) return {upload.error()};
+    UploadContent content;
+    content.display_name = upload->file_name;
+    std::optional<FetchedUpload> fetched;
+    if (!upload->location.empty()) {
+      auto got = fetch(upload->location);
+      if (!got) return {got.error()};
+      fetched.emplace(std::move(*got));
+      content.path = fetched->path;
+    } else {
+      content.bytes = source.value;
+    }
+    IngestOptions options;
+    options.max_input_bytes = config.limits.max_upload_bytes;
+    const std::string label = upload->file_name.empty() ? source.key : upload->file_name;
+    options.progress = [this, label, last = Clock::now()](uint64_t done, uint64_t total,
+                                                          std::string_view stage) mutable {
+      // A long ingest is progress, not a stalled loop.
+      metrics.last_loop_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+      if (Clock::now() - last < std::chrono::seconds(5)) return;
+      last = Clock::now();
+      spdlog::info("ingesting {}: {} {}/{}", label, stage, done, total);
+    };
+    auto report = ingestUpload(store, upload->meta, content, options);
+    if (!report) {
+      // A store that cannot be written is the worker's problem, not the upload's.
+      return {report.error(), report.error().code() == ErrorCode::kIo && content.path.empty()};
+    }
+    ++metrics.uploads_ingested;
+    if (on_ingested) on_ingested(upload->meta, *report);
+    spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(report->kind), upload->meta.app,
+                 upload->meta.build_id, report->records, fmt::join(report->ids, ","));
+    for (const auto& warning : report->warnings) spdlog::warn("{}: {}", label, warning);
+    return {};
+  }
+
+  // The last resort: nothing thrown while processing one upload gets out; the upload is refused.
+  Attempt tryUpload(const UploadSource& source) noexcept {
+    try {
+      return tryUnguarded(source);
+    } catch (...) {
+      // The exception's text may quote the upload's content; the DLQ record and the log do not.
+      return {Error(ErrorCode::kInternal,
+                    "processing the upload threw an exception (a defect in restack; the upload's content is in "
+                    "this DLQ record)")};
+    }
+  }
+
+  // Applies one upload read from a symbols topic and records its partition's progress.
+  Status apply(RdKafka::Message& message) {
+    const UploadSource source = sourceOf(message);
+    Attempt attempt = tryUpload(source);
+    rocksdb::WriteBatch progress;
+    std::optional<DeferredUpload> deferred_now;
+    if (!attempt.status) {
+      const Error& error = attempt.status.error();
+      if (attempt.worker_fault) return error;
+      if (error.code() == ErrorCode::kUnavailable) {
+        DeferredUpload upload;
+        upload.topic = source.topic;
+        upload.partition = source.partition;
+        upload.offset = source.offset;
+        upload.key = source.key;
+        upload.headers = source.headers;
+        upload.value = std::string(source.value);
+        upload.first_failed_ms = wallMs();
+        upload.attempts = 1;
+        upload.last_code = error.code();
+        upload.last_error = error.message();
+        upload.next_attempt_ms = schedule.nextAttemptMs(upload, upload.first_failed_ms);
+        // In the same batch as the offset: the upload now lives in the store.
+        deferred->put(progress, upload);
+        deferred_now = std::move(upload);
+      } else {
+        RESTACK_RETURN_IF_ERROR(refuse(source, error, 0));
+      }
+    }
+    store.recordAppliedOffset(progress, source.topic, source.partition, source.offset + 1);
+    RESTACK_RETURN_IF_ERROR(store.write(progress));
+    if (deferred_now) {
+      deferred->scheduled(*deferred_now);
+      publishDeferred();
+      spdlog::warn("symbol upload at {} deferred: {}; retried in {} ms", where(source), deferred_now->last_error,
+                   deferred_now->next_attempt_ms - deferred_now->first_failed_ms);
+    }
+    return Status::ok();
+  }
+
+  // Retries the deferred upload due first, if one is due.
+  Status retryDue() {
+    auto due = deferred->nextDue(wallMs());
+    if (!due) return due.error();
+    if (!due->has_value()) return Status::ok();
+    DeferredUpload upload = std::move(**due);
+    ++metrics.upload_retries;
+    UploadSource source;
+    source.topic = upload.topic;
+    source.partition = upload.partition;
+    source.offset = upload.offset;
+    source.key = upload.key;
+    source.headers = upload.headers;
+    source.value = upload.value;
+    Attempt attempt = tryUpload(source);
+    if (attempt.status) {
+      spdlog::info("deferred symbol upload at {} applied after {} failed attempt(s)", where(source), upload.attempts);
+      RESTACK_RETURN_IF_ERROR(deferred->remove(upload));
+      publishDeferred();
+      return Status::ok();
+    }
+    const Error& error = attempt.status.error();
+    if (attempt.worker_fault) return error;
+    upload.attempts += 1;
+    upload.last_code = error.code();
+    upload.last_error = error.message();
+    const int64_t now = wallMs();
+    const bool passing = error.code() == ErrorCode::kUnavailable;
+    if (passing && !schedule.pastDeadline(upload, now)) {
+      upload.next_attempt_ms = schedule.nextAttemptMs(upload, now);
+      RESTACK_RETURN_IF_ERROR(deferred->update(upload));
+      spdlog::warn("deferred symbol upload at {} failed again (attempt {}): {}; retried in {} ms", where(source),
+                   upload.attempts, error.message(), upload.next_attempt_ms - now);
+      return Status::ok();
+    }
+    const Error reason =
+        passing ? Error(error.code(), "gave up after " + std::to_string(upload.attempts) + " attempts over " +
+                                          std::to_string((now - upload.first_failed_ms) / 1000) +
+                                          " s (uploads.retry_deadline_s); last error: " + error.message())
+                : error;
+    Status refused = refuse(source, reason, upload.attempts);
+    if (!refused) {
+      // Still in the store: tried again (fetch, then DLQ) after the longest backoff.
+      spdlog::error("{}", refused.error().message());
+      upload.next_attempt_ms = now + schedule.max_backoff_ms;
+      return deferred->update(upload);
+    }
+    if (passing) ++metrics.uploads_given_up;
+    RESTACK_RETURN_IF_ERROR(deferred->remove(upload));
+    publishDeferred();
+    return Status::ok();
+  }
+
+  // The high watermarks of the consumer's last fetches; true when one moved since `seen`.
+  bool watermarksAdvanced(std::map<PartitionKey, int64_t>& seen) {
+    bool advanced = false;
+    for (const auto& key : assigned) {
+      int64_t low = 0, high = 0;
+      if (consumer->get_watermark_offsets(key.first, key.second, &low, &high) != RdKafka::ERR_NO_ERROR) continue;
+      auto [it, inserted] = seen.emplace(key, high);
+      if (!inserted && high > it->second) {
+        it->second = high;
+        advanced = true;
+      }
+    }
+    return advanced;
+  }
+
+  // "restack.symbols/0 at 1200 of 5000, …" for the partitions not yet at their end.
+  std::string positions() {
+    std::string text;
+    size_t listed = 0;
+    for (const auto& key : assigned) {
+      if (at_end.count(key)) continue;
+      if (++listed > 8) {
+        text += ", …";
+        break;
+      }
+      int64_t low = 0, high = -1;
+      consumer->get_watermark_offsets(key.first, key.second, &low, &high);
+      auto applied = store.appliedOffset(key.first, key.second);
+      const int64_t at = applied && applied->has_value() ? **applied : 0;
+      text += (text.empty() ? "" : ", ") + key.first + "/" + std::to_string(key.second) + " at " + std::to_string(at) +
+              " of " + (high >= 0 ? std::to_string(high) : std::string("?"));
+    }
+    return text;
+  }
+
+  // Consumes until `done()`; returns the number of uploads applied. With `poll` 0 it stops when
+  // nothing is left to read; otherwise it gives up only after uploads.catch_up_stall_s without
+  // progress (no upload read, no end of partition, no high watermark advance).
   template <typename Done>
-  Expected<size_t> consumeUntil(Done&& done, std::chrono::milliseconds poll, Clock::time_point deadline) {
+  Expected<size_t> consumeUntil(Done&& done, std::chrono::milliseconds poll) {
+    const auto stall_limit = std::chrono::seconds(config.uploads.catch_up_stall_s);
     size_t applied = 0;
+    std::map<PartitionKey, int64_t> watermarks;
+    auto last_progress = Clock::now(), last_check = Clock::now(), last_log = Clock::now();
+    if (poll.count() > 0) watermarksAdvanced(watermarks);
     while (!done()) {
-      if (Clock::now() > deadline) {
-        return ioError("symbols topics could not be read to their end within " +
-                       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kCatchUpTimeout).count()) +
-                       " s; are the brokers reachable?");
+      const auto now = Clock::now();
+      if (poll.count() > 0 && now - last_check >= std::chrono::seconds(1)) {
+        last_check = now;
+        if (watermarksAdvanced(watermarks)) last_progress = now;
+        if (now - last_progress > stall_limit) {
+          return ioError("symbols topics made no progress for " + std::to_string(config.uploads.catch_up_stall_s) +
+                         " s (uploads.catch_up_stall_s): " + positions() + "; are the brokers reachable?");
+        }
+        if (now - last_log >= kProgressLogInterval) {
+          last_log = now;
+          spdlog::info("catching up symbols: {} ({} applied so far)", positions(), applied);
+        }
       }
       std::unique_ptr<RdKafka::Message> message(consumer->consume(static_cast<int>(poll.count())));
       if (message->err() == RdKafka::ERR__TIMED_OUT) {
         if (poll.count() == 0) break;
         continue;
       }
-      PartitionKey where{message->topic_name(), message->partition()};
+      PartitionKey key{message->topic_name(), message->partition()};
       if (message->err() == RdKafka::ERR__PARTITION_EOF) {
-        at_end.insert(where);
+        at_end.insert(key);
+        last_progress = Clock::now();
         continue;
       }
       if (message->err() != RdKafka::ERR_NO_ERROR) {
         spdlog::warn("symbols consumer: {}", message->errstr());
         continue;
       }
-      at_end.erase(where);
-      RESTACK_RETURN_IF_ERROR(apply(*message));
+      at_end.erase(key);
+      Status status = apply(*message);
+      if (!status) {
+        // Its offset was not recorded: read it again from there on the next call.
+        Status rewound = reassign();
+        if (!rewound) spdlog::warn("{}", rewound.error().message());
+        return status.error();
+      }
       ++applied;
+      last_progress = Clock::now();
+      // A long catch-up that progresses is not a stalled loop (liveness).
+      metrics.last_loop_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(last_progress.time_since_epoch()).count();
     }
     return applied;
   }
@@ -168,7 +410,7 @@ struct SymbolFeed::Impl {
           }
           return true;
         },
-        std::chrono::milliseconds(100), Clock::now() + kCatchUpTimeout);
+        std::chrono::milliseconds(100));
     return applied.status();
   }
 };
@@ -179,10 +421,30 @@ SymbolFeed::~SymbolFeed() {
 }
 
 Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& config, SymbolStore& store,
-                                                         RdKafka::Producer& dlq_producer, Metrics& metrics,
-                                                         IngestedCallback on_ingested) {
-  auto impl = std::make_unique<Impl>(config, store, dlq_producer, metrics);
+                                                         Metrics& metrics, IngestedCallback on_ingested,
+                                                         FetchFunction fetch) {
+  auto impl = std::make_unique<Impl>(config, store, metrics);
   impl->on_ingested = std::move(on_ingested);
+  impl->fetch = std::move(fetch);
+  if (!impl->fetch) {
+    impl->fetch = [&c = impl->config](const std::string& location) {
+      return fetchUpload(location, uploadPolicyFrom(c), c.limits.max_upload_bytes);
+    };
+  }
+  auto deferred = DeferredUploads::open(store);
+  if (!deferred) return deferred.error();
+  impl->deferred = std::move(*deferred);
+  impl->publishDeferred();
+  if (impl->deferred->count() > 0) spdlog::info("{} deferred symbol upload(s) to retry", impl->deferred->count());
+  // Its own producer: its delivery reports say when each DLQ copy was acknowledged, and it
+  // stays outside any transaction of the events' producer.
+  config::Config dlq_config = config;
+  if (!config.kafka.properties.count("delivery.timeout.ms")) {  // librdkafka's alias of message.timeout.ms
+    dlq_config.kafka.properties.insert({"message.timeout.ms", kDlqMessageTimeoutMs});
+  }
+  auto producer = makeProducer(dlq_config, "restack-symbols-dlq", impl.get());
+  if (!producer) return producer.error();
+  impl->dlq = std::move(*producer);
   auto properties = commonProperties(config, "restack-symbols");
   // Positions live in the symbol store, never in Kafka: this group id is never committed to.
   properties.insert({"group.id", config.kafka.group_id + ".symbols"});
@@ -233,8 +495,8 @@ void SymbolFeed::removePartitions(const std::vector<int32_t>& partitions) {
 }
 
 Status SymbolFeed::applyFetched() {
-  return impl_->consumeUntil([] { return false; }, std::chrono::milliseconds(0), Clock::now() + kCatchUpTimeout)
-      .status();
+  RESTACK_RETURN_IF_ERROR(impl_->consumeUntil([] { return false; }, std::chrono::milliseconds(0)));
+  return impl_->retryDue();
 }
 
 Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& partitions) {
@@ -259,7 +521,7 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
         }
         return true;
       },
-      std::chrono::milliseconds(100), Clock::now() + std::chrono::seconds(30));
+      std::chrono::milliseconds(100));
 }
 
 }  // namespace restack::worker

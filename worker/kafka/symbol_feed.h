@@ -1,6 +1,21 @@
 // The symbol side of the worker: a manually assigned consumer over restack.symbols (the
 // partitions matching the worker's events partitions) and all of restack.symbols.shared, which
 // applies every upload to the local store and records how far each partition was applied.
+//
+// Every upload ends in one of three outcomes before its partition's applied offset moves past it:
+//   applied   its records are in the store (the ingested callback fires);
+//   refused   it can never be applied (unreadable, unsupported, too large, refused location,
+//             or something thrown while processing it): a copy goes to the DLQ with the reason,
+//             and the offset is recorded only after the DLQ acknowledged that copy. When the DLQ
+//             cannot be written the offset is not recorded, the consumer is rewound to the upload
+//             and an error is returned, so it is tried again;
+//   deferred  its fetch (or ingest) failed for a passing reason (ErrorCode::kUnavailable): it is
+//             kept in the store (worker/kafka/deferred_uploads.h) in the same write as the offset
+//             moving past it, and retried with exponential backoff (uploads.retry_*). A retry that
+//             succeeds is applied like any upload; after uploads.retry_deadline_s the upload goes
+//             to the DLQ with the reason and the number of attempts (header restack.attempts).
+// Retries run from applyFetched(), at most one per call, so the worker loop is never held by more
+// than one upload at a time.
 #pragma once
 
 #include <librdkafka/rdkafkacpp.h>
@@ -8,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "config/config.h"
@@ -15,6 +31,7 @@
 #include "symbolstore/ingest.h"
 #include "symbolstore/store.h"
 #include "worker/kafka/metrics.h"
+#include "worker/kafka/upload_fetch.h"
 
 namespace restack::worker {
 
@@ -22,9 +39,15 @@ class SymbolFeed {
  public:
   // Called after every upload that was ingested, so readers can drop what they cached as missing.
   using IngestedCallback = std::function<void(const UploadMeta&, const IngestReport&)>;
+  // Brings the content of an upload referenced by restack.location onto local disk. A passing
+  // failure must be ErrorCode::kUnavailable (the upload is retried); other errors refuse it.
+  using FetchFunction = std::function<Expected<FetchedUpload>(const std::string& location)>;
+  // `fetch` defaults to fetchUpload (worker/kafka/upload_fetch.h) with the configured limits.
+  // Refused uploads go to the DLQ through the feed's own idempotent producer, whose delivery
+  // reports tell exactly when each copy was acknowledged.
   static Expected<std::unique_ptr<SymbolFeed>> create(const config::Config& config, SymbolStore& store,
-                                                      RdKafka::Producer& dlq_producer, Metrics& metrics,
-                                                      IngestedCallback on_ingested);
+                                                      Metrics& metrics, IngestedCallback on_ingested,
+                                                      FetchFunction fetch = {});
   ~SymbolFeed();
 
   // Reads all of the shared topic up to its end (every worker serves every shared image).
@@ -33,11 +56,15 @@ class SymbolFeed {
   // everything up to their current end before returning.
   Status addPartitions(const std::vector<int32_t>& partitions);
   void removePartitions(const std::vector<int32_t>& partitions);
-  // Applies the uploads already fetched, without waiting.
+  // Applies the uploads already fetched, without waiting, then retries at most one deferred
+  // upload whose time has come.
   Status applyFetched();
   // Applies uploads until the given symbols partitions (and the shared topic) are applied up to
   // the high watermarks the consumer last saw. Returns how many uploads were applied.
   Expected<size_t> catchUpToHighWatermarks(const std::set<int32_t>& partitions);
+
+  // Catch-ups give up only after uploads.catch_up_stall_s without progress (no upload read, no
+  // high watermark advance); a long one logs where each partition stands every few seconds.
 
  private:
   struct Impl;

@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <exception>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -59,6 +61,55 @@ class LogLimiter {
   uint64_t suppressed_ = 0;
 };
 
+// A re-check slice and an expiry scan look at this many pending events per loop turn, so a turn
+// stays short however many events wait.
+constexpr size_t kRecheckSlice = 500;
+constexpr size_t kExpirySlice = 2000;
+constexpr int64_t kExpiryIntervalMs = 60 * 1000;
+// How long replaying a pending partition may take before the worker gives up (and restarts).
+constexpr auto kReplayTimeout = std::chrono::minutes(5);
+
+// A DLQ record for an event whose restoration threw: a bug, but one event must not stop the
+// worker (the event is kept, bytes unchanged, with the reason).
+pipeline::ProcessResult internalFailure(std::string_view key, std::string_view value, const std::string& what) {
+  pipeline::ProcessResult result;
+  result.dead_letter = true;
+  result.error = "internal error while restoring the event: " + what;
+  pipeline::OutputRecord dlq;
+  dlq.kind = pipeline::OutputKind::kDeadLetter;
+  dlq.key = std::string(key);
+  dlq.value = std::string(value);
+  dlq.headers = {{"restack.error", result.error}, {"restack.error.code", errorCodeName(ErrorCode::kInternal)}};
+  result.records.push_back(std::move(dlq));
+  return result;
+}
+
+Expected<pipeline::ProcessResult> guardedProcess(pipeline::EventProcessor& processor, std::string_view key,
+                                                 std::string_view value, std::string_view previous_fingerprint = {}) {
+  try {
+    return processor.process(key, value, previous_fingerprint);
+  } catch (const std::exception& error) {
+    return internalFailure(key, value, error.what());
+  } catch (...) {
+    return internalFailure(key, value, "unknown exception");
+  }
+}
+
+// What a loop turn changes in the local pending cache, applied once its records are committed
+// (exactly_once) or acknowledged (at_least_once).
+struct Staged {
+  std::vector<PendingEvent> kept;
+  std::set<std::string> removed;  // keys
+  uint64_t kept_bytes = 0;
+  uint64_t restored_later = 0;
+  uint64_t expired = 0;
+};
+
+// Counters of a batch, added to the metrics once it is committed.
+struct BatchCounts {
+  uint64_t dead_lettered = 0, published = 0, pending_symbols = 0, frames_total = 0, frames_symbolicated = 0;
+};
+
 struct BatchEvent {
   int32_t partition = 0;
   int64_t offset = 0;
@@ -71,23 +122,30 @@ struct BatchEvent {
 struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryReportCb {
   config::Config config;
   Metrics& metrics;
+  Hooks hooks;
+  bool exactly_once = true;
   std::unique_ptr<SymbolStore> store;
   std::unique_ptr<Symbolizer> symbolizer;
   std::unique_ptr<pipeline::EventProcessor> processor;
   std::unique_ptr<RdKafka::KafkaConsumer> events;
-  std::unique_ptr<RdKafka::Producer> producer;
+  std::unique_ptr<RdKafka::Producer> producer;             // transactional in exactly_once mode
+  std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;  // replays pending partitions, no group
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
-  std::map<int32_t, int64_t> uncommitted;  // events partition -> next offset, outputs acknowledged
+  std::set<int32_t> owned;                 // events partitions assigned to this worker
+  std::map<int32_t, int64_t> uncommitted;  // at_least_once: partition -> next offset, outputs acknowledged
   std::unique_ptr<PendingEvents> pending;
-  std::set<std::string> recheck_apps;  // apps with new uploads whose pending events may restore now
-  bool recheck_all = false;
+  // Apps whose pending events are re-checked ("" = every app), each with the key the next slice
+  // starts after: a re-check walks all of an app's pending events, a slice per loop turn.
+  std::map<std::string, std::string> recheck;
+  int64_t next_expiry_ms = 0;
   LogLimiter dlq_log;
   std::atomic<uint64_t> delivery_failures{0};
   std::string last_delivery_error;
   Status fatal;  // set from inside callbacks, checked by the loop
 
-  Impl(const config::Config& c, Metrics& m) : config(c), metrics(m) {}
+  Impl(const config::Config& c, Metrics& m, Hooks h)
+      : config(c), metrics(m), hooks(std::move(h)), exactly_once(c.kafka.delivery == "exactly_once") {}
 
   // --- delivery reports -------------------------------------------------------------------
   void dr_cb(RdKafka::Message& message) override {
@@ -106,29 +164,40 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (auto* partition : partitions) ids.push_back(partition->partition());
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       spdlog::info("assigned {} events partition(s): {}", ids.size(), fmt::join(ids, ","));
-      // Symbols first: the uploads of these partitions must be in the store before their events.
+      // Symbols and pending state first: both must be in the store before the events.
       Status caught_up = symbols->addPartitions(ids);
       if (!caught_up && fatal.isOk()) fatal = caught_up;
+      Status replayed = replayPending(ids);
+      if (!replayed && fatal.isOk()) fatal = replayed;
       RdKafka::Error* error = cooperative ? consumer->incremental_assign(partitions) : nullptr;
       if (!cooperative) consumer->assign(partitions);
       if (error) {
         spdlog::error("incremental_assign failed: {}", error->str());
         delete error;
       }
-      metrics.assigned_partitions += ids.size();
+      owned.insert(ids.begin(), ids.end());
+      metrics.assigned_partitions = owned.size();
     } else {
       const bool lost = consumer->assignment_lost();
       spdlog::info("{} {} events partition(s): {}", lost ? "lost" : "revoked", ids.size(), fmt::join(ids, ","));
       if (!lost) {
-        Status flushed = processBatch();
+        // Commit (or abort) what is open before the partitions go: the next owner starts from
+        // the last commit.
+        Status flushed = processBatch(false);
         if (!flushed && fatal.isOk()) fatal = flushed;
-        commitRevoked(ids);
+        if (!exactly_once) commitRevoked(ids);
       } else {
         // Another worker owns them now and reads them from the last commit.
         batch.clear();
         for (int32_t partition : ids) uncommitted.erase(partition);
       }
       symbols->removePartitions(ids);
+      for (int32_t partition : ids) {
+        owned.erase(partition);
+        auto dropped = pending->dropPartition(partition);
+        if (!dropped && fatal.isOk()) fatal = dropped.error();
+      }
+      metrics.pending_events = pending->count();
       if (cooperative) {
         if (RdKafka::Error* error = consumer->incremental_unassign(partitions)) {
           spdlog::error("incremental_unassign failed: {}", error->str());
@@ -137,18 +206,116 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       } else {
         consumer->unassign();
       }
-      metrics.assigned_partitions -= std::min<uint64_t>(metrics.assigned_partitions, ids.size());
+      metrics.assigned_partitions = owned.size();
     }
   }
 
+  // Reads pending partitions `partitions` from their start to their end (read_committed) into the
+  // local store, replacing what the store held for them.
+  Status replayPending(const std::vector<int32_t>& partitions) {
+    if (partitions.empty()) return Status::ok();
+    for (int32_t partition : partitions) {
+      auto dropped = pending->dropPartition(partition);
+      if (!dropped) return dropped.error();
+    }
+    std::vector<RdKafka::TopicPartition*> list;
+    for (int32_t partition : partitions) {
+      list.push_back(
+          RdKafka::TopicPartition::create(config.kafka.topics.pending, partition, RdKafka::Topic::OFFSET_BEGINNING));
+    }
+    RdKafka::ErrorCode code = pending_reader->assign(list);
+    for (auto* p : list) delete p;
+    if (code != RdKafka::ERR_NO_ERROR) return ioError("cannot assign pending partitions: " + errorText(code));
+    std::set<int32_t> remaining(partitions.begin(), partitions.end());
+    const auto deadline = Clock::now() + kReplayTimeout;
+    uint64_t records = 0, live_before = pending->count();
+    Status outcome;
+    while (!remaining.empty() && outcome.isOk()) {
+      if (Clock::now() > deadline) {
+        outcome = ioError("pending topic " + config.kafka.topics.pending + " could not be read to its end within " +
+                          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kReplayTimeout).count()) +
+                          " s; are the brokers reachable?");
+        break;
+      }
+      std::unique_ptr<RdKafka::Message> message(pending_reader->consume(500));
+      metrics.last_loop_ms = steadyMs();
+      switch (message->err()) {
+        case RdKafka::ERR__TIMED_OUT:
+          continue;
+        case RdKafka::ERR__PARTITION_EOF:
+          remaining.erase(message->partition());
+          continue;
+        case RdKafka::ERR_NO_ERROR:
+          break;
+        case RdKafka::ERR__UNKNOWN_PARTITION:
+        case RdKafka::ERR__UNKNOWN_TOPIC:
+        case RdKafka::ERR_UNKNOWN_TOPIC_OR_PART:
+          outcome =
+              invalidArgument("pending topic " + config.kafka.topics.pending + " partition " +
+                              std::to_string(message->partition()) + ": " + message->errstr() +
+                              " (create it compacted, with as many partitions as " + config.kafka.topics.events + ")");
+          continue;
+        default:
+          spdlog::warn("reading {}: {}", config.kafka.topics.pending, message->errstr());
+          continue;
+      }
+      ++records;
+      const std::string key = message->key() ? *message->key() : std::string();
+      if (message->payload() == nullptr) {
+        outcome = pending->remove(key);
+        continue;
+      }
+      auto event = PendingEvents::decodeRecord(
+          key, std::string_view(static_cast<const char*>(message->payload()), message->len()), message->partition());
+      if (!event) {
+        spdlog::warn("{}/{}:{} skipped: {}", config.kafka.topics.pending, message->partition(), message->offset(),
+                     event.error().message());
+        continue;
+      }
+      outcome = pending->put(*event);
+    }
+    pending_reader->unassign();
+    if (!outcome) return outcome;
+    metrics.pending_events = pending->count();
+    spdlog::info("replayed pending partition(s) {}: {} record(s), {} event(s) waiting for symbols",
+                 fmt::join(partitions, ","), records, pending->count() - std::min(live_before, pending->count()));
+    // Their symbols may have been applied while another worker owned them.
+    if (pending->count() > live_before) recheck[""] = "";
+    return Status::ok();
+  }
+
   // --- set-up -----------------------------------------------------------------------------
+  Expected<int> partitionCount(const std::string& topic) {
+    std::string error;
+    std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(producer.get(), topic, nullptr, error));
+    if (!handle) return invalidArgument("topic " + topic + ": " + error);
+    RdKafka::Metadata* raw = nullptr;
+    RdKafka::ErrorCode code = producer->metadata(false, handle.get(), &raw, 30000);
+    std::unique_ptr<RdKafka::Metadata> metadata(raw);
+    if (code != RdKafka::ERR_NO_ERROR) return ioError("metadata of " + topic + ": " + errorText(code));
+    for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
+      if (found->topic() != topic) continue;
+      if (found->err() != RdKafka::ERR_NO_ERROR) return ioError("topic " + topic + ": " + errorText(found->err()));
+      return static_cast<int>(found->partitions()->size());
+    }
+    return notFound("topic " + topic + " does not exist");
+  }
+
   Status start() {
     StoreOptions store_options;
     store_options.path = config.store.path;
     store_options.block_cache_bytes = config.store.block_cache_mb << 20;
+    store_options.verify_checksums = true;
+    store_options.rebuild_if_corrupt = true;
     auto opened = SymbolStore::open(store_options);
     if (!opened) return opened.error();
     store = std::move(*opened);
+    if (!store->movedAside().empty()) {
+      spdlog::error(
+          "the symbol store was corrupt ({}); it was moved to {} and an empty store is rebuilt: the symbols topics "
+          "are replayed from their start and pending events from {}",
+          store->corruption(), store->movedAside(), config.kafka.topics.pending);
+    }
     SymbolizerOptions symbolizer_options;
     symbolizer_options.native.cache_bytes = config.cache.native_mb << 20;
     symbolizer_options.proguard.cache_bytes = config.cache.proguard_mb << 20;
@@ -168,33 +335,78 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     processor_options.grouping = std::move(grouping_config);
     processor = std::make_unique<pipeline::EventProcessor>(*symbolizer, processor_options);
 
-    auto made_producer = makeProducer(config, "restack-worker", this);
-    if (!made_producer) return made_producer.error();
-    producer = std::move(*made_producer);
+    if (exactly_once) {
+      auto made = makeTransactionalProducer(config, "restack-worker", this);
+      if (!made) return made.error();
+      producer = std::move(*made);
+      spdlog::info("delivery exactly_once, transactional.id {}", transactionalId(config));
+    } else {
+      auto made = makeProducer(config, "restack-worker", this);
+      if (!made) return made.error();
+      producer = std::move(*made);
+      spdlog::info("delivery at_least_once");
+    }
 
-    pending = std::make_unique<PendingEvents>(*store, PendingOptions{});
-    metrics.pending_events = pending->count();
-    recheck_all = pending->count() > 0;  // uploads may have been applied before a restart
-    auto feed = SymbolFeed::create(config, *store, *producer, metrics,
-                                   [this](const UploadMeta& meta, const IngestReport& report) {
-                                     // The native reader remembers "no symbols" for a while; a new upload must show at
-                                     // once.
-                                     for (const std::string& id : report.ids) symbolizer->native().forget(id);
-                                     // Pending events of this app (of every app, for a shared image) may restore now.
-                                     if (meta.shared || meta.app.empty())
-                                       recheck_all = true;
-                                     else
-                                       recheck_apps.insert(meta.app);
-                                   });
+    auto events_partitions = partitionCount(config.kafka.topics.events);
+    auto pending_partitions = partitionCount(config.kafka.topics.pending);
+    if (!pending_partitions) {
+      return pending_partitions.error().withContext(
+          "the pending topic must exist, compacted, with as many partitions as " + config.kafka.topics.events);
+    }
+    if (events_partitions && *pending_partitions < *events_partitions) {
+      return invalidArgument("pending topic " + config.kafka.topics.pending + " has " +
+                             std::to_string(*pending_partitions) + " partition(s), fewer than the " +
+                             std::to_string(*events_partitions) + " of " + config.kafka.topics.events +
+                             "; it must be co-partitioned with the events");
+    }
+
+    PendingOptions pending_options;
+    pending_options.max_events = config.pending.max_events;
+    pending_options.max_bytes = config.pending.max_bytes;
+    pending_options.max_age_ms = static_cast<int64_t>(config.pending.max_age_s) * 1000;
+    pending = std::make_unique<PendingEvents>(*store, pending_options);
+    // The local entries are a cache of the pending topic's partitions this worker owns; it owns
+    // none yet, and each is replayed when assigned.
+    RESTACK_RETURN_IF_ERROR(pending->clear());
+    metrics.pending_events = 0;
+    next_expiry_ms = wallMs() + kExpiryIntervalMs;
+
+    auto feed = SymbolFeed::create(config, *store, metrics, [this](const UploadMeta& meta, const IngestReport& report) {
+      // The native reader remembers "no symbols" for a while; a new upload must show at
+      // once.
+      for (const std::string& id : report.ids) symbolizer->native().forget(id);
+      // Pending events of this app (of every app, for a shared image) may restore now;
+      // a re-check in progress starts over (what it passed saw older symbols).
+      if (meta.shared || meta.app.empty()) {
+        recheck.clear();
+        recheck[""] = "";
+      } else if (!recheck.count("") || !recheck[""].empty()) {
+        recheck[meta.app] = "";
+      }
+    });
     if (!feed) return feed.error();
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
+
+    auto reader_properties = commonProperties(config, "restack-worker-pending");
+    // Never joins the group nor commits: partitions are assigned by hand and read from the start.
+    reader_properties.insert({"group.id", config.kafka.group_id + ".pending-replay"});
+    reader_properties.insert({"enable.auto.commit", "false"});
+    reader_properties.insert({"enable.partition.eof", "true"});
+    reader_properties.insert({"isolation.level", "read_committed"});
+    auto reader_conf = makeConf(reader_properties);
+    if (!reader_conf) return reader_conf.error();
+    std::string error;
+    pending_reader.reset(RdKafka::KafkaConsumer::create(reader_conf->get(), error));
+    if (!pending_reader) return invalidArgument("cannot create the pending topic reader: " + error);
 
     auto properties = commonProperties(config, "restack-worker");
     properties.insert({"group.id", config.kafka.group_id});
     properties.insert({"enable.auto.commit", "false"});
     properties.insert({"enable.auto.offset.store", "false"});
     properties.insert({"auto.offset.reset", "earliest"});
+    // Inputs written by transactional producers count only once committed.
+    properties.insert({"isolation.level", "read_committed"});
     properties.insert({"partition.assignment.strategy", config.kafka.assignment_strategy});
     properties.insert({"session.timeout.ms", std::to_string(config.kafka.session_timeout_ms)});
     properties.insert({"heartbeat.interval.ms", std::to_string(std::max(100, config.kafka.session_timeout_ms / 10))});
@@ -202,7 +414,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     properties.insert({"max.poll.interval.ms", "1800000"});
     auto conf = makeConf(properties);
     if (!conf) return conf.error();
-    std::string error;
     (*conf)->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(this), error);
     events.reset(RdKafka::KafkaConsumer::create(conf->get(), error));
     if (!events) return invalidArgument("cannot create the Kafka consumer: " + error);
@@ -213,29 +424,37 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
-  // --- the batch --------------------------------------------------------------------------
-  Status produce(const std::string& topic, const pipeline::OutputRecord& record) {
+  // --- producing --------------------------------------------------------------------------
+  // `value` nullopt produces a tombstone.
+  Status produce(const std::string& topic, int32_t partition, const std::string& key,
+                 const std::optional<std::string>& value,
+                 const std::vector<std::pair<std::string, std::string>>& head) {
     RdKafka::Headers* headers = RdKafka::Headers::create();
-    for (const auto& [name, value] : record.headers) headers->add(name, value);
+    for (const auto& [name, text] : head) headers->add(name, text);
     while (true) {
-      RdKafka::ErrorCode code = producer->produce(topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                                                  const_cast<char*>(record.value.data()), record.value.size(),
-                                                  record.key.data(), record.key.size(), 0, headers, nullptr);
+      RdKafka::ErrorCode code = producer->produce(
+          topic, partition, RdKafka::Producer::RK_MSG_COPY, value ? const_cast<char*>(value->data()) : nullptr,
+          value ? value->size() : 0, key.data(), key.size(), 0, headers, nullptr);
       if (code == RdKafka::ERR_NO_ERROR) return Status::ok();  // the producer owns `headers` now
       if (code == RdKafka::ERR__QUEUE_FULL) {
         producer->poll(100);
         continue;
       }
       delete headers;
-      if (code == RdKafka::ERR_MSG_SIZE_TOO_LARGE && record.value.size() > pipeline::kRefusedOutputKeptBytes) {
+      if (code == RdKafka::ERR_MSG_SIZE_TOO_LARGE && value && value->size() > pipeline::kRefusedOutputKeptBytes) {
         // The pipeline sizes every record under limits.max_output_bytes; one the producer still
         // refuses goes to the DLQ cut down, instead of failing this batch again on every retry.
         spdlog::error("a {}-byte record for {} exceeds the producer's message.max.bytes; sent cut down to the DLQ",
-                      record.value.size(), topic);
-        return produce(config.kafka.topics.dlq, pipeline::refusedOutputDeadLetter(record, topic));
+                      value->size(), topic);
+        const pipeline::OutputRecord refused{pipeline::OutputKind::kDeadLetter, key, *value, head};
+        return produce(config.kafka.topics.dlq, pipeline::refusedOutputDeadLetter(refused, topic));
       }
       return ioError("cannot produce to " + topic + ": " + errorText(code));
     }
+  }
+
+  Status produce(const std::string& topic, const pipeline::OutputRecord& record) {
+    return produce(topic, RdKafka::Topic::PARTITION_UA, record.key, record.value, record.headers);
   }
 
   const std::string& topicFor(pipeline::OutputKind kind) const {
@@ -257,7 +476,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     auto work = [&](size_t first) {
       for (size_t i = first; i < which.size(); i += threads) {
         const BatchEvent& event = batch[which[i]];
-        results[i] = processor->process(event.key, event.value);
+        results[i] = guardedProcess(*processor, event.key, event.value);
       }
     };
     std::vector<std::future<void>> running;
@@ -267,75 +486,208 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return results;
   }
 
-  Status processBatch() {
-    if (batch.empty()) return Status::ok();
-    std::vector<size_t> all(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) all[i] = i;
-    auto results = restoreAll(all);
+  // --- transactions -----------------------------------------------------------------------
+  // Runs a transactional call, retrying while librdkafka says the call may be retried.
+  template <typename Call>
+  std::unique_ptr<RdKafka::Error> retrying(Call&& call) {
+    for (int attempt = 0;; ++attempt) {
+      std::unique_ptr<RdKafka::Error> error(call());
+      if (!error || !error->is_retriable() || attempt >= 10) return error;
+      spdlog::info("transaction call failed ({}), retrying", error->str());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
+    }
+  }
 
-    // Events waiting for symbols: apply any upload not read yet, then restore them again.
-    std::vector<size_t> pending;
-    std::set<int32_t> partitions;
-    for (size_t i = 0; i < results.size(); ++i) {
-      if (!results[i]) return results[i].error();
-      if (results[i]->pending_symbols) {
-        pending.push_back(i);
-        partitions.insert(batch[i].partition);
+  // Moves the consumer back to the committed offsets of every owned partition, so that the
+  // events of an aborted transaction are read again.
+  Status rewind() {
+    batch.clear();
+    if (owned.empty()) return Status::ok();
+    std::vector<RdKafka::TopicPartition*> positions;
+    for (int32_t partition : owned) {
+      positions.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition));
+    }
+    RdKafka::ErrorCode code = events->committed(positions, 30000);
+    Status outcome;
+    if (code != RdKafka::ERR_NO_ERROR) outcome = ioError("cannot read the committed offsets: " + errorText(code));
+    for (auto* position : positions) {
+      if (!outcome) break;
+      // Nothing committed yet: auto.offset.reset=earliest, the start.
+      if (position->offset() < 0) position->set_offset(RdKafka::Topic::OFFSET_BEGINNING);
+      // Asynchronous: a blocking seek while the group rebalances (an ILLEGAL_GENERATION abort)
+      // tripped an assertion in librdkafka 2.0.2's assignment code when the partition was revoked.
+      RdKafka::ErrorCode sought = events->seek(*position, 0);
+      if (sought != RdKafka::ERR_NO_ERROR) {
+        outcome = ioError("cannot rewind " + config.kafka.topics.events + "/" + std::to_string(position->partition()) +
+                          ": " + errorText(sought));
       }
     }
-    if (!pending.empty()) {
-      auto applied = symbols->catchUpToHighWatermarks(partitions);
-      if (!applied) return applied.error();
-      if (*applied > 0) {
-        auto again = restoreAll(pending);
-        for (size_t k = 0; k < pending.size(); ++k) results[pending[k]] = std::move(again[k]);
-      }
-    }
+    for (auto* position : positions) delete position;
+    return outcome;
+  }
 
+  // After a failed transactional call: a fatal error stops the worker; otherwise the transaction
+  // is aborted and the batch read again.
+  Status abandonTransaction(const std::string& what) {
+    std::string fatal_text;
+    if (producer->fatal_error(fatal_text) != RdKafka::ERR_NO_ERROR) {
+      return ioError(what + "; the producer is fenced or failed for good (" + fatal_text +
+                     "): stopping, nothing of the open transaction was committed");
+    }
+    spdlog::warn("{}; aborting the transaction and processing the batch again", what);
+    // Let what was produced reach the brokers first: librdkafka 2.0.2 aborting with records still
+    // queued sent EndTxn for partitions the coordinator had not registered yet, and the broker's
+    // INVALID_TXN_STATE answer is fatal.
+    producer->flush(30000);
+    std::unique_ptr<RdKafka::Error> aborted = retrying([&] { return producer->abort_transaction(60000); });
+    if (aborted) {
+      return ioError(what + "; the abort failed too (" + aborted->str() +
+                     "): stopping, the restart resumes from "
+                     "the last commit");
+    }
+    return rewind();
+  }
+
+  // --- the batch --------------------------------------------------------------------------
+  // One loop turn's outputs: the batch, and with `housekeeping` a re-check slice of pending
+  // events and the expiry scan. exactly_once: all of it and the batch's offsets in one
+  // transaction; at_least_once: acknowledged, then the offsets committed.
+  Status processBatch(bool housekeeping) {
+    const bool expiry_due = housekeeping && wallMs() >= next_expiry_ms;
+    const bool rechecking = housekeeping && !recheck.empty();
+    if (batch.empty() && !expiry_due && !rechecking) return Status::ok();
+    const auto recheck_before = recheck;
     const uint64_t failures_before = delivery_failures;
+    Staged staged;
+    BatchCounts counts;
     std::map<int32_t, int64_t> next_offsets;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!results[i]) return results[i].error();
-      const pipeline::ProcessResult& result = *results[i];
-      for (const auto& record : result.records) {
-        pipeline::OutputRecord out = record;
-        if (record.kind == pipeline::OutputKind::kDeadLetter) {
-          out.headers.emplace_back("restack.source.topic", config.kafka.topics.events);
-          out.headers.emplace_back("restack.source.partition", std::to_string(batch[i].partition));
-          out.headers.emplace_back("restack.source.offset", std::to_string(batch[i].offset));
-          if (dlq_log.allow()) {
-            spdlog::warn("event at {}/{}:{} sent to the DLQ: {}", config.kafka.topics.events, batch[i].partition,
-                         batch[i].offset, result.error);
+
+    if (exactly_once) {
+      std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
+      if (begun) return ioError("cannot begin a transaction: " + begun->str());
+    }
+    Status produced = produceBatch(staged, counts, next_offsets);
+    if (produced && rechecking) produced = restorePendingSlice(staged);
+    if (produced && expiry_due) produced = expirePending(staged);
+
+    if (exactly_once) {
+      std::string failure;
+      if (!produced) {
+        failure = produced.error().message();
+      } else if (hooks.abort_transaction && hooks.abort_transaction()) {
+        failure = "abort requested by a test hook";
+      } else {
+        if (!next_offsets.empty()) {
+          std::vector<RdKafka::TopicPartition*> offsets;
+          for (const auto& [partition, offset] : next_offsets) {
+            offsets.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
           }
+          std::unique_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
+          std::unique_ptr<RdKafka::Error> sent =
+              retrying([&] { return producer->send_offsets_to_transaction(offsets, group.get(), 60000); });
+          for (auto* offset : offsets) delete offset;
+          if (sent) failure = "sending the batch's offsets to the transaction failed: " + sent->str();
         }
-        RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
+        if (failure.empty()) {
+          std::unique_ptr<RdKafka::Error> committed = retrying([&] { return producer->commit_transaction(60000); });
+          if (committed) failure = "committing the transaction failed: " + committed->str();
+        }
       }
-      if (result.pending_symbols) keepPending(batch[i], result);
-      metrics.events_dead_lettered += result.dead_letter ? 1 : 0;
-      metrics.events_published += result.dead_letter ? 0 : 1;
-      metrics.events_pending_symbols += result.pending_symbols ? 1 : 0;
-      metrics.frames_total += result.frames_total;
-      metrics.frames_symbolicated += result.frames_symbolicated;
-      next_offsets[batch[i].partition] = std::max(next_offsets[batch[i].partition], batch[i].offset + 1);
-    }
-    // Every output acknowledged before any input offset is committed.
-    while (producer->outq_len() > 0) {
-      producer->flush(1000);
-      if (delivery_failures != failures_before) break;
-    }
-    if (delivery_failures != failures_before) {
-      return ioError("outputs were not acknowledged (" + last_delivery_error +
-                     "); offsets not committed, the batch will be read again");
-    }
-    for (const auto& [partition, offset] : next_offsets) {
-      uncommitted[partition] = std::max(uncommitted[partition], offset);
+      if (!failure.empty()) {
+        recheck = recheck_before;
+        return abandonTransaction(failure);
+      }
+      if (!next_offsets.empty()) ++metrics.batches_committed;
+    } else {
+      RESTACK_RETURN_IF_ERROR(produced);
+      // Every output acknowledged before any input offset is committed.
+      while (producer->outq_len() > 0) {
+        producer->flush(1000);
+        if (delivery_failures != failures_before) break;
+      }
+      if (delivery_failures != failures_before) {
+        return ioError("outputs were not acknowledged (" + last_delivery_error +
+                       "); offsets not committed, the batch will be read again");
+      }
+      for (const auto& [partition, offset] : next_offsets) {
+        uncommitted[partition] = std::max(uncommitted[partition], offset);
+      }
     }
     batch.clear();
-    commitUncommitted();
+    // The records are durable: bring the local cache in line.
+    for (const PendingEvent& kept : staged.kept) RESTACK_RETURN_IF_ERROR(pending->put(kept));
+    for (const std::string& key : staged.removed) RESTACK_RETURN_IF_ERROR(pending->remove(key));
+    metrics.pending_events = pending->count();
+    metrics.events_dead_lettered += counts.dead_lettered;
+    metrics.events_published += counts.published;
+    metrics.events_pending_symbols += counts.pending_symbols;
+    metrics.frames_total += counts.frames_total;
+    metrics.frames_symbolicated += counts.frames_symbolicated;
+    metrics.events_restored_later += staged.restored_later;
+    metrics.events_pending_expired += staged.expired;
+    if (!exactly_once) commitUncommitted();
     return Status::ok();
   }
 
-  void keepPending(const BatchEvent& event, const pipeline::ProcessResult& result) {
+  // Restores the batch and produces its outputs and pending records.
+  Status produceBatch(Staged& staged, BatchCounts& counts, std::map<int32_t, int64_t>& next_offsets) {
+    if (batch.empty()) return Status::ok();
+    try {
+      std::vector<size_t> all(batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) all[i] = i;
+      auto results = restoreAll(all);
+
+      // Events waiting for symbols: apply any upload not read yet, then restore them again.
+      std::vector<size_t> waiting;
+      std::set<int32_t> partitions;
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (!results[i]) return results[i].error();
+        if (results[i]->pending_symbols) {
+          waiting.push_back(i);
+          partitions.insert(batch[i].partition);
+        }
+      }
+      if (!waiting.empty()) {
+        auto applied = symbols->catchUpToHighWatermarks(partitions);
+        if (!applied) return applied.error();
+        if (*applied > 0) {
+          auto again = restoreAll(waiting);
+          for (size_t k = 0; k < waiting.size(); ++k) results[waiting[k]] = std::move(again[k]);
+        }
+      }
+
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (!results[i]) return results[i].error();
+        const pipeline::ProcessResult& result = *results[i];
+        for (const auto& record : result.records) {
+          pipeline::OutputRecord out = record;
+          if (record.kind == pipeline::OutputKind::kDeadLetter) {
+            out.headers.emplace_back("restack.source.topic", config.kafka.topics.events);
+            out.headers.emplace_back("restack.source.partition", std::to_string(batch[i].partition));
+            out.headers.emplace_back("restack.source.offset", std::to_string(batch[i].offset));
+            if (dlq_log.allow()) {
+              spdlog::warn("event at {}/{}:{} sent to the DLQ: {}", config.kafka.topics.events, batch[i].partition,
+                           batch[i].offset, result.error);
+            }
+          }
+          RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
+        }
+        if (result.pending_symbols) RESTACK_RETURN_IF_ERROR(keepPending(batch[i], result, staged));
+        counts.dead_lettered += result.dead_letter ? 1 : 0;
+        counts.published += result.dead_letter ? 0 : 1;
+        counts.pending_symbols += result.pending_symbols ? 1 : 0;
+        counts.frames_total += result.frames_total;
+        counts.frames_symbolicated += result.frames_symbolicated;
+        next_offsets[batch[i].partition] = std::max(next_offsets[batch[i].partition], batch[i].offset + 1);
+      }
+    } catch (const std::exception& error) {
+      return Error(ErrorCode::kInternal, std::string("publishing the batch: ") + error.what());
+    }
+    return Status::ok();
+  }
+
+  // Produces the pending record of `event` to the pending partition of its events partition.
+  Status keepPending(const BatchEvent& event, const pipeline::ProcessResult& result, Staged& staged) {
     PendingEvent kept;
     kept.app = result.app;
     kept.event_id = result.event_id.empty() ? std::to_string(event.partition) + ":" + std::to_string(event.offset)
@@ -344,62 +696,98 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     kept.provisional_fingerprint = result.fingerprint;
     kept.value = event.value;
     kept.enqueued_ms = wallMs();
-    auto added = pending->add(kept);
-    if (!added) {
-      spdlog::warn("cannot keep pending event {}: {}", kept.event_id, added.error().message());
-    } else if (!*added) {
-      spdlog::warn("{} pending events kept already; event {} will not be restored later", pending->count(),
-                   kept.event_id);
+    kept.partition = event.partition;
+    const uint64_t size = PendingEvents::sizeOf(kept);
+    if (!pending->admits(size, staged.kept.size(), staged.kept_bytes)) {
+      spdlog::warn(
+          "{} pending events ({} bytes) kept already (pending.max_events {}, pending.max_bytes {}); event {} will not "
+          "be restored later",
+          pending->count() + staged.kept.size(), pending->bytes() + staged.kept_bytes, config.pending.max_events,
+          config.pending.max_bytes, kept.event_id);
+      return Status::ok();
     }
-    metrics.pending_events = pending->count();
-  }
-
-  // Restores again the pending events of apps that received uploads, and publishes those that
-  // are now restored: the final event and a fingerprint record that replaces the provisional one.
-  Status restorePending() {
-    if (!recheck_all && recheck_apps.empty()) return Status::ok();
-    std::vector<std::string> apps(recheck_apps.begin(), recheck_apps.end());
-    if (recheck_all) apps = {""};
-    recheck_all = false;
-    recheck_apps.clear();
-    constexpr size_t kPerTurn = 1000;
-    const uint64_t failures_before = delivery_failures;
-    std::vector<PendingEvent> finished;
-    for (const std::string& app : apps) {
-      auto entries = pending->list(app, kPerTurn);
-      if (!entries) return entries.error();
-      if (entries->size() == kPerTurn) {  // more next turn
-        if (app.empty())
-          recheck_all = true;
-        else
-          recheck_apps.insert(app);
-      }
-      for (PendingEvent& entry : *entries) {
-        if (wallMs() - entry.enqueued_ms > pending->options().max_age_ms) {
-          ++metrics.events_pending_expired;
-          finished.push_back(std::move(entry));
-          continue;
-        }
-        auto result = processor->process(entry.input_key, entry.value, entry.provisional_fingerprint);
-        if (!result) return result.error();
-        if (result->pending_symbols && !result->dead_letter) continue;
-        for (const auto& record : result->records) RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), record));
-        ++metrics.events_restored_later;
-        finished.push_back(std::move(entry));
-      }
-    }
-    while (producer->outq_len() > 0 && delivery_failures == failures_before) producer->flush(1000);
-    if (delivery_failures != failures_before) {
-      return ioError("restored pending events were not acknowledged (" + last_delivery_error + "); they stay pending");
-    }
-    for (const PendingEvent& entry : finished) RESTACK_RETURN_IF_ERROR(pending->remove(entry));
-    metrics.pending_events = pending->count();
+    RESTACK_RETURN_IF_ERROR(
+        produce(config.kafka.topics.pending, event.partition, kept.key(), PendingEvents::encodeRecord(kept), {}));
+    staged.kept_bytes += size;
+    staged.kept.push_back(std::move(kept));
     return Status::ok();
   }
 
-  // Commits every offset whose outputs were acknowledged. A commit refused during a rebalance
-  // (cooperative rebalancing keeps our partitions) is kept and retried on the next loop turn or
-  // when the partitions are revoked, instead of letting the batch be restored twice.
+  // Finishes a pending event: a tombstone on its pending partition, the local entry removed once
+  // committed.
+  Status finishPending(const PendingEvent& entry, Staged& staged) {
+    if (!staged.removed.insert(entry.key()).second) return Status::ok();
+    if (entry.partition < 0) return Status::ok();
+    return produce(config.kafka.topics.pending, entry.partition, entry.key(), std::nullopt, {});
+  }
+
+  // Restores again up to kRecheckSlice pending events of the apps that received uploads, and
+  // publishes those that are now restored: the final event and a fingerprint record that
+  // replaces the provisional one.
+  Status restorePendingSlice(Staged& staged) {
+    size_t budget = kRecheckSlice;
+    for (auto it = recheck.begin(); it != recheck.end() && budget > 0;) {
+      const size_t requested = budget;
+      auto entries = pending->list(it->first, it->second, requested);
+      if (!entries) return entries.error();
+      budget -= entries->size();
+      const bool finished_app = entries->size() < requested;
+      for (PendingEvent& entry : *entries) {
+        if (staged.removed.count(entry.key())) continue;
+        if (wallMs() - entry.enqueued_ms > pending->options().max_age_ms) {
+          ++staged.expired;
+          RESTACK_RETURN_IF_ERROR(finishPending(entry, staged));
+          continue;
+        }
+        auto result = guardedProcess(*processor, entry.input_key, entry.value, entry.provisional_fingerprint);
+        if (!result) return result.error();
+        if (result->pending_symbols && !result->dead_letter) continue;
+        try {
+          for (const auto& record : result->records) {
+            pipeline::OutputRecord out = record;
+            if (record.kind == pipeline::OutputKind::kDeadLetter) {
+              out.headers.emplace_back("restack.source.topic", config.kafka.topics.pending);
+              out.headers.emplace_back("restack.source.partition", std::to_string(entry.partition));
+              if (dlq_log.allow()) {
+                spdlog::warn("pending event {} sent to the DLQ: {}", entry.event_id, result->error);
+              }
+            }
+            RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
+          }
+        } catch (const std::exception& error) {
+          return Error(ErrorCode::kInternal, std::string("publishing a restored pending event: ") + error.what());
+        }
+        ++staged.restored_later;
+        RESTACK_RETURN_IF_ERROR(finishPending(entry, staged));
+      }
+      if (finished_app) {
+        it = recheck.erase(it);
+      } else {
+        it->second = entries->back().key();
+        ++it;
+      }
+    }
+    return Status::ok();
+  }
+
+  // Drops pending events older than pending.max_age_s (tombstones), a slice per turn.
+  Status expirePending(Staged& staged) {
+    auto old = pending->enqueuedBefore(wallMs() - pending->options().max_age_ms, kExpirySlice);
+    if (!old) return old.error();
+    for (const PendingEvent& entry : *old) {
+      if (staged.removed.count(entry.key())) continue;
+      ++staged.expired;
+      RESTACK_RETURN_IF_ERROR(finishPending(entry, staged));
+    }
+    // A full slice: more may be old, look again next turn.
+    next_expiry_ms = old->size() == kExpirySlice ? 0 : wallMs() + kExpiryIntervalMs;
+    return Status::ok();
+  }
+
+  // at_least_once: commits every offset whose outputs were acknowledged. A commit refused
+  // during a rebalance (cooperative rebalancing keeps our partitions) is kept and retried on the
+  // next loop turn or when the partitions are revoked, instead of letting the batch be restored
+  // twice.
   void commitUncommitted() {
     if (uncommitted.empty()) return;
     std::vector<RdKafka::TopicPartition*> offsets;
@@ -436,7 +824,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     while (!stop) {
       metrics.last_loop_ms = steadyMs();
       RESTACK_RETURN_IF_ERROR(symbols->applyFetched());
-      RESTACK_RETURN_IF_ERROR(restorePending());
       const auto deadline = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
       while (batch.size() < config.worker.batch_size && !stop) {
         auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -456,8 +843,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         batch.push_back(std::move(event));
         if (remaining <= 0) break;
       }
-      RESTACK_RETURN_IF_ERROR(processBatch());
-      commitUncommitted();
+      RESTACK_RETURN_IF_ERROR(processBatch(true));
+      if (!exactly_once) commitUncommitted();
       producer->poll(0);
     }
     return Status::ok();
@@ -470,8 +857,8 @@ Worker::~Worker() {
   if (impl_ && impl_->events) impl_->events->close();
 }
 
-Expected<std::unique_ptr<Worker>> Worker::create(const config::Config& config, Metrics& metrics) {
-  auto impl = std::make_unique<Impl>(config, metrics);
+Expected<std::unique_ptr<Worker>> Worker::create(const config::Config& config, Metrics& metrics, Hooks hooks) {
+  auto impl = std::make_unique<Impl>(config, metrics, std::move(hooks));
   RESTACK_RETURN_IF_ERROR(impl->start());
   return std::unique_ptr<Worker>(new Worker(std::move(impl)));
 }
@@ -479,7 +866,7 @@ Expected<std::unique_ptr<Worker>> Worker::create(const config::Config& config, M
 Status Worker::run(const std::atomic<bool>& stop) {
   Status status = impl_->loop(stop);
   spdlog::info("stopping: finishing the batch in flight");
-  Status finished = impl_->processBatch();
+  Status finished = impl_->processBatch(false);
   if (status.isOk() && !finished.isOk()) status = finished;
   impl_->metrics.ready = false;
   // close() revokes the assignment (the rebalance callback commits) and leaves the group now,

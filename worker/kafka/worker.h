@@ -13,12 +13,23 @@
 // The store remembers, per symbols partition, the next offset to apply, so a restart or a moved
 // partition replays only what is missing.
 //
-// Delivery is at-least-once: outputs are flushed and acknowledged, then offsets are committed. A
-// crash between the two republishes that batch's outputs after the restart (same keys and
-// content, so consumers can de-duplicate on event_id).
+// Delivery (kafka.delivery, docs/operations.md "Delivery guarantees"):
+//   exactly_once   each loop turn is one Kafka transaction: the batch's outputs, the pending-state
+//                  records (worker/kafka/pending_events.h), the later restorations and the batch's
+//                  input offsets (sent to the transaction with the consumer's group metadata, so a
+//                  zombie of an old generation is fenced) commit together or not at all. An
+//                  abortable error aborts, rewinds the consumer to the committed offsets and
+//                  processes the batch again; a fatal one (fenced) stops the worker.
+//   at_least_once  outputs are flushed and acknowledged, then offsets are committed. A crash
+//                  between the two republishes that batch's outputs after the restart (same keys
+//                  and content, so consumers can de-duplicate on event_id).
+// Events waiting for symbols live in the compacted pending topic, co-partitioned with the events:
+// on assignment of events partition p, pending partition p is replayed into the local store
+// before p's events are consumed; on revocation p's local entries are dropped.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "config/config.h"
@@ -29,7 +40,13 @@ namespace restack::worker {
 
 class Worker {
  public:
-  static Expected<std::unique_ptr<Worker>> create(const config::Config& config, Metrics& metrics);
+  // Test hooks; production passes none.
+  struct Hooks {
+    // Asked before each transaction commits (exactly_once); true aborts it as if the broker had
+    // answered with an abortable error.
+    std::function<bool()> abort_transaction;
+  };
+  static Expected<std::unique_ptr<Worker>> create(const config::Config& config, Metrics& metrics, Hooks hooks = {});
   ~Worker();
   // Runs until `stop` becomes true (SIGTERM), then finishes the batch in flight, commits and
   // leaves the group. Returns an error when the worker cannot go on (store or Kafka failure that
