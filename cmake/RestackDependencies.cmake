@@ -10,6 +10,7 @@ find_package(ZLIB REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)  # libzip's CMake package needs libzip-tools
 find_package(CURL REQUIRED)
+pkg_check_modules(MICROHTTPD REQUIRED IMPORTED_TARGET libmicrohttpd)  # the /healthz, /metrics server
 find_package(Threads REQUIRED)
 
 # LLVM 19: "19" alone is rejected by the config's version check, and llvm-14 is also installed.

@@ -196,6 +196,7 @@ const std::map<std::string, Apply>& knownKeys() {
       {"cache.proguard_mb", unsignedField(&Config::cache, &Cache::proguard_mb, 1, 1 << 20)},
       {"cache.sourcemap_mb", unsignedField(&Config::cache, &Cache::sourcemap_mb, 1, 1 << 20)},
       {"limits.max_event_bytes", unsignedField(&Config::limits, &Limits::max_event_bytes, 1024, 1ull << 30)},
+      {"limits.max_output_bytes", unsignedField(&Config::limits, &Limits::max_output_bytes, 65536, 1000000000)},
       {"limits.max_threads", intField(&Config::limits, &Limits::max_threads, 1, 100000)},
       {"limits.max_frames_per_thread", intField(&Config::limits, &Limits::max_frames_per_thread, 1, 1000000)},
       {"limits.max_upload_bytes", unsignedField(&Config::limits, &Limits::max_upload_bytes, 1024, 1ull << 40)},
@@ -225,6 +226,19 @@ const std::map<std::string, Apply>& knownKeys() {
       {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
       {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
+      {"observability.bind_address",
+       [](const std::string& key, const Setting& s, Config& c) -> Status {
+         in_addr v4{};
+         in6_addr v6{};
+         if (::inet_pton(AF_INET, s.value.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, s.value.c_str(), &v6) != 1) {
+           return invalidArgument(s.origin + ": " + key +
+                                  " must be an IPv4 or IPv6 address such as 0.0.0.0 (every interface) or 127.0.0.1 "
+                                  "(local only), got '" +
+                                  s.value + "'");
+         }
+         c.observability.bind_address = s.value;
+         return Status::ok();
+       }},
       {"observability.log_level",
        stringField(&Config::observability, &Observability::log_level, {"trace", "debug", "info", "warn", "error"})},
       {"observability.log_format", stringField(&Config::observability, &Observability::log_format, {"text", "json"})},
@@ -235,6 +249,54 @@ const std::map<std::string, Apply>& knownKeys() {
        }},
   };
   return keys;
+}
+
+// Checks one kafka.properties entry. Messages name the property and never print its value
+// unless the property is a plain number Restack checks (max.in.flight).
+Status checkProperty(const std::string& property, const Setting& setting) {
+  const std::string quoted = "kafka.properties.\"" + property + "\"";
+  std::string reason = protectedPropertyReason(property);
+  if (!reason.empty()) return invalidArgument(setting.origin + ": " + quoted + " cannot be set: " + reason);
+  if (property == "max.in.flight" || property == "max.in.flight.requests.per.connection") {
+    uint64_t value = 0;
+    const char* end = setting.value.data() + setting.value.size();
+    auto [ptr, ec] = std::from_chars(setting.value.data(), end, value);
+    if (ec != std::errc() || ptr != end || value < 1 || value > 5) {
+      return invalidArgument(setting.origin + ": " + quoted +
+                             " must be from 1 to 5: the idempotent producer keeps outputs in order only up to 5 "
+                             "requests in flight, got '" +
+                             setting.value + "'");
+    }
+  }
+  return Status::ok();
+}
+
+// The producer refuses a record larger than its message.max.bytes; every output must fit.
+Status checkOutputFits(const Config& config, const Settings& settings) {
+  uint64_t message_max = kDefaultMessageMaxBytes;
+  std::string source = "librdkafka's default";
+  auto set = config.kafka.properties.find("message.max.bytes");
+  if (set != config.kafka.properties.end()) {
+    const std::string& text = set->second;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, message_max);
+    if (ec != std::errc() || ptr != end) {
+      const Setting& setting = settings.at(std::string(kPropertiesPrefix) + "message.max.bytes");
+      return invalidArgument(setting.origin + ": kafka.properties.\"message.max.bytes\" must be a whole number, got '" +
+                             text + "'");
+    }
+    source = "kafka.properties.\"message.max.bytes\"";
+  }
+  const uint64_t needed = config.limits.max_output_bytes + kOutputRecordMargin;
+  if (needed > message_max) {
+    return invalidArgument("limits.max_output_bytes (" + std::to_string(config.limits.max_output_bytes) + ") plus " +
+                           std::to_string(kOutputRecordMargin) + " bytes for keys and headers is " +
+                           std::to_string(needed) + ", more than the producer's message.max.bytes (" +
+                           std::to_string(message_max) + ", " + source +
+                           "): lower limits.max_output_bytes or raise kafka.properties.\"message.max.bytes\" "
+                           "(and max.message.bytes on the output topics, see docs/operations.md \"Message sizes\")");
+  }
+  return Status::ok();
 }
 
 // Keys that no longer exist, with what replaced them.
@@ -254,7 +316,9 @@ Expected<Config> build(const Settings& settings) {
       return invalidArgument(setting.origin + ": " + key + " " + removed->second);
     }
     if (key.starts_with(kPropertiesPrefix)) {
-      config.kafka.properties[key.substr(kPropertiesPrefix.size())] = setting.value;
+      std::string property = key.substr(kPropertiesPrefix.size());
+      RESTACK_RETURN_IF_ERROR(checkProperty(property, setting));
+      config.kafka.properties[property] = setting.value;
       continue;
     }
     auto known = knownKeys().find(key);
@@ -281,10 +345,59 @@ Expected<Config> build(const Settings& settings) {
   if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
     return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");
   }
+  RESTACK_RETURN_IF_ERROR(checkOutputFits(config, settings));
   return config;
 }
 
+struct ProtectedProperty {
+  std::string_view name;
+  std::string_view reason;
+};
+
+// Properties Restack sets itself because its guarantees (DESIGN.md §2: nothing lost, keys where
+// the Java client puts them, offsets committed after the outputs) depend on their values.
+constexpr ProtectedProperty kProtectedProperties[] = {
+    {"bootstrap.servers", "set kafka.brokers instead"},
+    {"metadata.broker.list", "set kafka.brokers instead"},
+    {"group.id", "set kafka.group_id instead"},
+    {"partition.assignment.strategy", "set kafka.assignment_strategy instead"},
+    {"session.timeout.ms", "set kafka.session_timeout_ms instead"},
+    {"heartbeat.interval.ms", "Restack derives it from kafka.session_timeout_ms (a tenth of it)"},
+    {"enable.auto.commit", "Restack commits an input offset only after every output it produced was acknowledged"},
+    {"auto.commit.enable", "Restack commits an input offset only after every output it produced was acknowledged"},
+    {"enable.auto.offset.store",
+     "Restack commits an input offset only after every output it produced was acknowledged"},
+    {"offset.store.method", "Restack commits offsets to the group on the brokers itself"},
+    {"auto.offset.reset", "a new consumer group starts at the earliest offset so that no event is skipped"},
+    {"enable.partition.eof", "the symbols consumer relies on end-of-partition events and sets it itself"},
+    {"isolation.level",
+     "Restack reads committed records only (read_committed): aborted transactions must not be restored"},
+    {"enable.idempotence", "the producer is idempotent so that a retry never duplicates or reorders an output"},
+    {"acks", "outputs are acknowledged by every in-sync replica (acks=all) before offsets are committed"},
+    {"request.required.acks",
+     "outputs are acknowledged by every in-sync replica (acks=all) before offsets are committed"},
+    {"transactional.id", "set kafka.transactional_id instead (used with kafka.delivery=exactly_once)"},
+    {"partitioner", "keys must land on the partitions the Java client picks (murmur2_random)"},
+    {"queuing.strategy", "outputs must be sent in order (fifo)"},
+};
+
 }  // namespace
+
+std::string protectedPropertyReason(std::string_view name) {
+  for (const ProtectedProperty& property : kProtectedProperties) {
+    if (property.name == name) return std::string(property.reason);
+  }
+  return {};
+}
+
+bool isSecretProperty(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view part : {"password", "secret", "token", "jaas", "credential", "private", "oauthbearer"}) {
+    if (lower.find(part) != std::string::npos) return true;
+  }
+  return lower.starts_with("ssl.key") || lower.starts_with("ssl_key");
+}
 
 Expected<Config> parseConfig(const std::string& yaml_text, const std::string& source_name,
                              const std::vector<std::string>& environment) {

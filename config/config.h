@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/common/status.h"
@@ -32,7 +33,8 @@ struct Kafka {
   std::string brokers;  // required: "host:9092,host2:9092"
   std::string group_id = "restack";
   Topics topics;
-  // librdkafka properties passed through to every client (TLS, SASL, timeouts …).
+  // librdkafka properties passed through to every client (TLS, SASL, timeouts …). Properties
+  // Restack's guarantees depend on are refused at load time (protectedPropertyReason).
   std::map<std::string, std::string> properties;
   // Partition assignment: "cooperative-sticky" (default: partitions move one at a time) or
   // "range"/"roundrobin" (eager: every rebalance revokes everything).
@@ -61,8 +63,19 @@ struct Cache {
   uint64_t sourcemap_mb = 256;
 };
 
+// Bytes every output record may spend on its key, headers and Kafka's per-record framing on top
+// of its value (limits.max_output_bytes). The pipeline keeps keys and headers inside it.
+inline constexpr uint64_t kOutputRecordMargin = 16384;
+// librdkafka's default producer message.max.bytes.
+inline constexpr uint64_t kDefaultMessageMaxBytes = 1000000;
+
 struct Limits {
-  uint64_t max_event_bytes = 1 << 20;      // larger events go to the DLQ
+  uint64_t max_event_bytes = 1 << 20;  // larger events go to the DLQ
+  // Largest value of an output record (restored event, fingerprint record, DLQ copy). A restored
+  // event above it is cut down (restored text dropped, then frames), a DLQ copy is cut to it; see
+  // worker/pipeline/event_processor.h. max_output_bytes + kOutputRecordMargin must not exceed the
+  // producer's message.max.bytes (kafka.properties."message.max.bytes", default 1000000).
+  uint64_t max_output_bytes = 900000;
   uint32_t max_threads = 256;              // threads restored per event; the rest pass through
   uint32_t max_frames_per_thread = 512;    // frames restored per thread; the rest are kept raw
   uint64_t max_upload_bytes = 8ull << 30;  // decompressed symbol upload
@@ -125,7 +138,10 @@ struct Pending {
 };
 
 struct Observability {
-  int http_port = 8080;             // /healthz, /readyz, /metrics; 0 disables
+  int http_port = 8080;  // /healthz, /readyz, /metrics; 0 disables
+  // Address the HTTP port listens on: an IPv4 or IPv6 literal. "0.0.0.0" (default) answers on
+  // the pod IP, where Kubernetes probes and Prometheus connect; "127.0.0.1" is local only.
+  std::string bind_address = "0.0.0.0";
   std::string log_level = "info";   // trace | debug | info | warn | error
   std::string log_format = "text";  // text | json
 };
@@ -151,5 +167,13 @@ Expected<Config> parseConfig(const std::string& yaml_text, const std::string& so
 std::vector<std::string> splitList(const std::string& list);
 // The process environment as "KEY=VALUE" entries.
 std::vector<std::string> processEnvironment();
+
+// Why kafka.properties may not set `name` (its own key, or a guarantee that depends on
+// Restack's value), or empty when it may. The list is in config/restack.example.yaml.
+std::string protectedPropertyReason(std::string_view name);
+
+// True for property names whose values are credentials (*password*, *secret*, *token*, ssl.key*,
+// sasl.jaas.config, sasl.oauthbearer.* …): their values never reach a log line or an error.
+bool isSecretProperty(std::string_view name);
 
 }  // namespace restack::config

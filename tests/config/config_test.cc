@@ -76,6 +76,130 @@ TEST(Config, ErrorsNameTheKeyTheLineAndTheProblem) {
   ASSERT_FALSE(same_topic);
 }
 
+// Every property Restack's guarantees depend on is refused, from the file and from the
+// environment, with an error naming it.
+TEST(Config, ProtectedKafkaPropertiesAreRefusedByName) {
+  const std::vector<std::string> protected_names = {"bootstrap.servers",
+                                                    "metadata.broker.list",
+                                                    "group.id",
+                                                    "partition.assignment.strategy",
+                                                    "session.timeout.ms",
+                                                    "heartbeat.interval.ms",
+                                                    "enable.auto.commit",
+                                                    "auto.commit.enable",
+                                                    "enable.auto.offset.store",
+                                                    "offset.store.method",
+                                                    "auto.offset.reset",
+                                                    "enable.partition.eof",
+                                                    "isolation.level",
+                                                    "enable.idempotence",
+                                                    "acks",
+                                                    "request.required.acks",
+                                                    "transactional.id",
+                                                    "partitioner",
+                                                    "queuing.strategy"};
+  for (const std::string& name : protected_names) {
+    EXPECT_FALSE(protectedPropertyReason(name).empty()) << name;
+    auto from_file =
+        parseConfig("kafka:\n  brokers: a:1\n  properties:\n    " + name + ": \"v-4711\"\n", "restack.yaml", {});
+    ASSERT_FALSE(from_file) << name;
+    const std::string& message = from_file.error().message();
+    EXPECT_NE(message.find("kafka.properties.\"" + name + "\""), std::string::npos) << message;
+    EXPECT_NE(message.find("restack.yaml:4"), std::string::npos) << message;
+    EXPECT_EQ(message.find("v-4711"), std::string::npos) << message;
+  }
+  // RESTACK_KAFKA__PROPERTIES__ENABLE_AUTO_COMMIT=true -> kafka.properties."enable.auto.commit".
+  auto from_env =
+      parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {"RESTACK_KAFKA__PROPERTIES__ENABLE_AUTO_COMMIT=true"});
+  ASSERT_FALSE(from_env);
+  EXPECT_NE(from_env.error().message().find("kafka.properties.\"enable.auto.commit\""), std::string::npos);
+  EXPECT_NE(from_env.error().message().find("RESTACK_KAFKA__PROPERTIES__ENABLE_AUTO_COMMIT"), std::string::npos);
+  auto acks_env = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {"RESTACK_KAFKA__PROPERTIES__ACKS=1"});
+  ASSERT_FALSE(acks_env);
+  EXPECT_NE(acks_env.error().message().find("\"acks\""), std::string::npos);
+
+  // Pass-through properties that do not touch the guarantees load as before.
+  auto allowed = parseConfig(R"(
+kafka:
+  brokers: a:1
+  properties: {security.protocol: SASL_SSL, sasl.password: "hunter2", max.in.flight: 5, linger.ms: 20,
+               group.instance.id: worker-0}
+)",
+                             "restack.yaml", {});
+  ASSERT_TRUE(allowed) << allowed.error().message();
+  EXPECT_EQ(allowed->kafka.properties.at("max.in.flight"), "5");
+
+  // More than 5 requests in flight breaks the idempotent producer's ordering.
+  for (const char* name : {"max.in.flight", "max.in.flight.requests.per.connection"}) {
+    auto too_many = parseConfig(std::string("kafka: {brokers: a:1, properties: {") + name + ": 6}}\n", "r.yaml", {});
+    ASSERT_FALSE(too_many) << name;
+    EXPECT_NE(too_many.error().message().find(std::string("\"") + name + "\""), std::string::npos);
+    EXPECT_NE(too_many.error().message().find("1 to 5"), std::string::npos);
+  }
+}
+
+TEST(Config, SecretPropertyNamesAreRecognised) {
+  for (const char* name : {"sasl.password", "ssl.key.password", "ssl.key.pem", "ssl.keystore.password",
+                           "sasl.jaas.config", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.config",
+                           "sasl.oauthbearer.token.endpoint.url", "SSL.KEY.LOCATION", "my.api.token"}) {
+    EXPECT_TRUE(isSecretProperty(name)) << name;
+  }
+  for (const char* name :
+       {"security.protocol", "sasl.username", "sasl.mechanism", "ssl.ca.location", "message.max.bytes", "linger.ms"}) {
+    EXPECT_FALSE(isSecretProperty(name)) << name;
+  }
+}
+
+TEST(Config, OutputsMustFitTheProducersMessageMaxBytes) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->limits.max_output_bytes, 900000u);
+  EXPECT_LE(defaults->limits.max_output_bytes + kOutputRecordMargin, kDefaultMessageMaxBytes);
+
+  // Above librdkafka's default message.max.bytes: refused, naming both keys.
+  auto too_big = parseConfig("kafka: {brokers: a:1}\nlimits: {max_output_bytes: 990000}\n", "restack.yaml", {});
+  ASSERT_FALSE(too_big);
+  const std::string& message = too_big.error().message();
+  EXPECT_NE(message.find("limits.max_output_bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("message.max.bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("1000000"), std::string::npos) << message;
+
+  // Exactly at the bound: accepted.
+  auto at_bound = parseConfig("kafka: {brokers: a:1}\nlimits: {max_output_bytes: " +
+                                  std::to_string(kDefaultMessageMaxBytes - kOutputRecordMargin) + "}\n",
+                              "restack.yaml", {});
+  EXPECT_TRUE(at_bound) << at_bound.error().message();
+
+  // A raised message.max.bytes lets a larger limit through; a lowered one refuses the default.
+  auto raised = parseConfig(
+      "kafka: {brokers: a:1, properties: {message.max.bytes: 2000000}}\nlimits: {max_output_bytes: 1900000}\n",
+      "restack.yaml", {});
+  EXPECT_TRUE(raised) << raised.error().message();
+  auto lowered =
+      parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {"RESTACK_KAFKA__PROPERTIES__MESSAGE_MAX_BYTES=500000"});
+  ASSERT_FALSE(lowered);
+  EXPECT_NE(lowered.error().message().find("kafka.properties.\"message.max.bytes\""), std::string::npos)
+      << lowered.error().message();
+  auto garbage = parseConfig("kafka: {brokers: a:1, properties: {message.max.bytes: lots}}\n", "restack.yaml", {});
+  ASSERT_FALSE(garbage);
+  EXPECT_NE(garbage.error().message().find("message.max.bytes"), std::string::npos);
+}
+
+TEST(Config, BindAddressIsAnIpLiteral) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->observability.bind_address, "0.0.0.0");
+  for (const char* address : {"127.0.0.1", "::1", "::", "10.1.2.3"}) {
+    auto config = parseConfig(
+        std::string("kafka: {brokers: a:1}\nobservability: {bind_address: \"") + address + "\"}\n", "restack.yaml", {});
+    ASSERT_TRUE(config) << address << ": " << config.error().message();
+    EXPECT_EQ(config->observability.bind_address, address);
+  }
+  auto bad = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {"RESTACK_OBSERVABILITY__BIND_ADDRESS=localhost"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("observability.bind_address"), std::string::npos);
+}
+
 TEST(Config, UploadRetryKeys) {
   auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
   ASSERT_TRUE(defaults) << defaults.error().message();

@@ -144,6 +144,7 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.cache.proguard_mb, defaults.cache.proguard_mb);
   EXPECT_EQ(chart.cache.sourcemap_mb, defaults.cache.sourcemap_mb);
   EXPECT_EQ(chart.limits.max_event_bytes, defaults.limits.max_event_bytes);
+  EXPECT_EQ(chart.limits.max_output_bytes, defaults.limits.max_output_bytes);
   EXPECT_EQ(chart.limits.max_threads, defaults.limits.max_threads);
   EXPECT_EQ(chart.limits.max_frames_per_thread, defaults.limits.max_frames_per_thread);
   EXPECT_EQ(chart.limits.max_upload_bytes, defaults.limits.max_upload_bytes);
@@ -170,6 +171,7 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
   EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
+  EXPECT_EQ(chart.observability.bind_address, defaults.observability.bind_address);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);
   // The one deliberate difference: in a cluster, logs go to a collector.
   EXPECT_EQ(chart.observability.log_format, "json");

@@ -83,6 +83,14 @@ expect_refusal "decompression ratio below 2" "/config/limits/max_decompression_r
   "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_decompression_ratio=1
 expect_refusal "source maps over 4 GiB" "/config/limits/max_sourcemap_bytes" \
   "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_sourcemap_bytes=8589934592
+expect_refusal "protected kafka property" "config.kafka.properties.acks cannot be set" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.kafka.properties.acks=1
+expect_refusal "protected kafka property from envOverrides" "kafka.properties.enable.auto.commit" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set envOverrides.KAFKA__PROPERTIES__ENABLE_AUTO_COMMIT=true
+expect_refusal "outputs larger than message.max.bytes" "config.limits.max_output_bytes (990000)" \
+  "$helm" template restack "$chart" "${minimal[@]}" --set config.limits.max_output_bytes=990000
+expect_success "larger outputs with a raised message.max.bytes" "$helm" template restack "$chart" "${minimal[@]}" \
+  --set config.limits.max_output_bytes=1900000 --set-string 'config.kafka.properties.message\.max\.bytes=2000000'
 
 echo "chart: $passed passed, $failed failed"
 ((failed == 0))

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "formats/common/temp_dir.h"
@@ -10,6 +12,7 @@
 #include "symbolstore/symbolizer.h"
 #include "tests/worker/worker_fixtures.h"
 #include "worker/pipeline/event_processor.h"
+#include "worker/pipeline/output_record.h"
 
 namespace restack::worker_test {
 namespace {
@@ -216,6 +219,278 @@ TEST_F(PipelineTest, MutatedEventsNeverCrashAndAlwaysYieldValidOutput) {
   }
   EXPECT_GT(restored, 0u);
   EXPECT_GT(dead, 0u);
+}
+
+// An Android native crash whose crashed thread has `frames` lines, every one restorable (the
+// crash site and its caller, alternately), plus an "attributes" field of `padding` bytes.
+std::string bigNativeEvent(size_t frames, size_t padding = 0) {
+  const NativeLibrary& library = nativeLibrary();
+  const std::string id = " libcrash.so [arm64-v8a::" + library.build_id + "]";
+  char line[64];
+  std::string stack;
+  for (size_t i = 0; i < frames; ++i) {
+    std::snprintf(line, sizeof line, "pc 0x%016llx",
+                  static_cast<unsigned long long>(i % 2 ? library.caller_return : library.crash_address));
+    if (i) stack += "\\n";
+    stack += line + id;
+  }
+  return R"({"event_id":"big","kind":"crash","platform":"android","app":"shop","build_id":"1.0",)"
+         R"("attributes":{"pad":")" +
+         std::string(padding, 'p') + R"("},"threads":[{"name":"main","crashed":true,"stack":")" + stack +
+         R"("},{"name":"other","stack":"pc 0x0000000000000001 libnothing.so"}]})";
+}
+
+pipeline::ProcessResult processWith(Symbolizer& symbolizer, uint64_t max_output_bytes, const std::string& event,
+                                    uint64_t max_event_bytes = 1 << 20) {
+  pipeline::ProcessorOptions options;
+  options.max_output_bytes = max_output_bytes;
+  options.event.max_event_bytes = max_event_bytes;
+  pipeline::EventProcessor processor(symbolizer, options);
+  auto result = processor.process("shop:1.0", event);
+  EXPECT_TRUE(result) << result.error().message();
+  return result ? std::move(*result) : pipeline::ProcessResult{};
+}
+
+TEST_F(PipelineTest, OversizedRestoredEventLosesItsRestoredTextFirst) {
+  const std::string event = bigNativeEvent(400);
+  auto whole = processWith(*symbolizer_, 100 << 20, event);
+  ASSERT_FALSE(whole.dead_letter) << whole.error;
+  const std::string& full = whole.records.at(0).value;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(full).get(root), simdjson::SUCCESS);
+  EXPECT_TRUE(root["symbolication"]["truncated"].error() == simdjson::NO_SUCH_FIELD);
+  const size_t text_bytes = std::string_view(root["threads"].at(0)["restored"]).size();
+  ASSERT_GT(text_bytes, 10000u);
+
+  // One byte short of the whole event: the restored texts go, every frame stays.
+  auto cut = processWith(*symbolizer_, full.size() - 1, event);
+  ASSERT_FALSE(cut.dead_letter) << cut.error;
+  const std::string& value = cut.records.at(0).value;
+  EXPECT_LE(value.size(), full.size() - 1);
+  ASSERT_EQ(parser_.parse(value).get(root), simdjson::SUCCESS) << value.substr(0, 500);
+  EXPECT_TRUE(root["threads"].at(0)["restored"].error() == simdjson::NO_SUCH_FIELD);
+  EXPECT_TRUE(root["threads"].at(0)["frames_dropped"].error() == simdjson::NO_SUCH_FIELD);
+  EXPECT_EQ(simdjson::dom::array(root["threads"].at(0)["frames"]).size(), 400u);
+  simdjson::dom::element marker = root["symbolication"]["truncated"];
+  EXPECT_EQ(uint64_t(marker["max_output_bytes"]), full.size() - 1);
+  EXPECT_TRUE(bool(marker["restored_dropped"]));
+  EXPECT_TRUE(marker["frames_dropped"].error() == simdjson::NO_SUCH_FIELD);
+  // The fingerprint does not change with the shape of the output.
+  EXPECT_EQ(cut.records.at(0).key, whole.records.at(0).key);
+  EXPECT_EQ(cut.records.at(1).value, whole.records.at(1).value);
+}
+
+TEST_F(PipelineTest, OversizedRestoredEventThenDropsFramesAndSaysHowMany) {
+  // 300 frames: the input fits the limit, its restored frames do not.
+  const std::string event = bigNativeEvent(300);
+  constexpr uint64_t kLimit = 65536;
+  ASSERT_LT(event.size(), kLimit);
+  auto result = processWith(*symbolizer_, kLimit, event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  const std::string& value = result.records.at(0).value;
+  EXPECT_LE(value.size(), kLimit);
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(value).get(root), simdjson::SUCCESS) << value.substr(0, 500);
+  simdjson::dom::element crashed = root["threads"].at(0);
+  simdjson::dom::array frames = crashed["frames"];
+  const uint64_t dropped = uint64_t(crashed["frames_dropped"]);
+  // Frames are kept from the top (the crash site first), halving from the largest stack.
+  EXPECT_EQ(frames.size(), 75u);
+  EXPECT_EQ(dropped, 225u);
+  EXPECT_EQ(std::string_view(frames.at(0)["function"]), nativeLibrary().expected_crash_function);
+  EXPECT_EQ(std::string_view(frames.at(1)["function"]), nativeLibrary().expected_caller_function);
+  EXPECT_TRUE(crashed["restored"].error() == simdjson::NO_SUCH_FIELD);
+  // The input's own stack text is untouched.
+  simdjson::dom::parser input_parser;
+  simdjson::dom::element input;
+  ASSERT_EQ(input_parser.parse(event).get(input), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(crashed["stack"]), std::string_view(input["threads"].at(0)["stack"]));
+  // The short thread kept its single frame and says nothing was dropped.
+  EXPECT_EQ(simdjson::dom::array(root["threads"].at(1)["frames"]).size(), 1u);
+  EXPECT_TRUE(root["threads"].at(1)["frames_dropped"].error() == simdjson::NO_SUCH_FIELD);
+  simdjson::dom::element marker = root["symbolication"]["truncated"];
+  EXPECT_EQ(uint64_t(marker["max_output_bytes"]), kLimit);
+  EXPECT_TRUE(bool(marker["restored_dropped"]));
+  EXPECT_EQ(uint64_t(marker["frames_dropped"]), dropped);
+  EXPECT_EQ(uint64_t(marker["frames_per_stack"]), 75u);
+  // The totals still describe the whole event.
+  EXPECT_EQ(uint64_t(root["symbolication"]["frames_total"]), 301u);
+  // The fingerprint record is whole and valid.
+  ASSERT_EQ(parser_.parse(result.records.at(1).value).get(root), simdjson::SUCCESS);
+}
+
+TEST_F(PipelineTest, AHundredThousandFrameEventStaysWithinBounds) {
+  // 100,000 one-character lines: a small input whose frames (past limits.max_frames_per_thread,
+  // kept raw) would take megabytes.
+  std::string stack;
+  for (int i = 0; i < 100000; ++i) stack += "x\\n";
+  const std::string event = R"({"event_id":"deep","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
+                            R"("threads":[{"name":"main","crashed":true,"stack":")" +
+                            stack + R"("}]})";
+  ASSERT_LT(event.size(), 900000u);
+  const auto started = std::chrono::steady_clock::now();
+  auto result = processWith(*symbolizer_, 900000, event);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  const std::string& value = result.records.at(0).value;
+  EXPECT_LE(value.size(), 900000u);
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(value).get(root), simdjson::SUCCESS);
+  simdjson::dom::array frames = root["threads"].at(0)["frames"];
+  EXPECT_EQ(frames.size(), 512u);  // limits.max_frames_per_thread
+  EXPECT_EQ(frames.size() + uint64_t(root["threads"].at(0)["frames_dropped"]), 100000u);
+  EXPECT_EQ(uint64_t(root["symbolication"]["frames_total"]), 100000u);
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count(), 30);
+
+  // 100,000 real frames make an input larger than the limit: the DLQ gets a cut copy.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "at f" + std::to_string(i % 10) + " (a.js:1:1)\\n";
+  const std::string big = R"({"app":"shop","build_id":"1.0","platform":"web","threads":[{"stack":")" + deep + "\"}]}";
+  auto dead = processWith(*symbolizer_, 900000, big, 16 << 20);
+  ASSERT_TRUE(dead.dead_letter);
+  EXPECT_EQ(dead.records.at(0).value.size(), 900000u);
+  EXPECT_NE(dead.error.find("limits.max_output_bytes"), std::string::npos) << dead.error;
+}
+
+TEST_F(PipelineTest, AnEventWhoseOwnFieldsDoNotFitGoesToTheDlq) {
+  constexpr uint64_t kLimit = 65536;
+  // Readable and under the limit itself, but its restored form cannot fit.
+  const std::string event = bigNativeEvent(2, kLimit - 1000);
+  ASSERT_LT(event.size(), kLimit);
+  auto result = processWith(*symbolizer_, kLimit, event);
+  ASSERT_TRUE(result.dead_letter);
+  ASSERT_EQ(result.records.size(), 1u);
+  const auto& dlq = result.records[0];
+  EXPECT_EQ(dlq.kind, OutputKind::kDeadLetter);
+  EXPECT_EQ(dlq.value, event);
+  EXPECT_EQ(dlq.key, "shop:1.0");
+  EXPECT_EQ(dlq.headers.at(0).first, "restack.error");
+  EXPECT_NE(dlq.headers.at(0).second.find("restored event exceeds limits.max_output_bytes (65536)"), std::string::npos)
+      << dlq.headers.at(0).second;
+  EXPECT_EQ(dlq.headers.at(1), (std::pair<std::string, std::string>{"restack.error.code", "too_large"}));
+  EXPECT_EQ(dlq.headers.size(), 2u);  // not cut: no restack.truncated
+
+  // Larger than the limit itself: the DLQ gets its first max_output_bytes bytes and says so.
+  const std::string huge = bigNativeEvent(2, 3 * kLimit);
+  auto cut = processWith(*symbolizer_, kLimit, huge);
+  ASSERT_TRUE(cut.dead_letter);
+  const auto& copy = cut.records.at(0);
+  EXPECT_EQ(copy.value, huge.substr(0, kLimit));
+  bool said_so = false;
+  for (const auto& [name, text] : copy.headers) {
+    if (name == "restack.truncated") {
+      said_so = true;
+      EXPECT_NE(text.find("first 65536 of " + std::to_string(huge.size()) + " bytes"), std::string::npos) << text;
+    }
+  }
+  EXPECT_TRUE(said_so);
+}
+
+TEST_F(PipelineTest, UnreadableEventsLargerThanTheLimitAreCutInTheDlq) {
+  constexpr uint64_t kLimit = 65536;
+  const std::string junk = "{not json " + std::string(200000, 'x');
+  const std::string long_key(10000, 'k');
+  pipeline::ProcessorOptions options;
+  options.max_output_bytes = kLimit;
+  pipeline::EventProcessor processor(*symbolizer_, options);
+  auto result = processor.process(long_key, junk);
+  ASSERT_TRUE(result);
+  ASSERT_TRUE(result->dead_letter);
+  const auto& dlq = result->records.at(0);
+  EXPECT_EQ(dlq.value, junk.substr(0, kLimit));
+  EXPECT_EQ(dlq.key, long_key.substr(0, pipeline::kMaxKeyBytes));
+  std::map<std::string, std::string> headers(dlq.headers.begin(), dlq.headers.end());
+  EXPECT_EQ(headers["restack.error.code"], "malformed_input");
+  EXPECT_NE(headers["restack.truncated"].find("of 200010 bytes"), std::string::npos) << headers["restack.truncated"];
+  EXPECT_NE(headers["restack.key.truncated"].find("of 10000 bytes"), std::string::npos);
+  for (const auto& [name, text] : dlq.headers) EXPECT_LE(text.size(), pipeline::kMaxHeaderValueBytes) << name;
+}
+
+TEST_F(PipelineTest, AnOversizedFingerprintRecordIsCutDownAndStillValid) {
+  // A 300 KB exception type lands in the record twice (exception_type and title).
+  const std::string type(300000, 'T');
+  std::string event = nativeCrashEvent("fp", "shop", "1.0", nativeLibrary());
+  const std::string from = R"("type":"SIGSEGV")";
+  event.replace(event.find(from), from.size(), "\"type\":\"" + type + "\"");
+  auto result = processWith(*symbolizer_, 900000, event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  const std::string& record = result.records.at(1).value;
+  EXPECT_LE(record.size(), 65536u);
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(record).get(root), simdjson::SUCCESS) << record.substr(0, 300);
+  EXPECT_TRUE(bool(root["truncated"]));
+  EXPECT_EQ(std::string_view(root["app"]), "shop");
+  EXPECT_EQ(result.records.at(1).key, "shop:" + std::string(std::string_view(root["fingerprint"])));
+  EXPECT_EQ(std::string_view(root["exception_type"]).size(), 1024u);
+  // The restored event embeds the same record and keeps the input's exception whole.
+  simdjson::dom::parser other;
+  simdjson::dom::element restored;
+  ASSERT_EQ(other.parse(result.records.at(0).value).get(restored), simdjson::SUCCESS);
+  EXPECT_EQ(simdjson::minify(restored["fingerprint"]), simdjson::minify(root));
+  EXPECT_EQ(std::string_view(restored["exception"]["type"]).size(), type.size());
+}
+
+// A restored event fed in again (a replay, a re-run of `restack symbolicate`) must not carry two
+// copies of the fields Restack writes, on threads or on lag samples.
+TEST_F(PipelineTest, FieldsRestackWritesAreNotPassedThroughTwice) {
+  const std::string event =
+      R"({"app":"a","build_id":"1","platform":"web","kind":"lag","threads":[{"name":"main","frames_dropped":3,)"
+      R"J("frames":[],"restored":"old","samples":[{"timestamp_ms":1,"stack":"at f (x.js:1:1)","frames":[],)J"
+      R"("restored":"old","frames_dropped":2,"note":"kept"}]}]})";
+  auto result = process(event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  // The threads part (the fingerprint record further on has its own "frames").
+  const std::string value = result.records.at(0).value.substr(0, result.records.at(0).value.find("\"symbolication\""));
+  auto count = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = value.find(needle); at != std::string::npos; at = value.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"frames\":"), 1u) << value;  // the sample's own, written by Restack
+  EXPECT_EQ(count("\"restored\":"), 1u) << value;
+  EXPECT_EQ(count("\"frames_dropped\":"), 0u) << value;
+  EXPECT_EQ(count("\"note\":\"kept\""), 1u) << value;
+}
+
+TEST(OutputRecord, FingerprintRecordsFitTheirBudget) {
+  std::string frames;
+  for (int i = 0; i < 1000; ++i) frames += std::string(i ? "," : "") + "\"f" + std::to_string(i) + "\"";
+  const std::string record = R"({"app":"a","fingerprint":"0123456789abcdef0123456789abcdef","algorithm":"v1",)"
+                             R"("title":")" +
+                             std::string(50000, 'x') + "\xc3\xa9" + R"(","frames":[)" + frames +
+                             R"(],"lag_share":0.8,"lag_samples":10})";
+  EXPECT_EQ(*pipeline::fitFingerprintRecord(record, record.size()), record);  // fits: unchanged
+  for (size_t budget : {16384u, 2048u}) {
+    auto fitted = pipeline::fitFingerprintRecord(record, budget);
+    ASSERT_TRUE(fitted) << budget;
+    EXPECT_LE(fitted->size(), budget);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*fitted).get(root), simdjson::SUCCESS) << *fitted;
+    EXPECT_TRUE(bool(root["truncated"]));
+    EXPECT_EQ(std::string_view(root["fingerprint"]), "0123456789abcdef0123456789abcdef");
+    EXPECT_EQ(uint64_t(root["lag_samples"]), 10u);
+    EXPECT_LE(simdjson::dom::array(root["frames"]).size(), 64u);
+  }
+  EXPECT_FALSE(pipeline::fitFingerprintRecord(record, 100));
+  // A cut never splits a UTF-8 sequence.
+  EXPECT_EQ(pipeline::cutUtf8("a\xc3\xa9", 2), "a");
+  EXPECT_EQ(pipeline::cutUtf8("a\xc3\xa9", 3), "a\xc3\xa9");
+}
+
+TEST(OutputRecord, ARecordTheProducerRefusedGoesToTheDlqCutDown) {
+  pipeline::OutputRecord refused;
+  refused.kind = OutputKind::kSymbolicated;
+  refused.key = "shop:0123";
+  refused.value = std::string(2000000, 'v');
+  pipeline::OutputRecord dlq = pipeline::refusedOutputDeadLetter(refused, "restack.events.symbolicated");
+  EXPECT_EQ(dlq.kind, OutputKind::kDeadLetter);
+  EXPECT_EQ(dlq.key, refused.key);
+  EXPECT_EQ(dlq.value.size(), pipeline::kRefusedOutputKeptBytes);
+  std::map<std::string, std::string> headers(dlq.headers.begin(), dlq.headers.end());
+  EXPECT_EQ(headers["restack.error.code"], "too_large");
+  EXPECT_NE(headers["restack.error"].find("2000000 bytes for restack.events.symbolicated"), std::string::npos);
+  EXPECT_NE(headers["restack.truncated"].find("4096 of 2000000"), std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "formats/common/temp_dir.h"
 #include "tests/support/kafka_records.h"
 #include "tests/worker/worker_fixtures.h"
+#include "worker/pipeline/output_record.h"
 
 namespace restack::worker_test {
 namespace {
@@ -177,6 +178,46 @@ TEST(WorkerOnMockCluster, RestoresPublishesFingerprintsAndDeadLetters) {
   EXPECT_TRUE(saw_upload);
   EXPECT_EQ(worker->metrics().uploads_ingested, 1u);
   EXPECT_EQ(worker->metrics().uploads_rejected, 1u);
+}
+
+// The configuration keeps limits.max_output_bytes under message.max.bytes; should a record still
+// be refused as too large (here: a config built without that check), it goes to the DLQ cut
+// down and the batch commits, instead of failing again on every retry.
+TEST(WorkerOnMockCluster, ARecordTheProducerRefusesGoesToTheDlqInsteadOfFailingTheBatch) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-too-large");
+  config.kafka.properties["message.max.bytes"] = "20000";
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 1);
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "1.0")});
+  KafkaRecord big = eventRecord("big", library);
+  big.value->insert(1, R"("attributes":{"blob":")" + std::string(30000, 'b') + R"("},)");
+  produce(kafka.bootstrap(), topics.events, {eventRecord("small", library), big});
+
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 1);
+  auto dead = waitForOutputs(kafka.bootstrap(), topics.dlq, 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (worker->metrics().batches_committed == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GE(worker->metrics().batches_committed, 1u);
+  ASSERT_TRUE(worker->stop());
+
+  ASSERT_EQ(restored.size(), 1u);
+  EXPECT_EQ(eventId(restored[0]), "small");
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].value->size(), pipeline::kRefusedOutputKeptBytes);
+  EXPECT_TRUE(dead[0].value->starts_with(R"({"attributes":{"blob":"bbb)")) << dead[0].value->substr(0, 100);
+  EXPECT_EQ(dead[0].header("restack.error.code"), "too_large");
+  ASSERT_TRUE(dead[0].header("restack.error"));
+  EXPECT_NE(dead[0].header("restack.error")->find("larger than the producer's message.max.bytes"), std::string::npos)
+      << *dead[0].header("restack.error");
 }
 
 TEST(WorkerOnMockCluster, ARestartInTheMiddleLosesNothingAndRepeatsNothing) {

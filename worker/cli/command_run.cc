@@ -40,7 +40,8 @@ int run(const std::string& config_path) {
   worker::Metrics metrics;
   std::unique_ptr<worker::HttpStatusServer> status;
   if (config->observability.http_port != 0) {
-    auto started = worker::HttpStatusServer::start(config->observability.http_port, metrics);
+    auto started =
+        worker::HttpStatusServer::start(config->observability.http_port, metrics, config->observability.bind_address);
     if (!started) {
       spdlog::error("{}", started.error().message());
       return 1;

@@ -1,40 +1,73 @@
 #include "worker/kafka/clients.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <memory>
 
 namespace restack::worker {
+namespace {
 
-std::map<std::string, std::string> commonProperties(const config::Config& config, const std::string& client_id) {
-  std::map<std::string, std::string> properties = {
-      {"bootstrap.servers", config.kafka.brokers},
-      {"client.id", client_id},
-  };
-  for (const auto& [key, value] : config.kafka.properties) properties[key] = value;
+// librdkafka may quote the value it refused ("Invalid value \"…\" for configuration property");
+// for a secret that must not reach the message.
+std::string withoutValue(std::string text, const std::string& value) {
+  if (value.empty()) return text;
+  for (size_t at = text.find(value); at != std::string::npos; at = text.find(value, at)) {
+    text.replace(at, value.size(), "<redacted>");
+    at += 10;
+  }
+  return text;
+}
+
+}  // namespace
+
+KafkaProperties commonProperties(const config::Config& config, const std::string& client_id) {
+  KafkaProperties properties(config.kafka.properties);
+  properties.set("bootstrap.servers", config.kafka.brokers);
+  properties.setDefault("client.id", client_id);
   return properties;
 }
 
-Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const std::map<std::string, std::string>& properties) {
+Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& properties) {
+  for (const auto& [name, value] : properties.own()) {
+    auto passed = properties.passthrough().find(name);
+    if (passed != properties.passthrough().end() && passed->second != value) {
+      spdlog::warn("kafka.properties.\"{}\" is ignored: Restack sets this property itself", name);
+    }
+  }
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   std::string error;
-  for (const auto& [key, value] : properties) {
-    if (conf->set(key, value, error) != RdKafka::Conf::CONF_OK) {
-      return invalidArgument("kafka property " + key + "=" + value + ": " + error);
+  // Layer by layer rather than one merged map: librdkafka has aliases (compression.codec for
+  // compression.type, linger.ms for queue.buffering.max.ms …), and the later layer must win
+  // whichever spelling each used.
+  for (const auto* layer : {&properties.defaults(), &properties.passthrough(), &properties.own()}) {
+    for (const auto& [name, value] : *layer) {
+      if (conf->set(name, value, error) == RdKafka::Conf::CONF_OK) continue;
+      if (config::isSecretProperty(name)) {
+        return invalidArgument("kafka property " + name + " (value not shown): " + withoutValue(error, value));
+      }
+      return invalidArgument("kafka property " + name + "=" + value + ": " + error);
     }
   }
   return conf;
 }
 
-Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
-                                                          RdKafka::DeliveryReportCb* delivery_reports) {
-  auto properties = commonProperties(config, client_id);
-  // Restack's guarantees: nothing lost, no reordering, keys land where the Java client puts them.
-  properties.insert({"enable.idempotence", "true"});
-  properties.insert({"acks", "all"});
-  properties.insert({"partitioner", "murmur2_random"});
-  properties.insert({"compression.type", "lz4"});
-  properties.insert({"linger.ms", "5"});
+namespace {
+
+// The idempotent producer's properties: Restack's guarantees (nothing lost, no reordering, keys
+// land where the Java client puts them) over the pass-through ones, tuning the operator may change.
+KafkaProperties producerProperties(const config::Config& config, const std::string& client_id) {
+  KafkaProperties properties = commonProperties(config, client_id);
+  properties.set("enable.idempotence", "true");
+  properties.set("acks", "all");
+  properties.set("partitioner", "murmur2_random");
+  properties.setDefault("compression.type", "lz4");
+  properties.setDefault("linger.ms", "5");
+  return properties;
+}
+
+Expected<std::unique_ptr<RdKafka::Producer>> createProducer(const KafkaProperties& properties,
+                                                            RdKafka::DeliveryReportCb* delivery_reports) {
   auto conf = makeConf(properties);
   if (!conf) return conf.error();
   std::string error;
@@ -44,6 +77,13 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
   std::unique_ptr<RdKafka::Producer> producer(RdKafka::Producer::create(conf->get(), error));
   if (!producer) return invalidArgument("cannot create the Kafka producer: " + error);
   return producer;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
+                                                          RdKafka::DeliveryReportCb* delivery_reports) {
+  return createProducer(producerProperties(config, client_id), delivery_reports);
 }
 
 std::string transactionalId(const config::Config& config) {
@@ -56,13 +96,12 @@ std::string transactionalId(const config::Config& config) {
 Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const config::Config& config,
                                                                        const std::string& client_id,
                                                                        RdKafka::DeliveryReportCb* delivery_reports) {
-  config::Config transactional = config;
-  // Set through the pass-through map so that the same merging rules apply as for every property.
-  transactional.kafka.properties["transactional.id"] = transactionalId(config);
+  KafkaProperties properties = producerProperties(config, client_id);
+  properties.set("transactional.id", transactionalId(config));  // kafka.transactional_id
   // An open transaction of a worker that died blocks read_committed consumers of its partitions
-  // until the broker aborts it; one minute bounds that stall.
-  transactional.kafka.properties.insert({"transaction.timeout.ms", "60000"});
-  auto producer = makeProducer(transactional, client_id, delivery_reports);
+  // until the broker aborts it; one minute bounds that stall (the operator may choose another).
+  properties.setDefault("transaction.timeout.ms", "60000");
+  auto producer = createProducer(properties, delivery_reports);
   if (!producer) return producer.error();
   // Fences an earlier producer with this id and aborts what it left open; retried while the
   // transaction coordinator is still loading.

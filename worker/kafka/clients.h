@@ -1,5 +1,10 @@
-// librdkafka client construction from the configuration: the properties Restack needs for its
-// guarantees, then the operator's pass-through properties (TLS, SASL, timeouts …).
+// librdkafka client construction from the configuration. A client's properties come in three
+// layers, applied in this order so that each one wins over the one before:
+//   1. Restack's defaults the operator may change (client.id for quotas, compression, linger);
+//   2. the operator's pass-through properties (config.kafka.properties: TLS, SASL, timeouts …);
+//   3. Restack's own settings, which its guarantees depend on (acks, idempotence, offsets …).
+// The configuration already refuses pass-through properties that would touch layer 3
+// (config::protectedPropertyReason); the layering makes Restack's settings win regardless.
 #pragma once
 
 #include <librdkafka/rdkafkacpp.h>
@@ -7,16 +12,42 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "config/config.h"
 #include "formats/common/status.h"
 
 namespace restack::worker {
 
-// Properties every client gets: brokers, client.id, and config.kafka.properties.
-std::map<std::string, std::string> commonProperties(const config::Config& config, const std::string& client_id);
+class KafkaProperties {
+ public:
+  using Map = std::map<std::string, std::string>;
+  explicit KafkaProperties(Map passthrough = {}) : passthrough_(std::move(passthrough)) {}
 
-Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const std::map<std::string, std::string>& properties);
+  // Restack's own setting: wins over a pass-through property of the same name. insert() and
+  // operator[] keep the spelling of the callers that built a std::map before.
+  void set(const std::string& name, std::string value) { own_[name] = std::move(value); }
+  void insert(std::pair<std::string, std::string> entry) { set(entry.first, std::move(entry.second)); }
+  std::string& operator[](const std::string& name) { return own_[name]; }
+  // A default the operator's pass-through properties may override.
+  void setDefault(const std::string& name, std::string value) { defaults_[name] = std::move(value); }
+
+  const Map& defaults() const { return defaults_; }
+  const Map& passthrough() const { return passthrough_; }
+  const Map& own() const { return own_; }
+
+ private:
+  Map defaults_;
+  Map passthrough_;
+  Map own_;
+};
+
+// Properties every client gets: brokers and (overridable) client.id over config.kafka.properties.
+KafkaProperties commonProperties(const config::Config& config, const std::string& client_id);
+
+// Errors name the property; its value only when the name is not secret-like
+// (config::isSecretProperty), and librdkafka's message is cleaned of secret values too.
+Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& properties);
 
 // Idempotent producer, acks=all, murmur2 partitioning (the Java client's), lz4.
 Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,

@@ -1,10 +1,11 @@
-// A tiny HTTP endpoint for Kubernetes probes and Prometheus: GET /healthz, /readyz, /metrics.
-// One background thread, one connection at a time: probes and scrapes are rare and small.
+// The HTTP endpoint for Kubernetes probes and Prometheus: GET /healthz, /readyz, /metrics (404
+// otherwise), served by GNU libmicrohttpd. Connections are multiplexed with epoll by a small
+// thread pool, so idle or slow clients (a port scanner, a load balancer's keep-alive) take no
+// thread and never hold up a probe; a connection idle for kIdleTimeoutSeconds is closed.
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <thread>
+#include <string>
 
 #include "formats/common/status.h"
 #include "worker/kafka/metrics.h"
@@ -13,18 +14,22 @@ namespace restack::worker {
 
 class HttpStatusServer {
  public:
-  static Expected<std::unique_ptr<HttpStatusServer>> start(int port, const Metrics& metrics);
+  static constexpr unsigned kIdleTimeoutSeconds = 10;
+  static constexpr unsigned kThreads = 2;
+  static constexpr unsigned kMaxConnections = 512;
+
+  // Listens on `bind_address` (an IPv4 or IPv6 literal, observability.bind_address) and `port`
+  // (observability.http_port; 0 picks a free port, see port()).
+  static Expected<std::unique_ptr<HttpStatusServer>> start(int port, const Metrics& metrics,
+                                                           const std::string& bind_address = "0.0.0.0");
   ~HttpStatusServer();
   int port() const { return port_; }
 
  private:
-  HttpStatusServer(int fd, int port, const Metrics& metrics);
-  void serve();
-  int fd_;
+  struct Daemon;
+  HttpStatusServer(std::unique_ptr<Daemon> daemon, int port);
+  std::unique_ptr<Daemon> daemon_;
   int port_;
-  const Metrics& metrics_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
 };
 
 }  // namespace restack::worker

@@ -325,6 +325,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     processor_options.event.max_event_bytes = config.limits.max_event_bytes;
     processor_options.event.max_threads = config.limits.max_threads;
     processor_options.restore.max_frames_per_thread = config.limits.max_frames_per_thread;
+    processor_options.max_output_bytes = config.limits.max_output_bytes;
     auto grouping_config = std::make_shared<grouping::GroupingConfig>();
     if (!config.grouping_rules.empty()) {
       Status loaded = grouping::loadRulesDirectory(config.grouping_rules, *grouping_config);
@@ -440,6 +441,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         continue;
       }
       delete headers;
+      if (code == RdKafka::ERR_MSG_SIZE_TOO_LARGE && value && value->size() > pipeline::kRefusedOutputKeptBytes) {
+        // The pipeline sizes every record under limits.max_output_bytes; one the producer still
+        // refuses goes to the DLQ cut down, instead of failing this batch again on every retry.
+        spdlog::error("a {}-byte record for {} exceeds the producer's message.max.bytes; sent cut down to the DLQ",
+                      value->size(), topic);
+        const pipeline::OutputRecord refused{pipeline::OutputKind::kDeadLetter, key, *value, head};
+        return produce(config.kafka.topics.dlq, pipeline::refusedOutputDeadLetter(refused, topic));
+      }
       return ioError("cannot produce to " + topic + ": " + errorText(code));
     }
   }

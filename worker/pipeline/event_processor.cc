@@ -1,40 +1,68 @@
 #include "worker/pipeline/event_processor.h"
 
+#include <algorithm>
+
 #include "worker/pipeline/event_writer.h"
 #include "worker/pipeline/fingerprint.h"
 
 namespace restack::pipeline {
+namespace {
+
+constexpr size_t kFingerprintRecordBytes = 64 * 1024;
+
+}  // namespace
+
+ProcessResult EventProcessor::deadLetter(std::string_view input_key, std::string_view value, const Error& error) const {
+  ProcessResult result;
+  result.dead_letter = true;
+  result.error = error.message();
+  result.records.push_back(deadLetterRecord(input_key, value, error, options_.max_output_bytes));
+  return result;
+}
 
 Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std::string_view value,
                                                 std::string_view previous_fingerprint) {
-  ProcessResult result;
   auto raw = parseRawEvent(value, options_.event);
-  if (!raw) {
-    result.dead_letter = true;
-    result.error = raw.error().message();
-    OutputRecord dlq;
-    dlq.kind = OutputKind::kDeadLetter;
-    dlq.key = std::string(input_key);
-    dlq.value = std::string(value);
-    dlq.headers = {{"restack.error", raw.error().message()}, {"restack.error.code", errorCodeName(raw.error().code())}};
-    result.records.push_back(std::move(dlq));
-    return result;
-  }
+  if (!raw) return deadLetter(input_key, value, raw.error());
   if (!previous_fingerprint.empty()) raw->previous_fingerprint = std::string(previous_fingerprint);
   auto restored = restorer_.restore(*raw);
   if (!restored) return restored.error();
   EventFingerprint fingerprint = fingerprintEvent(*raw, *restored, *options_.grouping);
+  const size_t limit = options_.max_output_bytes;
 
+  if (fingerprint.key.size() > kMaxKeyBytes) {
+    return deadLetter(
+        input_key, value,
+        tooLarge("the output key \"<app>:<fingerprint>\" would be " + std::to_string(fingerprint.key.size()) +
+                 " bytes, over " + std::to_string(kMaxKeyBytes) + ": the app name is too long"));
+  }
+  auto record_json = fitFingerprintRecord(fingerprint.record_json, std::min(kFingerprintRecordBytes, limit / 4));
+  if (!record_json) {
+    return deadLetter(
+        input_key, value,
+        tooLarge("fingerprint record of " + std::to_string(fingerprint.record_json.size()) +
+                 " bytes cannot be cut down under limits.max_output_bytes (" + std::to_string(limit) + ")"));
+  }
+  auto event_json =
+      writeRestoredEventWithin(*raw, *restored, *record_json, limit, options_.restore.max_frames_per_thread);
+  if (!event_json) {
+    return deadLetter(input_key, value,
+                      tooLarge("restored event exceeds limits.max_output_bytes (" + std::to_string(limit) +
+                               ") even without its restored text and with one frame per stack: the event's own "
+                               "fields are too large"));
+  }
+
+  ProcessResult result;
   OutputRecord event;
   event.kind = OutputKind::kSymbolicated;
   event.key = fingerprint.key;
-  event.value = writeRestoredEvent(*raw, *restored, fingerprint);
+  event.value = std::move(*event_json);
   event.headers = {{"restack.symbolication", symbolicationStateName(restored->state)}};
 
   OutputRecord record;
   record.kind = OutputKind::kFingerprint;
   record.key = fingerprint.key;
-  record.value = fingerprint.record_json;
+  record.value = std::move(*record_json);
 
   result.pending_symbols = restored->state == SymbolicationState::kPending;
   result.app = raw->app;

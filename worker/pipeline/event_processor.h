@@ -1,6 +1,20 @@
 // One raw event in, the records it produces out: the restored event and its fingerprint record,
 // or a DLQ record when the event cannot be read. No Kafka here: the worker publishes the records,
 // `restack symbolicate` prints them.
+//
+// Every record fits limits.max_output_bytes (its value; keys and headers are bounded by
+// output_record.h). A restored event that would not fit is cut down, in this order, until it does:
+//   1. the fingerprint record (also embedded in the event) is cut down when it is larger than a
+//      quarter of the limit, at most 64 KiB (fitFingerprintRecord: long strings and lists
+//      shortened, "truncated": true);
+//   2. every stack's "restored" text is left out;
+//   3. frames past limits.max_frames_per_thread in each stack (the ones never restored) are
+//      dropped, then the frames kept per stack are halved until the event fits, down to one;
+//      the event says what was dropped (event_writer.h: "frames_dropped", symbolication.truncated);
+//   4. failing that (the input's own fields are too large), the raw event goes to the DLQ:
+//      too_large, "restored event exceeds limits.max_output_bytes …".
+// A DLQ copy larger than the limit keeps its first max_output_bytes bytes and says so in the
+// "restack.truncated" header; nothing is dropped silently.
 #pragma once
 
 #include <memory>
@@ -11,22 +25,16 @@
 #include "grouping/rules.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/pipeline/event_restorer.h"
+#include "worker/pipeline/output_record.h"
 #include "worker/pipeline/raw_event.h"
 
 namespace restack::pipeline {
 
-enum class OutputKind { kSymbolicated, kFingerprint, kDeadLetter };
-
-struct OutputRecord {
-  OutputKind kind = OutputKind::kSymbolicated;
-  std::string key;
-  std::string value;
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
 struct ProcessorOptions {
   EventLimits event;
   RestoreLimits restore;
+  // limits.max_output_bytes: the largest value of any record (see above).
+  uint64_t max_output_bytes = 900000;
   // Grouping options and per-app rules; default: built-in rules only.
   std::shared_ptr<const grouping::GroupingConfig> grouping = std::make_shared<grouping::GroupingConfig>();
 };
@@ -56,6 +64,8 @@ class EventProcessor {
                                   std::string_view previous_fingerprint = {});
 
  private:
+  ProcessResult deadLetter(std::string_view input_key, std::string_view value, const Error& error) const;
+
   EventRestorer restorer_;
   ProcessorOptions options_;
 };

@@ -1,5 +1,7 @@
 #include "worker/pipeline/event_writer.h"
 
+#include <algorithm>
+
 #include "worker/pipeline/json_writer.h"
 
 namespace restack::pipeline {
@@ -91,15 +93,33 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   json.endObject();
 }
 
-void writeStack(JsonWriter& json, const std::string& raw_stack, const RestoredStack& stack) {
+// Writing state shared by the helpers: the shape asked for, what was dropped, whether the output
+// already grew past shape.max_bytes (then the caller discards it).
+struct Writer {
+  JsonWriter json;
+  const OutputShape& shape;
+  uint64_t frames_dropped = 0;
+  bool over() const { return json.text().size() > shape.max_bytes; }
+};
+
+void writeStack(Writer& w, const std::string& raw_stack, const RestoredStack& stack) {
+  JsonWriter& json = w.json;
   json.key("stack");
   json.string(raw_stack);
   json.key("frames");
   json.beginArray();
-  for (const OutputFrame& frame : stack.frames) writeFrame(json, frame);
+  const size_t kept = std::min(stack.frames.size(), w.shape.frames_per_stack);
+  for (size_t i = 0; i < kept && !w.over(); ++i) writeFrame(json, stack.frames[i]);
   json.endArray();
-  json.key("restored");
-  json.string(stack.restored_text);
+  if (kept < stack.frames.size()) {
+    json.key("frames_dropped");
+    json.unsignedNumber(stack.frames.size() - kept);
+    w.frames_dropped += stack.frames.size() - kept;
+  }
+  if (w.shape.restored_text) {
+    json.key("restored");
+    json.string(stack.restored_text);
+  }
 }
 
 void writePassthrough(JsonWriter& json, const std::vector<RawField>& fields) {
@@ -109,28 +129,43 @@ void writePassthrough(JsonWriter& json, const std::vector<RawField>& fields) {
   }
 }
 
+size_t largestStack(const RestoredEvent& restored) {
+  size_t largest = 0;
+  for (const RestoredThread& thread : restored.threads) {
+    largest = std::max(largest, thread.stack.frames.size());
+    for (const RestoredStack& sample : thread.samples) largest = std::max(largest, sample.frames.size());
+  }
+  return largest;
+}
+
 }  // namespace
 
 std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
                                const EventFingerprint& fingerprint) {
-  JsonWriter json;
+  return *writeRestoredEvent(raw, restored, fingerprint.record_json, OutputShape{});
+}
+
+std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
+                                              std::string_view fingerprint_json, const OutputShape& shape) {
+  Writer w{JsonWriter{}, shape};
+  JsonWriter& json = w.json;
   json.beginObject();
   writePassthrough(json, raw.passthrough);
   json.key("threads");
   json.beginArray();
-  for (size_t t = 0; t < raw.threads.size(); ++t) {
+  for (size_t t = 0; t < raw.threads.size() && !w.over(); ++t) {
     const RawThread& thread = raw.threads[t];
     const RestoredThread& out = restored.threads[t];
     json.beginObject();
     writePassthrough(json, thread.passthrough);
-    if (thread.has_stack) writeStack(json, thread.stack, out.stack);
+    if (thread.has_stack) writeStack(w, thread.stack, out.stack);
     if (!thread.samples.empty()) {
       json.key("samples");
       json.beginArray();
-      for (size_t s = 0; s < thread.samples.size(); ++s) {
+      for (size_t s = 0; s < thread.samples.size() && !w.over(); ++s) {
         json.beginObject();
         writePassthrough(json, thread.samples[s].passthrough);
-        writeStack(json, thread.samples[s].stack, out.samples[s]);
+        writeStack(w, thread.samples[s].stack, out.samples[s]);
         json.endObject();
       }
       json.endArray();
@@ -138,6 +173,7 @@ std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restore
     json.endObject();
   }
   json.endArray();
+  if (w.over()) return std::nullopt;
 
   json.key("symbolication");
   json.beginObject();
@@ -159,12 +195,47 @@ std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restore
     json.key("exception_message");
     json.string(restored.exception_message);
   }
+  if (!shape.restored_text || w.frames_dropped > 0) {
+    json.key("truncated");
+    json.beginObject();
+    json.key("max_output_bytes");
+    json.unsignedNumber(shape.max_output_bytes);
+    json.key("restored_dropped");
+    json.boolean(!shape.restored_text);
+    if (w.frames_dropped > 0) {
+      json.key("frames_dropped");
+      json.unsignedNumber(w.frames_dropped);
+      json.key("frames_per_stack");
+      json.unsignedNumber(shape.frames_per_stack);
+    }
+    json.endObject();
+  }
   json.endObject();
 
   json.key("fingerprint");
-  json.raw(fingerprint.record_json);
+  json.raw(fingerprint_json);
   json.endObject();
+  if (w.over()) return std::nullopt;
   return json.take();
+}
+
+std::optional<std::string> writeRestoredEventWithin(const RawEvent& raw, const RestoredEvent& restored,
+                                                    std::string_view fingerprint_json, size_t max_output_bytes,
+                                                    size_t max_frames_per_thread) {
+  OutputShape shape;
+  shape.max_bytes = max_output_bytes;
+  shape.max_output_bytes = max_output_bytes;
+  if (auto whole = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return whole;
+  shape.restored_text = false;
+  if (auto text_dropped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return text_dropped;
+  const size_t largest = largestStack(restored);
+  size_t cap = std::max<size_t>(1, std::min(largest, max_frames_per_thread));
+  if (cap == largest) cap /= 2;  // every frame was tried already
+  for (; cap >= 1; cap /= 2) {
+    shape.frames_per_stack = cap;
+    if (auto capped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return capped;
+  }
+  return std::nullopt;
 }
 
 }  // namespace restack::pipeline

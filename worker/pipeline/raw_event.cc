@@ -57,6 +57,10 @@ Status parseSample(od::value value, RawSample& sample) {
       if (!stack) return stack.error();
       sample.stack = std::move(*stack);
       has_stack = true;
+    } else if (key == "frames" || key == "restored" || key == "frames_dropped") {
+      // Written by Restack, as on threads.
+      std::string_view ignored;
+      if (auto error = rawText(child).get(ignored)) return malformed("bad value in a sample: " + describe(error));
     } else {
       if (key == "timestamp_ms") {
         uint64_t timestamp = 0;
@@ -98,7 +102,7 @@ Status parseThread(od::value value, RawThread& thread, size_t index) {
       }
       continue;
     }
-    if (key == "frames" || key == "restored") {
+    if (key == "frames" || key == "restored" || key == "frames_dropped") {
       // Written by Restack; an event restored twice must not carry two copies.
       std::string_view ignored;
       if (auto error = rawText(child).get(ignored)) return malformed(where + ": " + describe(error));

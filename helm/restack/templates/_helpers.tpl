@@ -67,6 +67,25 @@ only after the pods started.
 {{- $_ := set $properties "ssl.key.location" (printf "%s/tls.key" (include "restack.clientCertDir" $)) }}
 {{- end }}
 {{- end }}
+{{- /* The properties the worker refuses (config/config.cc kProtectedProperties). */}}
+{{- $protected := list "bootstrap.servers" "metadata.broker.list" "group.id" "partition.assignment.strategy" "session.timeout.ms" "heartbeat.interval.ms" "enable.auto.commit" "auto.commit.enable" "enable.auto.offset.store" "offset.store.method" "auto.offset.reset" "enable.partition.eof" "isolation.level" "enable.idempotence" "acks" "request.required.acks" "transactional.id" "partitioner" "queuing.strategy" }}
+{{- range $name, $_ := $properties }}
+{{- if has $name $protected }}
+{{- fail (printf "config.kafka.properties.%s cannot be set: Restack's guarantees depend on its own value (docs/operations.md, \"Protected properties\")" $name) }}
+{{- end }}
+{{- end }}
+{{- range $key, $_ := .Values.envOverrides }}
+{{- if hasPrefix "KAFKA__PROPERTIES__" $key }}
+{{- $name := $key | trimPrefix "KAFKA__PROPERTIES__" | lower | replace "_" "." }}
+{{- if has $name $protected }}
+{{- fail (printf "envOverrides.%s sets kafka.properties.%s, which cannot be set: Restack's guarantees depend on its own value (docs/operations.md, \"Protected properties\")" $key $name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $messageMax := int64 (default 1000000 (get $properties "message.max.bytes")) }}
+{{- if gt (add (int64 $config.limits.max_output_bytes) 16384) $messageMax }}
+{{- fail (printf "config.limits.max_output_bytes (%d) plus 16384 bytes for keys and headers exceeds the producer's message.max.bytes (%d): lower it or raise config.kafka.properties.\"message.max.bytes\" (docs/operations.md, \"Message sizes\")" (int64 $config.limits.max_output_bytes) $messageMax) }}
+{{- end }}
 {{- $_ := set $config.kafka "properties" $properties }}
 {{- toYaml $config }}
 {{- end }}

@@ -1,0 +1,72 @@
+// Client properties: Restack's own settings win over pass-through ones, the operator's win over
+// Restack's defaults, and a refused secret never shows its value.
+#include "worker/kafka/clients.h"
+
+#include <gtest/gtest.h>
+
+namespace restack::worker {
+namespace {
+
+std::string property(RdKafka::Conf& conf, const std::string& name) {
+  std::string value;
+  EXPECT_EQ(conf.get(name, value), RdKafka::Conf::CONF_OK) << name;
+  return value;
+}
+
+TEST(KafkaClients, RestacksOwnSettingsWinOverPassThroughOnes) {
+  // The configuration refuses these names; the layering must hold even without that check.
+  KafkaProperties properties({{"enable.auto.commit", "true"},
+                              {"acks", "1"},
+                              {"max.poll.interval.ms", "10000"},
+                              {"compression.codec", "zstd"},
+                              {"client.id", "quota-group-a"},
+                              {"bootstrap.servers", "elsewhere:9092"}});
+  properties.set("bootstrap.servers", "127.0.0.1:9092");
+  properties.insert({"enable.auto.commit", "false"});
+  properties["acks"] = "all";
+  properties.insert({"max.poll.interval.ms", "1800000"});
+  properties.setDefault("compression.type", "lz4");
+  properties.setDefault("client.id", "restack-worker");
+  auto conf = makeConf(properties);
+  ASSERT_TRUE(conf) << conf.error().message();
+  EXPECT_EQ(property(**conf, "enable.auto.commit"), "false");
+  EXPECT_EQ(property(**conf, "acks"), "-1");  // librdkafka's spelling of all
+  EXPECT_EQ(property(**conf, "max.poll.interval.ms"), "1800000");
+  EXPECT_EQ(property(**conf, "bootstrap.servers"), "127.0.0.1:9092");
+  // Defaults yield to the operator, also through an alias (compression.codec = compression.type).
+  EXPECT_EQ(property(**conf, "compression.type"), "zstd");
+  EXPECT_EQ(property(**conf, "client.id"), "quota-group-a");
+}
+
+TEST(KafkaClients, CommonPropertiesCarryTheBrokersAndThePassThrough) {
+  config::Config config;
+  config.kafka.brokers = "127.0.0.1:9092";
+  config.kafka.properties = {{"socket.timeout.ms", "1234"}};
+  KafkaProperties properties = commonProperties(config, "restack-test");
+  auto conf = makeConf(properties);
+  ASSERT_TRUE(conf) << conf.error().message();
+  EXPECT_EQ(property(**conf, "bootstrap.servers"), "127.0.0.1:9092");
+  EXPECT_EQ(property(**conf, "client.id"), "restack-test");
+  EXPECT_EQ(property(**conf, "socket.timeout.ms"), "1234");
+}
+
+TEST(KafkaClients, ARefusedSecretPropertyNamesItButNeverShowsTheValue) {
+  // librdkafka quotes a refused enum value in its message; the secret must not survive.
+  const std::string secret = "s3cr3t-Value-4711";
+  for (const std::string& name : {std::string("sasl.oauthbearer.method"), std::string("my.unknown.password")}) {
+    KafkaProperties properties({{name, secret}});
+    auto conf = makeConf(properties);
+    ASSERT_FALSE(conf) << name;
+    const std::string& message = conf.error().message();
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_EQ(message.find(secret), std::string::npos) << message;
+  }
+  // A plain property keeps its value in the message: it helps and hides nothing.
+  KafkaProperties plain({{"socket.timeout.ms", "soon"}});
+  auto conf = makeConf(plain);
+  ASSERT_FALSE(conf);
+  EXPECT_NE(conf.error().message().find("socket.timeout.ms=soon"), std::string::npos) << conf.error().message();
+}
+
+}  // namespace
+}  // namespace restack::worker
