@@ -12,6 +12,7 @@
 #include "worker/kafka/deferred_uploads.h"
 #include "worker/kafka/upload_fetch.h"
 #include "worker/kafka/upload_message.h"
+#include "worker/pipeline/output_record.h"
 
 namespace restack::worker {
 namespace {
@@ -127,23 +128,45 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     RdKafka::Headers* headers = RdKafka::Headers::create();
     // The upload's own headers (restack.location, restack.kind …) make the copy replayable; the
     // outcome headers of an earlier refusal (a replayed copy) are replaced.
+    // They are copied within a budget, so that the copy fits a Kafka message whatever the
+    // producer sent (limits.max_output_bytes leaves 16 KiB for key and headers).
+    constexpr size_t kCopiedHeaderBytes = 8192;
+    size_t copied = 0, left_out = 0;
     for (const auto& [name, value] : source.headers) {
-      if (!name.starts_with("restack.error") && !name.starts_with("restack.source.") && name != "restack.attempts") {
-        headers->add(name, value);
+      if (name.starts_with("restack.error") || name.starts_with("restack.source.") || name == "restack.attempts" ||
+          name == "restack.truncated") {
+        continue;
       }
+      if (copied + name.size() + value.size() > kCopiedHeaderBytes) {
+        ++left_out;
+        continue;
+      }
+      copied += name.size() + value.size();
+      headers->add(name, value);
     }
+    if (left_out > 0) headers->add("restack.headers.truncated", std::to_string(left_out) + " header(s) left out");
     headers->add("restack.error", error.message());
     headers->add("restack.error.code", errorCodeName(error.code()));
     headers->add("restack.source.topic", source.topic);
     headers->add("restack.source.partition", std::to_string(source.partition));
     headers->add("restack.source.offset", std::to_string(source.offset));
     if (attempts > 0) headers->add("restack.attempts", std::to_string(attempts));
+    // A refused upload may be far larger than a Kafka message (a bomb, a symbol file over a
+    // limit): its copy keeps the first limits.max_output_bytes and says so, as event copies do
+    // (worker/pipeline/output_record.h). A copy the broker refuses would stop the worker on
+    // every restart.
+    std::string_view value = source.value;
+    if (value.size() > config.limits.max_output_bytes) {
+      headers->add("restack.truncated", "value cut to its first " + std::to_string(config.limits.max_output_bytes) +
+                                            " of " + std::to_string(value.size()) + " bytes");
+      value = value.substr(0, config.limits.max_output_bytes);
+    }
     const uintptr_t id = next_delivery++;
     deliveries[id] = std::nullopt;
     RdKafka::ErrorCode code =
         dlq->produce(config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                     const_cast<char*>(source.value.data()), source.value.size(), source.key.data(), source.key.size(),
-                     0, headers, reinterpret_cast<void*>(id));
+                     const_cast<char*>(value.data()), value.size(), source.key.data(),
+                     std::min(source.key.size(), pipeline::kMaxKeyBytes), 0, headers, reinterpret_cast<void*>(id));
     std::optional<RdKafka::ErrorCode> delivered;
     if (code != RdKafka::ERR_NO_ERROR) {
       delete headers;  // not handed over to the producer
