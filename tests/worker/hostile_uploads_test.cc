@@ -169,19 +169,6 @@ std::string bigNativeEvent(const std::string& id, const std::string& app, const 
          R"("threads":[{"name":"main","crashed":true,"stack":")" + stack + R"("}]})";
 }
 
-struct Json {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  bool parse(const std::optional<std::string>& text) {
-    return text && parser.parse(*text).get(root) == simdjson::SUCCESS;
-  }
-};
-
-std::string stringAt(simdjson::dom::element element) {
-  std::string_view value;
-  return element.get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
-}
-
 class HostileUploads : public ::testing::Test {
  protected:
   void SetUp() override {

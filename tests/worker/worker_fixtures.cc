@@ -106,6 +106,11 @@ std::string nativeCrashEvent(const std::string& event_id, const std::string& app
          id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
 }
 
+std::string stringAt(simdjson::dom::element element) {
+  std::string_view value;
+  return element.get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
+}
+
 config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group) {
   config::Config config;
   config.kafka.brokers = brokers;

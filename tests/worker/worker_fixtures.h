@@ -2,8 +2,11 @@
 // the raw events that reference it, and a running in-process worker.
 #pragma once
 
+#include <simdjson.h>
+
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -31,6 +34,17 @@ const NativeLibrary& nativeLibrary();
 // An Android native crash event for `app`/`build` whose crashed thread is crash_here <- entry.
 std::string nativeCrashEvent(const std::string& event_id, const std::string& app, const std::string& build,
                              const NativeLibrary& library);
+
+// One parsed output record: `Json json; if (json.parse(record.value)) stringAt(json.root["app"])`.
+struct Json {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  bool parse(const std::optional<std::string>& text) {
+    return text && parser.parse(*text).get(root) == simdjson::SUCCESS;
+  }
+};
+// The string at `element`, "" when it is not a string.
+std::string stringAt(simdjson::dom::element element);
 
 // Worker configuration for tests: fast group timings, a private store, no HTTP port.
 config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group);

@@ -109,19 +109,6 @@ std::vector<std::string> buildsCoveringPartitions(const std::string& app, int pa
 // ---------------------------------------------------------------------------------------------
 // Records.
 
-struct Json {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  bool parse(const std::optional<std::string>& text) {
-    return text && parser.parse(*text).get(root) == simdjson::SUCCESS;
-  }
-};
-
-std::string stringAt(simdjson::dom::element element) {
-  std::string_view value;
-  return element.get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
-}
-
 std::string eventId(const KafkaRecord& record) {
   Json json;
   if (!json.parse(record.value)) return {};

@@ -66,6 +66,8 @@ class LogLimiter {
 constexpr size_t kRecheckSlice = 500;
 constexpr size_t kExpirySlice = 2000;
 constexpr int64_t kExpiryIntervalMs = 60 * 1000;
+// How long a revoke waits for librdkafka to acknowledge the stop of the removed partitions.
+constexpr int kStopSettleMs = 250;
 // How long replaying a pending partition may take before the worker gives up (and restarts).
 constexpr auto kReplayTimeout = std::chrono::minutes(5);
 
@@ -203,6 +205,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           spdlog::error("incremental_unassign failed: {}", error->str());
           delete error;
         }
+        // librdkafka 2.0.2 (Debian 12) can stop a partition twice when the next assignment call
+        // (often the empty one that follows a revoke) arrives before the fetchers of the removed
+        // partitions have acknowledged their stop, and then aborts on an assertion in
+        // rdkafka_assignment.c. Its own thread acknowledges those stops within milliseconds:
+        // give it that time before the group goes on.
+        std::this_thread::sleep_for(std::chrono::milliseconds(kStopSettleMs));
       } else {
         consumer->unassign();
       }
