@@ -14,7 +14,10 @@ Expected<RestoredRecord> canonicalRestored(std::string_view json) {
   }
   RestoredRecord record;
   std::string canonical;
-  for (auto field : root.get_object().value_unsafe()) {
+  // The object is held in a variable: a range-for over a member of the temporary result would
+  // read it after the temporary is gone (AddressSanitizer: stack-use-after-scope).
+  const simdjson::dom::object fields = root.get_object().value_unsafe();
+  for (auto field : fields) {
     const std::string_view key = field.key;
     if (key == "event_id") {
       std::string_view id;
@@ -29,7 +32,8 @@ Expected<RestoredRecord> canonicalRestored(std::string_view json) {
       // there is none to replace. The record repeats the event id.
       canonical += '{';
       bool first = true;
-      for (auto part : field.value.get_object().value_unsafe()) {
+      const simdjson::dom::object parts = field.value.get_object().value_unsafe();
+      for (auto part : parts) {
         if (part.key == "replaces" || part.key == "event_id") continue;
         if (!first) canonical += ',';
         first = false;
