@@ -3,7 +3,6 @@
 // upload locations replaced by a scripted one (passing failures, then success; exceptions).
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>
 #include <deque>
@@ -25,39 +24,6 @@ namespace {
 
 using testkafka::KafkaRecord;
 using worker::SymbolFeed;
-
-class MockCluster {
- public:
-  MockCluster() {
-    char error[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "3", error, sizeof error);
-    owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
-    cluster_ = rd_kafka_mock_cluster_new(owner_, 1);
-    bootstrap_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-  }
-  ~MockCluster() {
-    rd_kafka_mock_cluster_destroy(cluster_);
-    rd_kafka_destroy(owner_);
-  }
-  // One partition per symbols topic keeps the order of uploads the order they were produced in.
-  void createSymbolTopics(const config::Topics& topics) {
-    rd_kafka_mock_topic_create(cluster_, topics.symbols.c_str(), 1, 1);
-    rd_kafka_mock_topic_create(cluster_, topics.symbols_shared.c_str(), 1, 1);
-  }
-  void createTopic(const std::string& topic) { rd_kafka_mock_topic_create(cluster_, topic.c_str(), 1, 1); }
-  // Metadata of `topic` answers `error` (RD_KAFKA_RESP_ERR_NO_ERROR: normal again).
-  void setTopicError(const std::string& topic, rd_kafka_resp_err_t error) {
-    rd_kafka_mock_topic_set_error(cluster_, topic.c_str(), error);
-  }
-  void brokerDown() { rd_kafka_mock_broker_set_down(cluster_, 1); }
-  const std::string& bootstrap() const { return bootstrap_; }
-
- private:
-  rd_kafka_t* owner_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::string bootstrap_;
-};
 
 constexpr const char* kThrows = "https://symbols.invalid/throws";
 

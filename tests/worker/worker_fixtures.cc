@@ -1,6 +1,8 @@
 #include "tests/worker/worker_fixtures.h"
 
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 
 #include <mutex>
 #include <sstream>
@@ -104,6 +106,51 @@ std::string nativeCrashEvent(const std::string& event_id, const std::string& app
          R"("threads":[{"name":"main","crashed":true,"stack":"pc )" +
          hex(library.crash_address) + " libcrash.so " + id + "\\npc " + hex(library.caller_return) + " libcrash.so " +
          id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
+}
+
+struct MockCluster::Handles {
+  rd_kafka_t* owner = nullptr;
+  rd_kafka_mock_cluster_t* cluster = nullptr;
+};
+
+MockCluster::MockCluster() : handles_(std::make_unique<Handles>()) {
+  char error[256];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "log_level", "3", error, sizeof error);
+  handles_->owner = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
+  handles_->cluster = rd_kafka_mock_cluster_new(handles_->owner, 1);
+  bootstrap_ = rd_kafka_mock_cluster_bootstraps(handles_->cluster);
+}
+
+MockCluster::~MockCluster() {
+  rd_kafka_mock_cluster_destroy(handles_->cluster);
+  rd_kafka_destroy(handles_->owner);
+}
+
+void MockCluster::createTopics(const config::Topics& topics, int partitions) {
+  for (const std::string& topic : {topics.events, topics.symbols, topics.symbolicated, topics.fingerprints}) {
+    rd_kafka_mock_topic_create(handles_->cluster, topic.c_str(), partitions, 1);
+  }
+  rd_kafka_mock_topic_create(handles_->cluster, topics.symbols_shared.c_str(), 1, 1);
+  rd_kafka_mock_topic_create(handles_->cluster, topics.dlq.c_str(), 1, 1);
+  rd_kafka_mock_topic_create(handles_->cluster, topics.pending.c_str(), partitions, 1);
+}
+
+void MockCluster::createSymbolTopics(const config::Topics& topics) {
+  createTopic(topics.symbols);
+  createTopic(topics.symbols_shared);
+}
+
+void MockCluster::createTopic(const std::string& topic) {
+  rd_kafka_mock_topic_create(handles_->cluster, topic.c_str(), 1, 1);
+}
+
+void MockCluster::setTopicError(const std::string& topic, int error) {
+  rd_kafka_mock_topic_set_error(handles_->cluster, topic.c_str(), static_cast<rd_kafka_resp_err_t>(error));
+}
+
+void MockCluster::brokerDown() {
+  rd_kafka_mock_broker_set_down(handles_->cluster, 1);
 }
 
 std::string stringAt(simdjson::dom::element element) {

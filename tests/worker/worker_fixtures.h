@@ -46,6 +46,30 @@ struct Json {
 // The string at `element`, "" when it is not a string.
 std::string stringAt(simdjson::dom::element element);
 
+// librdkafka's mock cluster (one broker) for tests of the worker and its parts without a JVM.
+class MockCluster {
+ public:
+  MockCluster();
+  ~MockCluster();
+  MockCluster(const MockCluster&) = delete;
+  MockCluster& operator=(const MockCluster&) = delete;
+  // Every topic of `topics`: events, symbols, outputs and pending with `partitions` partitions,
+  // the shared symbols topic and the DLQ with one.
+  void createTopics(const config::Topics& topics, int partitions);
+  // The two symbols topics with one partition each, so uploads apply in the order produced.
+  void createSymbolTopics(const config::Topics& topics);
+  void createTopic(const std::string& topic);
+  // Metadata of `topic` answers `error` (0: normal again).
+  void setTopicError(const std::string& topic, int error);
+  void brokerDown();
+  const std::string& bootstrap() const { return bootstrap_; }
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> handles_;
+  std::string bootstrap_;
+};
+
 // Worker configuration for tests: fast group timings, a private store, no HTTP port.
 config::Config testConfig(const std::string& brokers, const std::string& store_path, const std::string& group);
 

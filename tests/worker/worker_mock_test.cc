@@ -1,8 +1,6 @@
 // The worker end to end on librdkafka's mock cluster: symbols and events in; restored events,
 // fingerprints and DLQ records out; a restart in the middle; a rebalance between two workers.
 #include <gtest/gtest.h>
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -21,36 +19,6 @@ namespace restack::worker_test {
 namespace {
 
 using testkafka::KafkaRecord;
-
-class MockCluster {
- public:
-  MockCluster() {
-    char error[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "3", error, sizeof error);
-    owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
-    cluster_ = rd_kafka_mock_cluster_new(owner_, 1);
-    bootstrap_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-  }
-  ~MockCluster() {
-    rd_kafka_mock_cluster_destroy(cluster_);
-    rd_kafka_destroy(owner_);
-  }
-  void createTopics(const config::Topics& topics, int partitions) {
-    for (const std::string& topic : {topics.events, topics.symbols, topics.symbolicated, topics.fingerprints}) {
-      rd_kafka_mock_topic_create(cluster_, topic.c_str(), partitions, 1);
-    }
-    rd_kafka_mock_topic_create(cluster_, topics.symbols_shared.c_str(), 1, 1);
-    rd_kafka_mock_topic_create(cluster_, topics.dlq.c_str(), 1, 1);
-    rd_kafka_mock_topic_create(cluster_, topics.pending.c_str(), partitions, 1);
-  }
-  const std::string& bootstrap() const { return bootstrap_; }
-
- private:
-  rd_kafka_t* owner_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::string bootstrap_;
-};
 
 KafkaRecord uploadRecord(const NativeLibrary& library, const std::string& app, const std::string& build) {
   auto file = readFile(library.path);

@@ -134,7 +134,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     size_t copied = 0, left_out = 0;
     for (const auto& [name, value] : source.headers) {
       if (name.starts_with("restack.error") || name.starts_with("restack.source.") || name == "restack.attempts" ||
-          name == "restack.truncated") {
+          name == "restack.truncated" || name == "restack.key.truncated") {
         continue;
       }
       if (copied + name.size() + value.size() > kCopiedHeaderBytes) {
@@ -145,28 +145,23 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
       headers->add(name, value);
     }
     if (left_out > 0) headers->add("restack.headers.truncated", std::to_string(left_out) + " header(s) left out");
-    headers->add("restack.error", error.message());
-    headers->add("restack.error.code", errorCodeName(error.code()));
+    // A refused upload may be far larger than a Kafka message (a bomb, a symbol file over a
+    // limit): the pipeline's DLQ record keeps the first limits.max_output_bytes, bounds the key
+    // and the reason, and says what it cut, as for events. A copy the broker refuses would stop
+    // the worker on every restart.
+    const pipeline::OutputRecord copy =
+        pipeline::deadLetterRecord(source.key, source.value, error, config.limits.max_output_bytes);
+    for (const auto& [name, value] : copy.headers) headers->add(name, value);
     headers->add("restack.source.topic", source.topic);
     headers->add("restack.source.partition", std::to_string(source.partition));
     headers->add("restack.source.offset", std::to_string(source.offset));
     if (attempts > 0) headers->add("restack.attempts", std::to_string(attempts));
-    // A refused upload may be far larger than a Kafka message (a bomb, a symbol file over a
-    // limit): its copy keeps the first limits.max_output_bytes and says so, as event copies do
-    // (worker/pipeline/output_record.h). A copy the broker refuses would stop the worker on
-    // every restart.
-    std::string_view value = source.value;
-    if (value.size() > config.limits.max_output_bytes) {
-      headers->add("restack.truncated", "value cut to its first " + std::to_string(config.limits.max_output_bytes) +
-                                            " of " + std::to_string(value.size()) + " bytes");
-      value = value.substr(0, config.limits.max_output_bytes);
-    }
     const uintptr_t id = next_delivery++;
     deliveries[id] = std::nullopt;
     RdKafka::ErrorCode code =
         dlq->produce(config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-                     const_cast<char*>(value.data()), value.size(), source.key.data(),
-                     std::min(source.key.size(), pipeline::kMaxKeyBytes), 0, headers, reinterpret_cast<void*>(id));
+                     const_cast<char*>(copy.value.data()), copy.value.size(), copy.key.data(), copy.key.size(), 0,
+                     headers, reinterpret_cast<void*>(id));
     std::optional<RdKafka::ErrorCode> delivered;
     if (code != RdKafka::ERR_NO_ERROR) {
       delete headers;  // not handed over to the producer
