@@ -40,12 +40,22 @@ port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# A base port with 2*NODES free ports above it. Another process may still take one before the
-# node binds it; kafka-broker.sh then fails with "already in use" and the caller starts again.
+# A base port with 2*NODES free ports above it, below the kernel's ephemeral range
+# (net.ipv4.ip_local_port_range): a port in that range can be handed to any outgoing connection,
+# for example another node's connection to the quorum, in the moments before a node binds it, and
+# the same ports are bound again when a node is restarted mid-test. A process that binds a fixed
+# port may still take one first; cmd_start then starts again on new ports.
 pick_base_port() {
-  local nodes="$1" base ok p
+  local nodes="$1" base ok p low=32768 span
+  if [[ -r /proc/sys/net/ipv4/ip_local_port_range ]]; then
+    read -r low _ </proc/sys/net/ipv4/ip_local_port_range || low=32768
+  fi
+  # Ports 10000 up to the ephemeral range; when that range starts lower (a tuned host), fall
+  # back to the 10000..32767 window and rely on the retry.
+  ((low > 10000 + 64 * nodes)) || low=32768
+  span=$(((low - 10000 - 2 * nodes) / 16))
   for _ in $(seq 1 50); do
-    base=$((20000 + (RANDOM % 2000) * 16))
+    base=$((10000 + (RANDOM % span) * 16))
     ok=1
     for ((p = base; p < base + 2 * nodes; p++)); do
       if port_open "$p"; then
@@ -58,7 +68,7 @@ pick_base_port() {
       return 0
     fi
   done
-  die "found no $((2 * nodes)) free consecutive ports on 127.0.0.1"
+  die "found no $((2 * nodes)) free consecutive ports on 127.0.0.1 below $low"
 }
 
 load_env() {
@@ -114,16 +124,36 @@ cmd_start() {
   while [[ "$cluster_id" == -* ]]; do
     cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
   done
-  cat >"$dir/cluster.env" <<ENV
+  local attempt ok launched
+  for attempt in 1 2 3; do
+    cat >"$dir/cluster.env" <<ENV
 NODES=$nodes
 BASE_PORT=$(pick_base_port "$nodes")
 CLUSTER_ID=$cluster_id
 OWNER_PID=${KAFKA_OWNER_PID:-}
 ENV
-  load_env "$dir"
-  for ((i = 1; i <= NODES; i++)); do launch_node "$dir" "$i"; done
-  for ((i = 1; i <= NODES; i++)); do wait_node "$dir" "$i"; done
-  echo "kafka cluster of $NODES nodes on $(bootstrap_list), dir $dir"
+    load_env "$dir"
+    ok=1 launched=1
+    for ((i = 1; i <= NODES; i++)); do launch_node "$dir" "$i" || ok=0 launched=0; done
+    if ((ok)); then
+      for ((i = 1; i <= NODES; i++)); do wait_node "$dir" "$i" || ok=0; done
+    fi
+    if ((ok)); then
+      echo "kafka cluster of $NODES nodes on $(bootstrap_list), dir $dir"
+      return 0
+    fi
+    # Only a lost race for a port is worth another try (a launch refused because a port was
+    # taken, or a node that failed to bind); anything else is reported as it is.
+    if ((launched)) && ! grep -qs 'Address already in use' "$dir"/node*/server.log; then
+      die "the cluster did not start (logs in $dir/node*/server.log)"
+    fi
+    echo "kafka-cluster.sh: a port was taken before a node bound it; starting again on new ports (attempt $attempt of 3)" >&2
+    for ((i = 1; i <= NODES; i++)); do "$broker" kill "$dir/node$i" >/dev/null 2>&1 || true; done
+    for ((i = 1; i <= NODES; i++)); do
+      if [[ -d "$dir/node$i" ]]; then mv "$dir/node$i" "$dir/node$i.failed-$attempt"; fi
+    done
+  done
+  die "the cluster did not start after 3 attempts (logs in $dir/node*.failed-*)"
 }
 
 bootstrap_list() {
