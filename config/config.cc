@@ -354,7 +354,7 @@ struct ProtectedProperty {
   std::string_view reason;
 };
 
-// Properties Restack sets itself because its guarantees (DESIGN.md §2: nothing lost, keys where
+// Properties Restack sets itself because its guarantees (docs/design.md §2: nothing lost, keys where
 // the Java client puts them, offsets committed after the outputs) depend on their values.
 constexpr ProtectedProperty kProtectedProperties[] = {
     {"bootstrap.servers", "set kafka.brokers instead"},

@@ -13,7 +13,7 @@
 #                   in node under its CDN URL
 #   React Native    esbuild bundle -> Hermes bytecode (hermesc, .deps/node) + Metro-composed map;
 #                   Hermes stack captured by running the bytecode in the hermes VM
-# Writes manifest.json (the symbol uploads) and events.jsonl (one raw event per case, DESIGN.md
+# Writes manifest.json (the symbol uploads) and events.jsonl (one raw event per case, docs/design.md
 # §3). The program sources live in this script. See worker/demo/samples/README.md.
 #
 # Usage: scripts/make-demo-samples.sh        (needs `scripts/setup.sh` to have run)

@@ -1,5 +1,5 @@
 // What one raw frame restored to. Every resolver (native, proguard, sourcemap) answers with a
-// `FrameLookup`; the worker turns it into the output frames of DESIGN.md §5.
+// `FrameLookup`; the worker turns it into the output frames of docs/design.md §5.
 #pragma once
 
 #include <cstdint>
@@ -118,7 +118,7 @@ struct FrameLookup {
   }
 };
 
-// Whose symbols a lookup should use: the event's app and build (DESIGN.md §3).
+// Whose symbols a lookup should use: the event's app and build (docs/design.md §3).
 struct EventScope {
   std::string app;
   std::string build_id;

@@ -1,4 +1,4 @@
-// Ingest: one symbol upload (DESIGN.md §4) parsed once into compact lookup records.
+// Ingest: one symbol upload (docs/design.md §4) parsed once into compact lookup records.
 //
 // `ingestUpload` detects the kind when the metadata does not say, unpacks compressed or zipped
 // content, and hands the bytes to the kind's writer (symbolstore/native, proguard, sourcemap).

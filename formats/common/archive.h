@@ -1,4 +1,4 @@
-// Unpacking of uploaded symbol files: gzip, zstd and zip (DESIGN.md §4).
+// Unpacking of uploaded symbol files: gzip, zstd and zip (docs/design.md §4).
 //
 // Compression is recognised by magic bytes, never by file name:
 //   1f 8b            gzip

@@ -1,4 +1,4 @@
-// Which uploaded map a frame's URL means (DESIGN.md §1: matched by the minified file name).
+// Which uploaded map a frame's URL means (docs/design.md §1: matched by the minified file name).
 //
 // Scheme, host, path prefix (CDN folders), query string and fragment are dropped, leaving the
 // file name that bundlers make unique with a content hash:

@@ -1,4 +1,4 @@
-// Raw stack lines: detection and parsing of the five stack kinds (DESIGN.md §1).
+// Raw stack lines: detection and parsing of the five stack kinds (docs/design.md §1).
 //
 // One line of a raw stack becomes one `StackLine`. Detection looks only at the line itself, so
 // an Android stack can mix Java and native lines. Worked examples:

@@ -142,7 +142,7 @@ Command addSymbolicateCommand(CLI::App& app) {
   auto flags = std::make_shared<SymbolicateFlags>();
   CLI::App* command = app.add_subcommand(
       "symbolicate",
-      "Restore events offline: JSON Lines raw events (DESIGN.md §3) on stdin, restored events (§5) on stdout.\n"
+      "Restore events offline: JSON Lines raw events (docs/design.md §3) on stdin, restored events (§5) on stdout.\n"
       "Symbols come from a store built by `restack ingest` or from files given with --symbols.");
   command->add_option("--store", flags->store, "Symbol store folder to read (as built by restack ingest)");
   command->add_option("--symbols", flags->symbols,

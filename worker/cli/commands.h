@@ -1,4 +1,4 @@
-// The subcommands of `restack` (DESIGN.md §7). Each registers its flags on the CLI11 app and
+// The subcommands of `restack` (docs/design.md §7). Each registers its flags on the CLI11 app and
 // returns the process exit code when run.
 #pragma once
 

@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    // --help and --version end here too (exit 0); any other parse error is a usage error, and
+    // usage errors exit 2 whichever CLI11 code they carry (docs/design.md §7).
+    return app.exit(error) == 0 ? 0 : 2;
   }
   for (auto& [subcommand, run] : commands) {
     if (subcommand->parsed()) return run();

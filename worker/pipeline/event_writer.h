@@ -1,4 +1,4 @@
-// Writes the restored event of DESIGN.md §5: the input event with its unknown fields untouched,
+// Writes the restored event of docs/design.md §5: the input event with its unknown fields untouched,
 // plus "frames" and "restored" on every thread (and lag sample), "symbolication" and
 // "fingerprint".
 //

@@ -1,4 +1,4 @@
-// The raw event of DESIGN.md §3, as read from restack.events.raw (or stdin for
+// The raw event of docs/design.md §3, as read from restack.events.raw (or stdin for
 // `restack symbolicate`).
 //
 // Restack reads only the fields it needs and keeps every other field's JSON text byte for byte,

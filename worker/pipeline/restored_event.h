@@ -1,5 +1,5 @@
 // The result of restoring one event: per thread (and per lag sample) the output frames and the
-// restored text of DESIGN.md §5, plus the event-level symbolication summary.
+// restored text of docs/design.md §5, plus the event-level symbolication summary.
 #pragma once
 
 #include <set>
