@@ -41,6 +41,14 @@ if (( ${#missing[@]} > 0 )); then
   "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# Rust builds the Swift demangler (formats/swift); Debian 12's rustc (1.63) is too old for it.
+cargo_bin="$(command -v cargo || echo "$HOME/.cargo/bin/cargo")"
+if [[ ! -x "$cargo_bin" ]]; then
+  echo "setup: cargo (Rust 1.83 or later) is needed to build the Swift demangler; install Rust with" >&2
+  echo "setup: rustup (https://rustup.rs), or build with -DRESTACK_SWIFT_DEMANGLER=OFF (Swift names stay mangled)" >&2
+  exit 1
+fi
+
 if ! $only_build; then
   for step in scripts/setup.d/*.sh; do
     echo "setup: ${step#scripts/setup.d/}"
