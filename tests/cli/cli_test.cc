@@ -1,13 +1,12 @@
 // The exit statuses scripts rely on (docs/design.md §7): 0 for help and version, 2 for a usage
 // error whatever the parser's own code for it, 1 for work that failed.
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
-#include <string>
-
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "tests/support/run_command.h"
+
+namespace restack {
 namespace {
 
 struct Ran {
@@ -16,16 +15,8 @@ struct Ran {
 };
 
 Ran runRestack(const std::string& arguments) {
-  Ran ran;
-  const std::string command = std::string("'") + RESTACK_BINARY + "' " + arguments + " </dev/null 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return ran;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) ran.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  ran.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return ran;
+  auto ran = test_support::runCommand(test_support::shellQuote(RESTACK_BINARY) + " " + arguments);
+  return {ran.exit_code, ran.output};
 }
 
 TEST(Cli, HelpListsEverySubcommandAndExitsZero) {
@@ -73,3 +64,4 @@ TEST(Cli, HelpPointsToTheDesignInTheRepository) {
 }
 
 }  // namespace
+}  // namespace restack

@@ -1,4 +1,6 @@
-// restack symbolicate: the worker's restoration offline, JSON Lines in and out.
+// restack symbolicate: the worker's restoration offline. JSON Lines raw events in and restored
+// events out, or one pasted crash report (worker/cli/symbolicate_text.h) in and its restored
+// text out.
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "symbolstore/symbolizer.h"
 #include "worker/cli/commands.h"
 #include "worker/cli/progress.h"
+#include "worker/cli/symbolicate_text.h"
 #include "worker/pipeline/event_processor.h"
 #include "worker/pipeline/raw_event.h"
 
@@ -25,7 +28,16 @@ struct SymbolicateFlags {
   std::string dlq_path;
   std::string name;
   std::string rules_dir;
+  bool json = false;
+  std::string output;  // "", "text" or "json"
 };
+
+// JSON Lines of raw events, unless the first line is the header of an Apple .ips report.
+bool looksLikeJsonLines(std::string_view first_line) {
+  size_t start = first_line.find_first_not_of(" \t\r");
+  return start != std::string_view::npos && first_line[start] == '{' &&
+         first_line.find("\"bug_type\"") == std::string_view::npos;
+}
 
 // The app and build the --symbols files belong to: the flags, or else the first event's.
 void defaultScopeFromEvent(const std::string& first_line, SymbolicateFlags& flags) {
@@ -37,16 +49,51 @@ void defaultScopeFromEvent(const std::string& first_line, SymbolicateFlags& flag
 }
 
 int run(SymbolicateFlags& flags) {
-  if (flags.store.empty() == flags.symbols.empty()) {
-    std::cerr << "restack symbolicate: pass either --store DIR or at least one --symbols FILE\n";
+  if (!flags.store.empty() && !flags.symbols.empty()) {
+    std::cerr << "restack symbolicate: pass either --store DIR or --symbols FILE…, not both\n";
     return 2;
   }
+  if (!flags.output.empty() && flags.output != "text" && flags.output != "json") {
+    std::cerr << "restack symbolicate: --output is text or json, not '" << flags.output << "'\n";
+    return 2;
+  }
+  // Skip blank lines before the first one that says what the input is.
   std::string first_line;
-  bool has_first = static_cast<bool>(std::getline(std::cin, first_line));
+  bool has_first = false;
+  while ((has_first = static_cast<bool>(std::getline(std::cin, first_line)))) {
+    if (first_line.find_first_not_of(" \t\r") != std::string::npos) break;
+  }
+  const bool json_lines = flags.json || (has_first && looksLikeJsonLines(first_line));
+  if (json_lines && flags.output == "text") {
+    std::cerr << "restack symbolicate: --output text is for pasted crash reports; JSON events come back as JSON\n";
+    return 2;
+  }
+  std::optional<crash_report::CrashReport> report;
+  if (!json_lines) {
+    std::string text = first_line + "\n";
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      text += line;
+      text += '\n';
+      if (text.size() > crash_report::kMaxReportBytes) break;
+    }
+    auto parsed = crash_report::parseCrashReport(text);
+    if (!parsed) {
+      std::cerr << "restack symbolicate: " << parsed.error().message() << "\n";
+      return 1;
+    }
+    report = std::move(*parsed);
+    if (flags.app.empty()) flags.app = report->app.empty() ? "local" : report->app;
+    if (flags.build.empty()) flags.build = report->build_id.empty() ? "local" : report->build_id;
+  }
   std::optional<TempDir> temp_store;
   StoreOptions store_options;
-  if (!flags.symbols.empty()) {
-    defaultScopeFromEvent(first_line, flags);
+  if (flags.store.empty()) {
+    if (flags.symbols.empty()) {
+      std::cerr << "restack symbolicate: no --symbols or --store given: frames are printed as they came, "
+                   "each with what is missing\n";
+    }
+    if (json_lines) defaultScopeFromEvent(first_line, flags);
     auto dir = TempDir::create("restack-symbolicate-");
     if (!dir) {
       std::cerr << "restack symbolicate: " << dir.error().message() << "\n";
@@ -104,6 +151,32 @@ int run(SymbolicateFlags& flags) {
       return 1;
     }
   }
+  if (report) {
+    auto result = processor.process("", rawEventFromReport(*report, flags.app, flags.build));
+    if (!result) {
+      std::cerr << "restack symbolicate: " << result.error().message() << "\n";
+      return 1;
+    }
+    if (result->dead_letter) {
+      std::cerr << "restack symbolicate: the report could not be restored: " << result->error << "\n";
+      return 1;
+    }
+    for (const auto& record : result->records) {
+      if (record.kind != pipeline::OutputKind::kSymbolicated) continue;
+      if (flags.output == "json") {
+        std::cout << record.value << "\n";
+        continue;
+      }
+      auto text = formatRestoredReport(*report, record.value);
+      if (!text) {
+        std::cerr << "restack symbolicate: " << text.error().message() << "\n";
+        return 1;
+      }
+      std::cout << *text;
+    }
+    std::cout.flush();
+    return 0;
+  }
   size_t line_number = 0, failed = 0;
   std::string line = std::move(first_line);
   bool have = has_first;
@@ -142,19 +215,32 @@ Command addSymbolicateCommand(CLI::App& app) {
   auto flags = std::make_shared<SymbolicateFlags>();
   CLI::App* command = app.add_subcommand(
       "symbolicate",
-      "Restore events offline: JSON Lines raw events (docs/design.md §3) on stdin, restored events (§5) on stdout.\n"
-      "Symbols come from a store built by `restack ingest` or from files given with --symbols.");
+      "Restore stacks offline, the way atos, retrace or metro-symbolicate do.\n"
+      "Paste a crash on stdin: an Apple .crash or .ips report, an Android tombstone or logcat AndroidRuntime\n"
+      "trace, printStackTrace() text, a browser console stack (V8, SpiderMonkey, JavaScriptCore), a React\n"
+      "Native red-box or Hermes stack, or raw frames; the restored stack is printed, and every frame not\n"
+      "restored says why. JSON Lines raw events (docs/design.md §3) on stdin give restored events (§5) on\n"
+      "stdout instead. Symbols come from --symbols files or a --store built by `restack ingest`; with\n"
+      "neither, frames are printed as they came, each with what is missing.\n"
+      "Exit status: 0 done, 1 failed, 2 usage error, 3 some JSON lines could not be read.");
   command->add_option("--store", flags->store, "Symbol store folder to read (as built by restack ingest)");
   command->add_option("--symbols", flags->symbols,
                       "Symbol file or .dSYM folder (repeatable): dSYM, Mach-O, ELF .so, mapping.txt, .map; "
                       "gzip/zstd/zip accepted; the kind is detected from the content");
-  command->add_option("--app", flags->app, "App the --symbols files belong to (default: the first event's app)");
-  command->add_option("--build", flags->build, "Build the --symbols files belong to (default: the first event's)");
+  command->add_option(
+      "--app", flags->app,
+      "App the --symbols files belong to (default: the first event's app, or the report's, or \"local\")");
+  command->add_option(
+      "--build", flags->build,
+      "Build the --symbols files belong to (default: the first event's, or the report's, or \"local\")");
   command->add_option("--name", flags->name,
                       "Minified file a --symbols source map serves (default: its file name minus .map, or its "
                       "\"file\" field)");
   command->add_option("--grouping-rules", flags->rules_dir, "Folder of per-app grouping rule files <app>.yaml");
   command->add_option("--dlq", flags->dlq_path, "Write input lines that could not be read to this file");
+  command->add_flag("--json", flags->json, "Read JSON Lines raw events even if the input looks like crash text");
+  command->add_option("--output", flags->output,
+                      "For a pasted report: text (default, the restored stack) or json (the restored event)");
   return [flags] { return run(*flags); };
 }
 

@@ -1,0 +1,305 @@
+// Reading pasted crash reports (formats/crash_report/crash_report.h): each format is recognised,
+// its exception and threads are read, and its frames come out in forms formats/stack reads.
+#include "formats/crash_report/crash_report.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "formats/stack/stack_line.h"
+
+namespace restack::crash_report {
+namespace {
+
+// Every frame line of every thread must be one formats/stack reads as a frame.
+size_t readableFrames(const CrashReport& report) {
+  size_t frames = 0;
+  for (const ReportThread& thread : report.threads) {
+    for (const stack::StackLine& line : stack::parseStack(thread.stack)) {
+      if (line.kind == stack::LineKind::kNative || line.kind == stack::LineKind::kJavaFrame ||
+          line.kind == stack::LineKind::kJsFrame) {
+        ++frames;
+      }
+    }
+  }
+  return frames;
+}
+
+const char* kAppleCrash = R"(Incident Identifier: 1E2D3C4B-5A69-4788-9A0B-1C2D3E4F5A6B
+Hardware Model:      iPhone14,2
+Process:             Shop [1234]
+Identifier:          com.example.shop
+Version:             7.8.0 (78007)
+
+Exception Type:  EXC_CRASH (SIGABRT)
+Exception Codes: 0x0000000000000000, 0x0000000000000000
+Triggered by Thread:  0
+
+Application Specific Information:
+*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: '-[__NSCFNumber length]: unrecognized selector sent to instance 0x8'
+
+Last Exception Backtrace:
+0   CoreFoundation                	0x1a1b2c3d4 0x1a1a00000 + 1256404
+1   Shop                          	0x0000000104a18040 -[CartViewController total] + 64
+
+Thread 0 name:  Dispatch queue: com.apple.main-thread
+Thread 0 Crashed:
+0   libsystem_kernel.dylib        	0x00000001e1a2b1b0 __pthread_kill + 8
+1   Shop                          	0x0000000104a180c0 0x104a14000 + 16576
+2   Unlisted                      	0x0000000200000000 0x1ff000000 + 16777216
+
+Thread 1:
+0   libsystem_kernel.dylib        	0x00000001e1a2c000 0x1e1a25000 + 28672
+
+Binary Images:
+       0x104a14000 -        0x104a1ffff +Shop arm64  <4c4c44be55553144a18fb1819e548735> /private/var/containers/Bundle/Application/X/Shop.app/Shop
+       0x1a1a00000 -        0x1a1cfffff CoreFoundation arm64e  <0a1b2c3d4e5f60718293a4b5c6d7e8f9> /System/Library/Frameworks/CoreFoundation.framework/CoreFoundation
+       0x1e1a25000 -        0x1e1a5ffff libsystem_kernel.dylib arm64e  <11111111222233334444555555555555> /usr/lib/system/libsystem_kernel.dylib
+)";
+
+TEST(CrashReport, AppleCrashReportFramesGetTheirImagesUuidAndOffset) {
+  auto report = parseCrashReport(kAppleCrash);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kAppleCrash);
+  EXPECT_EQ(report->platform, "ios");
+  EXPECT_EQ(report->app, "com.example.shop");
+  EXPECT_EQ(report->build_id, "7.8.0(78007)");
+  EXPECT_EQ(report->exception_type, "NSInvalidArgumentException");
+  EXPECT_EQ(report->exception_message, "-[__NSCFNumber length]: unrecognized selector sent to instance 0x8");
+  ASSERT_EQ(report->threads.size(), 3u);
+  EXPECT_EQ(report->threads[0].name, "Last Exception Backtrace");
+  EXPECT_TRUE(report->threads[0].crashed);
+  EXPECT_EQ(report->threads[1].name, "Dispatch queue: com.apple.main-thread");
+  EXPECT_TRUE(report->threads[1].crashed);
+  EXPECT_FALSE(report->threads[2].crashed);
+  // A frame the device symbolicated is placed from its image's load address: 0x104a18040 - 0x104a14000.
+  auto lines = stack::parseStack(report->threads[0].stack);
+  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_NE(lines[1].native(), nullptr) << lines[1].raw;
+  EXPECT_EQ(lines[1].native()->address, 0x4040u);
+  EXPECT_EQ(lines[1].native()->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(lines[1].native()->module, "Shop");
+  auto crashed = stack::parseStack(report->threads[1].stack);
+  ASSERT_EQ(crashed.size(), 3u);
+  EXPECT_EQ(crashed[0].native()->address, 0x61b0u);  // 0x1e1a2b1b0 - 0x1e1a25000
+  EXPECT_EQ(crashed[0].native()->debug_id, "11111111222233334444555555555555");
+  // An image missing from Binary Images keeps its printed offset, and the report says so.
+  EXPECT_EQ(crashed[2].native()->address, 16777216u);
+  EXPECT_EQ(crashed[2].native()->debug_id, "");
+  EXPECT_EQ(readableFrames(*report), 6u);
+}
+
+TEST(CrashReport, AppleSignalCrashNamesTheSignalAndSubtype) {
+  auto report = parseCrashReport(
+      "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)\nException Subtype: KERN_INVALID_ADDRESS at 0x8\n\n"
+      "Thread 0 Crashed:\n0   App   0x0000000100004000 0x100000000 + 16384\n");
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->exception_type, "EXC_BAD_ACCESS");
+  EXPECT_EQ(report->exception_message, "SIGSEGV: KERN_INVALID_ADDRESS at 0x8");
+}
+
+TEST(CrashReport, AppleIpsReportFramesComeFromUsedImages) {
+  const std::string ips =
+      R"({"app_name":"Shop","app_version":"7.8.0","build_version":"78007","bug_type":"309","bundleID":"com.example.shop"})"
+      "\n"
+      R"({"exception":{"type":"EXC_BAD_ACCESS","signal":"SIGSEGV","subtype":"KERN_INVALID_ADDRESS at 0x8"},
+          "threads":[{"id":1},{"triggered":true,"queue":"com.apple.main-thread",
+                      "frames":[{"imageOffset":16448,"imageIndex":0},{"imageOffset":100,"imageIndex":1}]}],
+          "usedImages":[{"base":4372643840,"name":"Shop","uuid":"4C4C44BE-5555-3144-A18F-B1819E548735"},
+                        {"base":4294967296,"name":"dyld","uuid":"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"}]})";
+  auto report = parseCrashReport(ips);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kAppleIps);
+  EXPECT_EQ(report->app, "com.example.shop");
+  EXPECT_EQ(report->build_id, "7.8.0(78007)");
+  EXPECT_EQ(report->exception_message, "SIGSEGV: KERN_INVALID_ADDRESS at 0x8");
+  ASSERT_EQ(report->threads.size(), 2u);
+  EXPECT_FALSE(report->threads[0].crashed);
+  EXPECT_TRUE(report->threads[1].crashed);
+  EXPECT_EQ(report->threads[1].name, "com.apple.main-thread");
+  auto lines = stack::parseStack(report->threads[1].stack);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].native()->address, 16448u);
+  EXPECT_EQ(lines[0].native()->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(lines[1].native()->module, "dyld");
+}
+
+TEST(CrashReport, AnIpsReportWithABrokenBodySaysSo) {
+  auto report = parseCrashReport("{\"bug_type\":\"309\"}\n{\"threads\": [");
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message().find(".ips"), std::string::npos) << report.error().message();
+}
+
+TEST(CrashReport, TombstoneSignalAbortMessageAndThreads) {
+  auto report = parseCrashReport(R"(*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+ABI: 'arm64'
+pid: 4321, tid: 4350, name: RenderThread  >>> com.example.demo <<<
+signal 6 (SIGABRT), code -1 (SI_QUEUE), fault addr --------
+Abort message: 'invalid pixel format 7'
+backtrace:
+      #00 pc 000000000004a6c8  /apex/com.android.runtime/lib64/bionic/libc.so (abort+164) (BuildId: 1f2e3d4c)
+      #01 pc 000000000000457c  /data/app/~~x==/lib/arm64/libdemo.so (BuildId: ce661c5b08d91e24921ee768d6bd6490f7166b42)
+
+--- --- --- --- --- --- --- --- --- --- --- --- --- --- --- ---
+pid: 4321, tid: 4321, name: com.example.demo  >>> com.example.demo <<<
+backtrace:
+      #00 pc 00000000000a1b2c  /apex/com.android.runtime/lib64/bionic/libc.so (__epoll_pwait+8) (BuildId: 1f2e3d4c)
+)");
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kAndroidTombstone);
+  EXPECT_EQ(report->platform, "android");
+  EXPECT_EQ(report->app, "com.example.demo");
+  EXPECT_EQ(report->exception_type, "SIGABRT");
+  EXPECT_EQ(report->exception_message, "invalid pixel format 7");
+  ASSERT_EQ(report->threads.size(), 2u);
+  EXPECT_EQ(report->threads[0].name, "RenderThread");
+  EXPECT_TRUE(report->threads[0].crashed);
+  EXPECT_FALSE(report->threads[1].crashed);
+  auto lines = stack::parseStack(report->threads[0].stack);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].native()->debug_id, "ce661c5b08d91e24921ee768d6bd6490f7166b42");
+}
+
+TEST(CrashReport, TombstoneInLogcatIsReadThroughItsPrefixes) {
+  auto report = parseCrashReport(
+      "11-23 10:00:00.100  4350  4350 F DEBUG   : signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0\n"
+      "11-23 10:00:00.100  4350  4350 I ActivityManager: unrelated\n"
+      "11-23 10:00:00.101  4350  4350 F DEBUG   :       #00 pc 000000000000457c  /data/app/lib/arm64/libdemo.so "
+      "(BuildId: ce661c5b08d91e24921ee768d6bd6490f7166b42)\n");
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kAndroidTombstone);
+  EXPECT_EQ(report->exception_type, "SIGSEGV");
+  EXPECT_EQ(report->exception_message, "SEGV_MAPERR, fault addr 0x0");
+  EXPECT_EQ(readableFrames(*report), 1u);
+}
+
+TEST(CrashReport, LogcatAndroidRuntimeTraceKeepsOnlyItsOwnLines) {
+  auto report = parseCrashReport(
+      "11-23 10:00:00.100  4321  4321 I ActivityManager: Start proc\n"
+      "11-23 10:00:00.123  4321  4321 E AndroidRuntime: FATAL EXCEPTION: main\n"
+      "11-23 10:00:00.123  4321  4321 E AndroidRuntime: Process: com.example.demo, PID: 4321\n"
+      "11-23 10:00:00.123  4321  4321 E AndroidRuntime: java.lang.IllegalStateException: a.b: boom\n"
+      "11-23 10:00:00.123  4321  4321 E AndroidRuntime: \tat a.b.c(SourceFile:1)\n"
+      "E/AndroidRuntime( 4321): Caused by: java.lang.NullPointerException\n"
+      "E/AndroidRuntime( 4321): \tat a.d.e(SourceFile:2)\n"
+      "11-23 10:00:00.124  4321  4321 W System.err: \tat not.this.one(Unknown Source)\n");
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kAndroidLogcat);
+  EXPECT_EQ(report->app, "com.example.demo");
+  EXPECT_EQ(report->exception_type, "java.lang.IllegalStateException");
+  EXPECT_EQ(report->exception_message, "a.b: boom");
+  ASSERT_EQ(report->threads.size(), 1u);
+  EXPECT_EQ(report->threads[0].name, "main");
+  EXPECT_EQ(readableFrames(*report), 2u);
+  EXPECT_EQ(report->threads[0].stack.find("not.this.one"), std::string::npos);
+  EXPECT_NE(report->threads[0].stack.find("Caused by: java.lang.NullPointerException"), std::string::npos);
+}
+
+TEST(CrashReport, PrintStackTraceTextNamesTheThreadAndException) {
+  auto report = parseCrashReport(
+      "some log line first\nException in thread \"worker-1\" java.lang.RuntimeException: x\n"
+      "\tat a.b.c(SourceFile:1)\n\tat a.b.d(SourceFile:2)\n\t... 3 more\n");
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->format, ReportFormat::kJavaTrace);
+  EXPECT_EQ(report->exception_type, "java.lang.RuntimeException");
+  EXPECT_EQ(report->threads[0].name, "worker-1");
+  EXPECT_EQ(report->threads[0].stack.find("some log line"), std::string::npos);
+  EXPECT_EQ(readableFrames(*report), 2u);
+}
+
+TEST(CrashReport, BrowserConsoleStacksOfEveryEngine) {
+  auto v8 = parseCrashReport(
+      "Uncaught TypeError: Cannot read properties of undefined (reading 'x')\n"
+      "    at n (https://cdn.example.com/app.js:1:60)\n    at https://cdn.example.com/app.js:1:255\n");
+  ASSERT_TRUE(v8) << v8.error().message();
+  EXPECT_EQ(v8->format, ReportFormat::kBrowserConsole);
+  EXPECT_EQ(v8->platform, "web");
+  EXPECT_EQ(v8->exception_type, "TypeError");
+  EXPECT_EQ(v8->exception_message, "Cannot read properties of undefined (reading 'x')");
+  EXPECT_EQ(readableFrames(*v8), 2u);
+
+  auto firefox = parseCrashReport("n@https://cdn.example.com/app.js:1:60\n@https://cdn.example.com/app.js:1:255\n");
+  ASSERT_TRUE(firefox) << firefox.error().message();
+  EXPECT_EQ(firefox->platform, "web");
+  EXPECT_EQ(readableFrames(*firefox), 2u);
+}
+
+TEST(CrashReport, ReactNativeStacksAreTold) {
+  auto hermes = parseCrashReport(
+      "TypeError: Cannot read property 'token' of null\n\nThis error is located at:\n    in Profile\n\n"
+      "    at authHeader (address at index.android.bundle:1:345)\n");
+  ASSERT_TRUE(hermes) << hermes.error().message();
+  EXPECT_EQ(hermes->format, ReportFormat::kReactNative);
+  EXPECT_EQ(hermes->platform, "react_native");
+  EXPECT_EQ(hermes->exception_type, "TypeError");
+
+  auto jsc = parseCrashReport("render@main.jsbundle:1:550\n");
+  ASSERT_TRUE(jsc) << jsc.error().message();
+  EXPECT_EQ(jsc->platform, "react_native");
+}
+
+TEST(CrashReport, RawSdkFramesKeepTheirPlatform) {
+  auto android =
+      parseCrashReport("pc 0x0000000000010d78 libapmDemo.so [arm64-v8a::ba78e30f9664d0150fba525ab5981b19]\n");
+  ASSERT_TRUE(android) << android.error().message();
+  EXPECT_EQ(android->platform, "android");
+  auto ios = parseCrashReport("MDAP  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]\n");
+  ASSERT_TRUE(ios) << ios.error().message();
+  EXPECT_EQ(ios->platform, "ios");
+}
+
+TEST(CrashReport, TextWithoutAStackIsRefusedWithTheFormatsListed) {
+  for (const char* text : {"", "hello world\n", "Exception Type: EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n"}) {
+    auto report = parseCrashReport(text);
+    ASSERT_FALSE(report) << text;
+    EXPECT_EQ(report.error().code(), ErrorCode::kMalformedInput);
+  }
+  EXPECT_NE(parseCrashReport("hello\n").error().message().find("tombstone"), std::string::npos);
+}
+
+TEST(CrashReport, OversizedReportsAreRefusedBeforeReading) {
+  std::string huge(kMaxReportBytes + 1, 'a');
+  auto report = parseCrashReport(huge);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code(), ErrorCode::kTooLarge);
+}
+
+TEST(CrashReport, DeterministicMutationRunNeverCrashes) {
+  std::mt19937 random(1123);
+  size_t read = 0;
+  const std::string seeds[] = {kAppleCrash,
+                               "{\"bug_type\":\"309\"}\n{\"threads\":[{\"frames\":[{\"imageIndex\":0,\"imageOffset\":"
+                               "1}]}],\"usedImages\":[{\"base\":1,\"name\":\"A\"}]}",
+                               "backtrace:\n  #00 pc 0000000000001000  /a/libx.so (BuildId: 0102)\n",
+                               "E AndroidRuntime: java.lang.Error: x\nE AndroidRuntime: \tat a.b(c:1)\n",
+                               "TypeError: x\n    at f (https://a/b.js:1:2)\n"};
+  for (const std::string& seed : seeds) {
+    for (int round = 0; round < 400; ++round) {
+      std::string mutated = seed;
+      const int edits = 1 + static_cast<int>(random() % 6);
+      for (int e = 0; e < edits && !mutated.empty(); ++e) {
+        const size_t at = random() % mutated.size();
+        switch (random() % 3) {
+          case 0:
+            mutated[at] = static_cast<char>(random());
+            break;
+          case 1:
+            mutated.erase(at, 1 + random() % 16);
+            break;
+          default:
+            mutated.insert(at, mutated.substr(random() % mutated.size(), 1 + random() % 32));
+        }
+      }
+      auto report = parseCrashReport(mutated);
+      if (report) {
+        ++read;
+        EXPECT_GT(readableFrames(*report), 0u);
+      }
+    }
+  }
+  EXPECT_GT(read, 500u);  // most mutations still hold a readable frame
+}
+
+}  // namespace
+}  // namespace restack::crash_report

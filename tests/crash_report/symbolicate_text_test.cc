@@ -1,0 +1,238 @@
+// `restack symbolicate` on pasted crash text, checked against the truth: the same program run
+// without obfuscation or bundling. Nothing here writes an expected stack by hand; the original
+// run prints it.
+//   - Java: classes compiled by javac and obfuscated by ProGuard 7; both jars throw for real and
+//     the JVM prints the uncaught exception; the obfuscated trace, restored with the mapping,
+//     must read as the original trace.
+//   - JavaScript: ES modules run by node, and the same modules bundled and minified by esbuild;
+//     the bundle's V8 stack, restored with its source map, must give the original run's files,
+//     lines and columns.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/common/temp_dir.h"
+#include "tests/support/run_command.h"
+
+namespace restack {
+namespace {
+
+using test_support::runCommand;
+using test_support::shellQuote;
+
+const std::string kDepsDir = RESTACK_DEPS_DIR;
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string trimmed(std::string line) {
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.erase(0, 1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+// The restored stack of thread 0 in `restack symbolicate`'s text output: the lines between the
+// "Thread 0…" header and the blank line after it.
+std::vector<std::string> restoredThread(const std::string& output) {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const std::string& line : lines(output)) {
+    if (!in) {
+      in = line.starts_with("Thread 0");
+      continue;
+    }
+    if (line.empty()) break;
+    out.push_back(trimmed(line));
+  }
+  return out;
+}
+
+// Runs `restack symbolicate ARGUMENTS` in `dir` with `stdin_file` pasted on its input.
+std::string restack(const std::string& dir, const std::string& arguments, const std::string& stdin_file) {
+  auto ran = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate " + arguments, dir, stdin_file, false);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  return ran.output;
+}
+
+const char* kCartJava = R"(package com.shop.cart;
+
+public class Cart {
+  private final int[] prices;
+  public Cart(int[] prices) { this.prices = prices; }
+  public int total(String code) {
+    int sum = 0;
+    for (int price : prices) sum += price;
+    return sum - Discounts.forCode(code).apply(sum);
+  }
+}
+)";
+const char* kDiscountsJava = R"(package com.shop.cart;
+
+public class Discounts {
+  interface Rule { int apply(int sum); }
+  static Rule forCode(String code) {
+    if (code.startsWith("PCT")) {
+      int percent = Integer.parseInt(code.substring(3));
+      return sum -> sum * percent / 100;
+    }
+    throw new IllegalArgumentException("unknown discount code " + code);
+  }
+}
+)";
+const char* kMainJava = R"(package com.shop;
+
+import com.shop.cart.Cart;
+
+public class Main {
+  public static void main(String[] args) {
+    Cart cart = new Cart(new int[] {1250, 399});
+    try {
+      System.out.println(cart.total(args[0]));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("checkout failed", e);
+    }
+  }
+}
+)";
+
+TEST(SymbolicateText, AnObfuscatedJavaCrashReadsAsTheOriginalRun) {
+  const std::string proguard = kDepsDir + "/proguard/lib";
+  ASSERT_TRUE(std::filesystem::exists(proguard)) << proguard << " is missing: run scripts/setup.sh";
+  ASSERT_EQ(runCommand("command -v javac && command -v java && command -v jar").exit_code, 0)
+      << "javac, java and jar are needed: run scripts/setup.sh";
+  auto dir = TempDir::create("restack-symbolicate-java-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeFile(root + "/src/com/shop/cart/Cart.java", kCartJava);
+  writeFile(root + "/src/com/shop/cart/Discounts.java", kDiscountsJava);
+  writeFile(root + "/src/com/shop/Main.java", kMainJava);
+  writeFile(root + "/proguard.pro",
+            "-injars in.jar\n-outjars out.jar\n"
+            "-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
+            "-keep class com.shop.Main { public static void main(java.lang.String[]); }\n"
+            "-dontoptimize\n-keepattributes SourceFile,LineNumberTable\n"
+            "-renamesourcefileattribute SourceFile\n-printmapping mapping.txt\n");
+  auto built = runCommand(
+      "javac --release 17 -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes . && java -cp " +
+          shellQuote(proguard + "/*") + " proguard.ProGuard @proguard.pro",
+      root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+
+  // Two crashes: one thrown inside the app's own code, one inside the JDK (parseInt) below it.
+  for (const char* code : {"SUMMER", "PCTx"}) {
+    SCOPED_TRACE(code);
+    auto original = runCommand(std::string("java -cp in.jar com.shop.Main ") + code, root);
+    auto obfuscated = runCommand(std::string("java -cp out.jar com.shop.Main ") + code, root);
+    ASSERT_NE(original.exit_code, 0) << original.output;
+    ASSERT_NE(obfuscated.exit_code, 0) << obfuscated.output;
+    ASSERT_NE(original.output, obfuscated.output) << "ProGuard left the names as they were";
+    writeFile(root + "/pasted.txt", obfuscated.output);
+    const std::string output = restack(root, "--symbols mapping.txt", root + "/pasted.txt");
+
+    std::vector<std::string> expected;
+    for (const std::string& line : lines(original.output)) expected.push_back(trimmed(line));
+    std::vector<std::string> restored = restoredThread(output);
+    // The JVM prints the source file of every frame; the obfuscated build keeps "SourceFile"
+    // and the mapping restores the class, so the file of app frames is derived from the class.
+    EXPECT_EQ(restored, expected) << "restack printed:\n" << output << "\noriginal run:\n" << original.output;
+  }
+}
+
+const char* kMoneyJs = R"(export function formatMoney(line) {
+  const cents = line.price.amount * line.quantity;
+  return (cents / 100).toFixed(2);
+}
+)";
+const char* kCartJs = R"(import { formatMoney } from "./money.mjs";
+
+export class CartView {
+  constructor(lines) {
+    this.lines = lines;
+  }
+  render() {
+    return this.lines.map((line) => formatMoney(line)).join("\n");
+  }
+}
+)";
+const char* kMainJs = R"(import { CartView } from "./cart.mjs";
+
+function checkout(lines) {
+  const view = new CartView(lines);
+  return view.render();
+}
+
+try {
+  checkout([{ price: { amount: 1250 }, quantity: 1 }, { quantity: 2 }]);
+} catch (error) {
+  console.log(error.stack);
+}
+)";
+
+// "    at fn (file:///x/src/money.mjs:2:27)" -> "money.mjs:2:27"; frames without a position are skipped.
+std::vector<std::string> positions(const std::vector<std::string>& stack) {
+  std::vector<std::string> out;
+  for (const std::string& line : stack) {
+    if (!line.starts_with("at ")) continue;
+    std::string location = line;
+    if (location.ends_with(")")) {
+      location = location.substr(location.rfind('(') + 1);
+      location.pop_back();
+    } else {
+      location = location.substr(location.rfind(' ') + 1);
+    }
+    size_t slash = location.rfind('/');
+    if (slash != std::string::npos) location = location.substr(slash + 1);
+    if (location.find(':') == std::string::npos) continue;  // "<anonymous>"
+    out.push_back(location);
+  }
+  return out;
+}
+
+TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
+  const std::string esbuild = kDepsDir + "/node/node_modules/.bin/esbuild";
+  ASSERT_TRUE(std::filesystem::exists(esbuild)) << esbuild << " is missing: run scripts/setup.sh";
+  ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
+  auto dir = TempDir::create("restack-symbolicate-js-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeFile(root + "/src/money.mjs", kMoneyJs);
+  writeFile(root + "/src/cart.mjs", kCartJs);
+  writeFile(root + "/src/main.mjs", kMainJs);
+  auto built = runCommand(shellQuote(esbuild) +
+                              " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
+                              "--log-level=error",
+                          root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  auto original = runCommand("node src/main.mjs", root);
+  auto bundled = runCommand("node dist/app.mjs", root);
+  ASSERT_EQ(original.exit_code, 0) << original.output;
+  ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
+  ASSERT_NE(original.output.find("TypeError"), std::string::npos) << original.output;
+  writeFile(root + "/pasted.txt", bundled.output);
+  const std::string output = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+
+  std::vector<std::string> expected_stack;
+  for (const std::string& line : lines(original.output)) expected_stack.push_back(trimmed(line));
+  const std::vector<std::string> restored = restoredThread(output);
+  const std::vector<std::string> expected = positions(expected_stack);
+  ASSERT_GE(expected.size(), 4u) << original.output;
+  EXPECT_EQ(positions(restored), expected) << "restack printed:\n" << output << "\noriginal run:\n" << original.output;
+  // The message line is the engine's, untouched.
+  EXPECT_NE(output.find(expected_stack.front()), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace restack
