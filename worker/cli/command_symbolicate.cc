@@ -57,13 +57,25 @@ int run(SymbolicateFlags& flags) {
     std::cerr << "restack symbolicate: --output is text or json, not '" << flags.output << "'\n";
     return 2;
   }
+  // A missing symbol file is the user's first mistake to hear about, before stdin is read.
+  for (const std::string& file : flags.symbols) {
+    std::error_code error;
+    if (!std::filesystem::exists(file, error)) {
+      std::cerr << "restack symbolicate: cannot use " << file << ": no such file or folder\n";
+      return 1;
+    }
+  }
   // Skip blank lines before the first one that says what the input is.
   std::string first_line;
   bool has_first = false;
   while ((has_first = static_cast<bool>(std::getline(std::cin, first_line)))) {
     if (first_line.find_first_not_of(" \t\r") != std::string::npos) break;
   }
-  const bool json_lines = flags.json || (has_first && looksLikeJsonLines(first_line));
+  if (!has_first) {
+    std::cerr << "restack symbolicate: nothing on stdin: paste a crash report, or pipe JSON Lines raw events\n";
+    return 0;
+  }
+  const bool json_lines = flags.json || looksLikeJsonLines(first_line);
   if (json_lines && flags.output == "text") {
     std::cerr << "restack symbolicate: --output text is for pasted crash reports; JSON events come back as JSON\n";
     return 2;
