@@ -1,0 +1,263 @@
+// `restack symbolicate` on native crash reports of real builds, compared frame by frame with
+// llvm-symbolizer on the same binaries. arm64 code cannot run here, so the reports are written
+// the way debuggerd and Apple's ReportCrash lay them out, with real return addresses: every
+// call instruction of the build (llvm-objdump), plus the address after it.
+//   - Android: an aarch64 .so (clang -O2, inlining) and a tombstone of its frames by BuildId.
+//   - Apple: an arm64 iOS executable and its dSYM (dsymutil), and a .crash report whose frames
+//     are placed through its Binary Images section (load address and UUID).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/common/temp_dir.h"
+#include "tests/support/run_command.h"
+
+namespace restack {
+namespace {
+
+using test_support::runCommand;
+using test_support::shellQuote;
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+const char* kSource = R"(typedef unsigned u32;
+struct item { u32 price; u32 count; };
+struct cart { struct item *items; u32 size; };
+
+static inline u32 line_total(const struct item *item) { return item->price * item->count; }
+
+__attribute__((noinline)) u32 cart_total(const struct cart *cart) {
+  u32 sum = 0;
+  for (u32 i = 0; i < cart->size; ++i) sum += line_total(&cart->items[i]);
+  return sum;
+}
+
+__attribute__((noinline)) u32 apply_discount(const struct cart *cart, u32 percent) {
+  u32 total = cart_total(cart);
+  return total - total * percent / 100;
+}
+
+static inline u32 checkout_inner(const struct cart *cart) { return apply_discount(cart, 10) + 1; }
+
+__attribute__((noinline)) u32 checkout(const struct cart *cart) {
+  u32 result = checkout_inner(cart);
+  return result + cart_total(cart);
+}
+
+__attribute__((visibility("default"))) u32 entry(const struct cart *cart) { return checkout(cart) * 2; }
+)";
+
+// Return addresses of every "bl" in the text of `binary`: the address after each call, as an
+// unwinder reports caller frames.
+std::vector<uint64_t> returnAddresses(const std::string& binary) {
+  auto objdump = runCommand("llvm-objdump-19 -d --no-show-raw-insn " + shellQuote(binary));
+  EXPECT_EQ(objdump.exit_code, 0) << objdump.output;
+  std::vector<uint64_t> out;
+  for (const std::string& line : lines(objdump.output)) {
+    // "   10d78:      	bl	0x10d00 <cart_total>"
+    size_t colon = line.find(':');
+    if (colon == std::string::npos || line.find("\tbl\t") == std::string::npos) continue;
+    try {
+      out.push_back(std::stoull(line.substr(0, colon), nullptr, 16) + 4);
+    } catch (...) {
+    }
+  }
+  return out;
+}
+
+// llvm-symbolizer --inlines at each address, as "function basename:line" lines, innermost
+// first, one block per address. Return addresses are looked up at address - 1; the first frame
+// of a thread is its current pc when `first_is_pc`, and is looked up as it is.
+std::vector<std::vector<std::string>> reference(const std::string& object, const std::vector<uint64_t>& addresses,
+                                                bool first_is_pc) {
+  std::string query;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    query += "0x" + hex(addresses[i] - (i == 0 && first_is_pc ? 0 : 1)) + "\n";
+  }
+  const std::string folder = std::filesystem::path(object).parent_path().string();
+  writeFile(folder + "/addresses.txt", query);
+  auto ran = runCommand("llvm-symbolizer-19 --inlines --functions=linkage --obj=" + shellQuote(object), "",
+                        folder + "/addresses.txt", false);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  std::vector<std::vector<std::string>> blocks(1);
+  std::vector<std::string> output = lines(ran.output);
+  for (size_t i = 0; i < output.size(); ++i) {
+    if (output[i].empty()) {
+      if (!blocks.back().empty()) blocks.emplace_back();
+      continue;
+    }
+    if (i + 1 >= output.size()) break;
+    std::string location = output[++i];  // file:line:column
+    size_t last = location.rfind(':');
+    size_t line_colon = last == std::string::npos ? std::string::npos : location.rfind(':', last - 1);
+    std::string file_line =
+        line_colon == std::string::npos
+            ? location
+            : basename(location.substr(0, line_colon)) + ":" + location.substr(line_colon + 1, last - line_colon - 1);
+    std::string name = output[i - 1];
+    if (name.starts_with("_")) name.erase(0, 1);  // Mach-O symbols carry a leading underscore
+    blocks.back().push_back(name + " " + file_line);
+  }
+  if (blocks.back().empty()) blocks.pop_back();
+  return blocks;
+}
+
+// Restored native lines "#03 fn (in lib) (file.c:12)" or "fn (in App) (file.c:12)" as
+// "fn file.c:12", in order; lines that are not restored are kept as they are.
+std::vector<std::string> restoredFrames(const std::string& output) {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const std::string& line : lines(output)) {
+    if (!in) {
+      in = line.starts_with("Thread 0");
+      continue;
+    }
+    if (line.empty()) break;
+    std::string text = line;
+    if (text.starts_with("#")) text = text.substr(text.find(' ') + 1);
+    size_t in_at = text.find(" (in ");
+    size_t file_at = text.rfind(" (");
+    if (in_at == std::string::npos || file_at == in_at) {
+      out.push_back(text);
+      continue;
+    }
+    out.push_back(text.substr(0, in_at) + " " + text.substr(file_at + 2, text.size() - file_at - 3));
+  }
+  return out;
+}
+
+std::vector<std::string> flatten(const std::vector<std::vector<std::string>>& blocks) {
+  std::vector<std::string> out;
+  for (const auto& block : blocks) out.insert(out.end(), block.begin(), block.end());
+  return out;
+}
+
+bool haveTools() {
+  for (const char* tool :
+       {"clang-19", "llvm-objdump-19", "llvm-symbolizer-19", "llvm-readelf-19", "dsymutil-19", "llvm-dwarfdump-19"}) {
+    if (runCommand(std::string("command -v ") + tool).exit_code != 0) {
+      ADD_FAILURE() << tool << " is missing: run scripts/setup.sh";
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
+  ASSERT_TRUE(haveTools());
+  auto dir = TempDir::create("restack-tombstone-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeFile(root + "/cart.c", kSource);
+  auto built = runCommand(
+      "clang-19 --target=aarch64-linux-android24 -g -O2 -fPIC -ffreestanding -nostdlib -shared -fuse-ld=lld "
+      "-Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
+      root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
+  std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
+  ASSERT_EQ(build_id.size(), 40u) << notes.output;
+  std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
+  ASSERT_GE(addresses.size(), 3u);
+
+  std::string tombstone =
+      "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
+      "ABI: 'arm64'\npid: 100, tid: 101, name: worker  >>> com.example.cart <<<\n"
+      "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x8\n\nbacktrace:\n";
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    char index[8];
+    std::snprintf(index, sizeof index, "%02zu", i + 1);  // every frame is a caller (#01…): no #00 pc
+    tombstone += "      #" + std::string(index) + " pc " + hex(addresses[i]) +
+                 "  /data/app/~~x==/com.example.cart-y==/lib/arm64/libcart.so (BuildId: " + build_id + ")\n";
+  }
+  writeFile(root + "/tombstone.txt", tombstone);
+  auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
+                             root + "/tombstone.txt", false);
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses, false)))
+      << restored.output;
+  EXPECT_NE(restored.output.find("SIGSEGV: SEGV_MAPERR, fault addr 0x8"), std::string::npos) << restored.output;
+}
+
+TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays) {
+  ASSERT_TRUE(haveTools());
+  auto dir = TempDir::create("restack-apple-report-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeFile(root + "/cart.c", kSource);
+  auto built = runCommand(
+      "clang-19 --target=arm64-apple-ios14 -g -O2 -c cart.c -o cart.o && "
+      "clang-19 --target=arm64-apple-ios14 -fuse-ld=lld -nostdlib -Wl,-undefined,dynamic_lookup -Wl,-e,_entry "
+      "cart.o -o Cart && dsymutil-19 Cart -o Cart.dSYM",
+      root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const std::string dwarf = root + "/Cart.dSYM/Contents/Resources/DWARF/Cart";
+  auto uuid_run =
+      runCommand("llvm-dwarfdump-19 --uuid " + shellQuote(dwarf) + " | awk 'NR == 1 { print $2 }'", "", "", false);
+  std::string uuid = lines(uuid_run.output).empty() ? "" : lines(uuid_run.output).front();
+  ASSERT_EQ(uuid.size(), 36u) << uuid_run.output;
+  // __TEXT's vmaddr: file addresses in the binary are vmaddr + offset.
+  auto vmaddr_run = runCommand(
+      "llvm-objdump-19 --macho --private-headers Cart | awk '$1 == \"segname\" && $2 == \"__TEXT\" { getline; print "
+      "$2; exit }'",
+      root, "", false);
+  const uint64_t text_vmaddr = std::stoull(lines(vmaddr_run.output).front(), nullptr, 16);
+  std::vector<uint64_t> addresses = returnAddresses(root + "/Cart");
+  ASSERT_GE(addresses.size(), 3u);
+
+  const uint64_t load = 0x104a14000;
+  std::string uuid_plain;
+  for (char c : uuid) {
+    if (c != '-') uuid_plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  std::string report =
+      "Incident Identifier: 1E2D3C4B-5A69-4788-9A0B-1C2D3E4F5A6B\nIdentifier:          com.example.cart\n"
+      "Version:             1.0 (1)\n\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n"
+      "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000008\n\nThread 0 Crashed:\n";
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const uint64_t offset = addresses[i] - text_vmaddr;
+    char line[160];
+    if (i % 2 == 0) {  // as ReportCrash writes unsymbolicated frames
+      std::snprintf(line, sizeof line, "%-4zu%-30s0x%s 0x%llx + %llu\n", i, "Cart", hex(load + offset).c_str(),
+                    static_cast<unsigned long long>(load), static_cast<unsigned long long>(offset));
+    } else {  // as a device that already symbolicated writes them
+      std::snprintf(line, sizeof line, "%-4zu%-30s0x%s somewhere + 12\n", i, "Cart", hex(load + offset).c_str());
+    }
+    report += line;
+  }
+  report += "\nBinary Images:\n       0x" + hex(load).substr(7) + " -        0x" + hex(load + 0xffff).substr(7) +
+            " +Cart arm64  <" + uuid_plain + "> /private/var/containers/Bundle/Application/X/Cart.app/Cart\n";
+  writeFile(root + "/Cart.crash", report);
+  auto restored =
+      runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", root, root + "/Cart.crash", false);
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(dwarf, addresses, true))) << restored.output << report;
+}
+
+}  // namespace
+}  // namespace restack
