@@ -6,7 +6,6 @@
 //   ------------    ------------------------------------------  ---------------------------------
 //   meta            "schema_version"                            u32 little endian
 //   meta            "applied\x00<topic>\x00<partition u32 BE>"  next offset to apply, i64 LE
-//   meta            "upload\x00<kind>\x00<id>"                  UploadRecord (see upload_catalog.h)
 //   meta            "deferred\x00<topic>\x00<partition><offset>"  an upload waiting to be retried, owned by
 //                                                               worker/kafka/deferred_uploads.h
 //   native          owned by symbolstore/native (see its header)
