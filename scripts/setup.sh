@@ -23,6 +23,7 @@ packages=(
 )
 if ! $only_build; then
   packages+=(kcat)
+  packages+=(gcc-12 g++-12 libpng-dev googletest libc6-dbg)  # tests/native/native_accuracy_test.cc
   # The machine image may bring its own Java, Maven and Node.js; use Debian's only when absent.
   command -v java >/dev/null && command -v javac >/dev/null || packages+=(openjdk-17-jdk-headless)
   command -v mvn >/dev/null || packages+=(maven)

@@ -83,7 +83,11 @@ struct SymbolizedFrame {
   bool inlined = false;  // this frame was inlined into the next (outer) one
   std::string module;    // image / library / class file / bundle the frame belongs to
   std::optional<bool> in_app;
-  uint64_t symbol_offset = 0;       // symbol-table tier: offset of the address from the symbol start
+  uint64_t symbol_offset = 0;  // symbol-table tier: offset of the address from the symbol start
+  // Native: the compiler clone the address lies in, as the symbol table's suffix to `function`
+  // without its leading dot ("isra.0", "constprop.1.isra.0", "part.0", "cold", "lto_priv.0").
+  // `function` stays the source function's name, as llvm-symbolizer prints it with the debug file.
+  std::string clone;
   ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;  // line number of context_lines[0]
 };

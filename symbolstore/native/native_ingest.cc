@@ -4,6 +4,7 @@
 // unit's function records are appended to a RocksDB write batch that is written (on a helper
 // thread) whenever it passes `kBatchBytes`. What stays in memory for the whole image is the symbol table and the
 // per-image string dictionary (unique demangled names and paths), not the DWARF.
+#include <rocksdb/iterator.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -182,6 +183,7 @@ class SliceIngest {
       image_.has_symbols = existing->has_symbols;
       image_.symbols = existing->symbols;
       image_.has_objc = existing->has_objc;
+      image_.symbols_from_debug_file = existing->symbols_from_debug_file;
     }
 
     RESTACK_RETURN_IF_ERROR(ingestSymbols(existing));
@@ -205,14 +207,32 @@ class SliceIngest {
   }
 
   Status ingestSymbols(const std::optional<ImageRecord>& existing) {
+    // A detached debug file answers as llvm-symbolizer does for the stripped library it belongs
+    // to: with the symbols that library lists (its .dynsym), the DWARF for everything else. Its
+    // full .symtab still tells which functions are compiler clones.
+    const bool debug_file = native::isDetachedDebugFile(slice_);
     auto symbols = native::readSymbolTable(slice_);
     if (!symbols) return symbols.error();
-    symbols_ = std::move(*symbols);
+    full_symbols_ = std::move(*symbols);
+    if (debug_file) {
+      if (existing && existing->has_symbols && !existing->symbols_from_debug_file) {
+        // The library itself was uploaded first: its table names the outermost frames.
+        return loadStoredSymbols();
+      }
+      auto dynamic = native::readSymbolTable(slice_, /*dynamic_only=*/true);
+      if (!dynamic) return dynamic.error();
+      symbols_ = std::move(*dynamic);
+    } else {
+      symbols_ = full_symbols_;
+    }
     std::vector<native::SymbolEntry> methods = native::readObjcMethods(slice_);
     bool has_objc = !methods.empty();
     std::vector<native::SymbolEntry> merged = native::mergeObjcMethods(symbols_, std::move(methods));
     if (merged.empty()) return Status::ok();
-    if (existing && existing->has_symbols && existing->symbols > merged.size()) {
+    bool keep_stored = existing && existing->has_symbols &&
+                       (debug_file ? !existing->symbols_from_debug_file
+                                   : !existing->symbols_from_debug_file && existing->symbols > merged.size());
+    if (keep_stored) {
       report_.warnings.push_back(slice_.source +
                                  ": kept the larger symbol table stored earlier "
                                  "for " +
@@ -234,6 +254,29 @@ class SliceIngest {
     image_.has_symbols = true;
     image_.symbols = merged.size();
     image_.has_objc = has_objc;
+    image_.symbols_from_debug_file = debug_file;
+    return Status::ok();
+  }
+
+  // Reads the stored symbol tier back (names already demangled) for naming outermost frames.
+  Status loadStoredSymbols() {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store_.db().NewIterator(rocksdb::ReadOptions(), store_.family(SymbolFamily::kNative)));
+    const std::string end = recordsEnd('S', id_);
+    for (it->Seek(recordsBegin('S', id_)); it->Valid() && it->key().ToStringView() < end; it->Next()) {
+      auto begin = addressOfKey('S', id_, it->key().ToStringView());
+      if (!begin) continue;
+      auto chunk = decodeSymbolChunk(*begin, it->value().ToStringView());
+      if (!chunk) continue;  // a corrupt chunk names nothing; DWARF still answers
+      for (StoredSymbol& symbol : chunk->symbols) {
+        symbols_.push_back({symbol.begin, symbol.size, std::move(symbol.name), native::SymbolSource::kSymtab});
+      }
+    }
+    if (!it->status().ok()) {
+      return ioError("symbol store: reading the stored symbols of " + slice_.debug_id +
+                     " failed: " + it->status().ToString());
+    }
+    symbols_demangled_ = true;
     return Status::ok();
   }
 
@@ -285,9 +328,20 @@ class SliceIngest {
           stored.call_column = node.call_column;
           record.nodes.push_back(stored);
         }
-        // llvm-symbolizer names the outermost frame from the symbol table when one covers it.
-        if (const native::SymbolEntry* symbol = native::findSymbol(symbols_, function.begin)) {
-          auto outer = strings.internName(symbol->name);
+        // llvm-symbolizer names the outermost frame from the symbol table when one covers it,
+        // except that a compiler clone ("f.isra.0" for DWARF's "f") keeps the DWARF name, as
+        // llvm-symbolizer prints it for a stripped library with its debug file; the clone kind
+        // is kept beside it.
+        std::string_view clone;
+        if (const native::SymbolEntry* symbol = native::findSymbol(full_symbols_, function.begin)) {
+          clone = native::cloneSuffix(symbol->name, function.nodes[0].name);
+        }
+        if (!clone.empty()) {
+          auto id = strings.intern(clone);
+          if (!id) return id.status();
+          record.clone = *id;
+        } else if (const native::SymbolEntry* symbol = native::findSymbol(symbols_, function.begin)) {
+          auto outer = symbols_demangled_ ? strings.intern(symbol->name) : strings.internName(symbol->name);
           if (!outer) return outer.status();
           if (*outer != record.nodes[0].name) record.outer_name = *outer;
         }
@@ -343,7 +397,11 @@ class SliceIngest {
   BatchWriter writer_;
   std::string id_;
   ImageRecord image_;
+  // Names the outermost frame (symtab override), as llvm-symbolizer's symbol table would.
   std::vector<native::SymbolEntry> symbols_;
+  bool symbols_demangled_ = false;  // symbols_ came back from the store, demangled
+  // The upload's whole symbol table: which functions are compiler clones.
+  std::vector<native::SymbolEntry> full_symbols_;
 };
 
 }  // namespace

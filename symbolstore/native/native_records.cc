@@ -198,8 +198,8 @@ std::string encodeImage(const ImageRecord& image) {
   std::string out;
   out.push_back(static_cast<char>(kRecordVersion));
   out.push_back(static_cast<char>(image.format));
-  uint8_t flags =
-      (image.shared ? 1 : 0) | (image.has_dwarf ? 2 : 0) | (image.has_symbols ? 4 : 0) | (image.has_objc ? 8 : 0);
+  uint8_t flags = (image.shared ? 1 : 0) | (image.has_dwarf ? 2 : 0) | (image.has_symbols ? 4 : 0) |
+                  (image.has_objc ? 8 : 0) | (image.symbols_from_debug_file ? 16 : 0);
   out.push_back(static_cast<char>(flags));
   putVarint(out, image.image_base);
   putVarint(out, image.functions);
@@ -227,6 +227,7 @@ Expected<ImageRecord> decodeImage(std::string_view value) {
   image.has_dwarf = flags & 2;
   image.has_symbols = flags & 4;
   image.has_objc = flags & 8;
+  image.symbols_from_debug_file = flags & 16;
   image.image_base = reader.varint();
   image.functions = reader.varint();
   image.symbols = reader.varint();
@@ -273,6 +274,8 @@ std::string encodeFunction(const FunctionRecord& function) {
     previous = line.begin;
     previous_line = line.line;
   }
+  // Optional trailing field: records without a clone keep the layout written before it existed.
+  if (function.clone != kNoString) putVarint(out, uint64_t{function.clone} + 1);
   return out;
 }
 
@@ -327,6 +330,10 @@ Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value) 
     }
     line.line = static_cast<uint32_t>(line_number);
     line.column = reader.varint32();
+  }
+  if (reader.ok() && !reader.atEnd()) {
+    function.clone = reader.optionalIndex(kNoString);
+    if (function.clone == kNoString) return badRecord("function");
   }
   if (!reader.ok() || !reader.atEnd()) return badRecord("function");
   return function;

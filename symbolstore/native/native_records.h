@@ -20,14 +20,15 @@
 // FunctionRecords are "string id + 1", 0 meaning none):
 //
 //   ImageRecord   u8 version, u8 format (1 macho, 2 elf), u8 flags (1 shared, 2 dwarf,
-//                 4 symbols, 8 objc), varint image_base, varint functions, varint symbols,
-//                 varint strings, str arch, str module, str app, str build_id
+//                 4 symbols, 8 objc, 16 symbols read from a detached debug file), varint image_base, varint functions,
+//                 varint symbols, varint strings, str arch, str module, str app, str build_id
 //   FunctionRecord u8 version, varint size, varint outer_name+1,
 //                 varint nodes  { varint parent+1, varint name+1, varint call_file+1,
 //                                 varint call_line, varint call_column }  (parent < own index)
 //                 varint tiles  { varint begin delta, varint node }       (first delta from begin)
 //                 varint lines  { varint begin delta, varint file+1, zigzag line delta,
 //                                 varint column }
+//                 [varint clone+1]  (optional, only when the function is a compiler clone)
 //   SymbolChunk   u8 version, varint next_chunk_delta (0: last chunk), varint count,
 //                 { varint begin delta, varint size, u8 source (0 symtab, 1 objc), str name }
 //   StringBlock   u8 version, varint count, { str }
@@ -46,9 +47,11 @@
 //
 // Uploads sharing a debug id merge (a stripped .so and its separate debug file): the DWARF tier
 // of the latest upload with DWARF replaces any earlier one ('F' and 'T' of the id are rewritten);
-// the symbol tier is replaced only by a symbol table at least as large as the stored one, so a
-// .dynsym-only stripped library never hides the full .symtab of its debug file. Lookups try
-// DWARF first, then the symbol tier.
+// the symbol tier is replaced only by a symbol table at least as large as the stored one. A
+// detached debug file (formats/native/symbol_table.h: isDetachedDebugFile) contributes only the
+// symbols its stripped library lists in .dynsym, and never replaces the library's own table: the
+// answers are llvm-symbolizer's for the stripped library with its debug file. Lookups try DWARF
+// first, then the symbol tier.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +92,9 @@ struct ImageRecord {
   bool has_dwarf = false;
   bool has_symbols = false;
   bool has_objc = false;
+  // The symbol tier came from a detached debug file (its exported symbols, standing in for the
+  // stripped library's .dynsym); the library's own table replaces it whatever its size.
+  bool symbols_from_debug_file = false;
   uint64_t image_base = 0;
   uint64_t functions = 0;
   uint64_t symbols = 0;
@@ -122,6 +128,10 @@ struct FunctionRecord {
   uint64_t begin = 0;
   uint64_t end = 0;
   uint32_t outer_name = kNoString;  // symbol-table name of the outermost frame, when it differs
+  // Clone suffix of the symbol-table name ("isra.0", "cold"; formats/native/symbol_table.h)
+  // when that name is the DWARF name plus a clone suffix; the outermost frame then keeps the
+  // DWARF name and reports the clone as an attribute.
+  uint32_t clone = kNoString;
   std::vector<StoredNode> nodes;
   std::vector<StoredTile> tiles;
   std::vector<StoredLine> lines;

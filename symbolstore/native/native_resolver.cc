@@ -36,6 +36,7 @@ struct DecodedLine {
 };
 struct DecodedFunction {
   const std::string* outer_name = nullptr;
+  const std::string* clone = nullptr;
   std::vector<DecodedNode> nodes;
   std::vector<StoredTile> tiles;
   std::vector<DecodedLine> lines;
@@ -253,6 +254,9 @@ struct NativeResolver::Impl {
     auto outer = string(image, record.outer_name, decoded->blocks);
     if (!outer) return outer.error();
     decoded->outer_name = *outer;
+    auto clone = string(image, record.clone, decoded->blocks);
+    if (!clone) return clone.error();
+    decoded->clone = *clone;
     decoded->nodes.reserve(record.nodes.size());
     for (const StoredNode& node : record.nodes) {
       auto name = string(image, node.name, decoded->blocks);
@@ -448,6 +452,7 @@ struct NativeResolver::Impl {
       current = caller;
     }
     if (function.outer_name) result.frames.back().function = *function.outer_name;
+    if (function.clone) result.frames.back().clone = *function.clone;
     for (const SymbolizedFrame& restored : result.frames) {
       if (native::isSwiftMangled(restored.function)) {
         result.note = "swift name left mangled (no Swift demangler; use `swift demangle`)";

@@ -81,6 +81,37 @@ TEST(NativeRecords, FunctionRoundTrip) {
   EXPECT_EQ(decoded->tiles[2].begin, 0x10d20u);
 }
 
+TEST(NativeRecords, CloneIsAnOptionalTrailingField) {
+  FunctionRecord original = workedExample();
+  std::string without = encodeFunction(original);
+  original.clone = 4;
+  std::string with = encodeFunction(original);
+  EXPECT_EQ(with.substr(0, without.size()), without) << "records without a clone keep their layout";
+  auto decoded = decodeFunction(original.begin, with);
+  ASSERT_TRUE(decoded) << decoded.error().describe();
+  EXPECT_EQ(decoded->clone, 4u);
+  auto plain = decodeFunction(original.begin, without);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->clone, kNoString);
+  EXPECT_FALSE(decodeFunction(original.begin, without + std::string(1, '\0'))) << "a trailing 0 names no clone";
+}
+
+TEST(NativeSymbols, CloneSuffixFollowsTheItaniumCloneGrammar) {
+  EXPECT_EQ(native::cloneSuffix("f.isra.0", "f"), "isra.0");
+  EXPECT_EQ(native::cloneSuffix("_ZL3fooi.constprop.0.isra.0", "_ZL3fooi"), "constprop.0.isra.0");
+  EXPECT_EQ(native::cloneSuffix("part_fn.part.0", "part_fn"), "part.0");
+  EXPECT_EQ(native::cloneSuffix("__GI__IO_fflush.cold", "__GI__IO_fflush"), "cold");
+  EXPECT_EQ(native::cloneSuffix("g.lto_priv.0", "g"), "lto_priv.0");
+  EXPECT_EQ(native::cloneSuffix("f.part.0.cold", "f"), "part.0.cold");
+  EXPECT_EQ(native::cloneSuffix("f2", "f"), "") << "another function";
+  EXPECT_EQ(native::cloneSuffix("f.0", "f"), "") << "a number cannot start the suffix";
+  EXPECT_EQ(native::cloneSuffix("f.", "f"), "");
+  EXPECT_EQ(native::cloneSuffix("f.isra..0", "f"), "");
+  EXPECT_EQ(native::cloneSuffix("f@GLIBC_2.2.5", "f"), "");
+  EXPECT_EQ(native::cloneSuffix("f.isra.0", ""), "");
+  EXPECT_EQ(native::cloneSuffix("f", "f"), "");
+}
+
 TEST(NativeRecords, EveryTruncationAndBadIndexIsRejected) {
   std::string value = encodeFunction(workedExample());
   for (size_t length = 0; length < value.size(); ++length) {

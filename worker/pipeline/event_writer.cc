@@ -32,6 +32,10 @@ void writeSymbolizedFields(JsonWriter& json, const SymbolizedFrame& frame) {
     json.key("symbol_offset");
     json.unsignedNumber(frame.symbol_offset);
   }
+  if (!frame.clone.empty()) {
+    json.key("clone");
+    json.string(frame.clone);
+  }
 }
 
 void writeFrame(JsonWriter& json, const OutputFrame& frame) {

@@ -1,0 +1,326 @@
+// Agreement with llvm-symbolizer-19 --inlines on real third-party code compiled here (the zlib and
+// libpng example programs, GoogleTest) with gcc-12 and clang-19 at -O2/-O3, DWARF 4 and 5, whole
+// or split into a stripped library plus a debug file (found by llvm-symbolizer through
+// .gnu_debuglink or the build id), and on Debian's own libc.so.6 with its libc6-dbg debug file.
+// Every frame of every sampled address is compared (function, file, line, column, inline chain);
+// the oracle runs at test time, nothing is written by hand.
+//
+// RESTACK_ACCURACY_STEP=N samples every N-th byte of .text (default: every 3rd for the built
+// libraries, every 17th for libc); docs/accuracy.md records the figures of a run with N=1.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "formats/stack/stack_line.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/native/native_resolver.h"
+#include "tests/native/native_test_support.h"
+
+namespace restack::native_test {
+namespace {
+
+// Distribution sources (Debian packages zlib1g-dev, libpng-dev, googletest; scripts/setup.sh).
+const char* kZlibExamples = "/usr/share/doc/zlib1g-dev/examples";
+const char* kPngTest = "/usr/share/doc/libpng-dev/examples/pngtest.c";
+const char* kGoogleTest = "/usr/src/googletest/googletest";
+const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+uint64_t stepFromEnvironment(uint64_t fallback) {
+  const char* text = std::getenv("RESTACK_ACCURACY_STEP");
+  if (!text) return fallback;
+  uint64_t step = std::strtoull(text, nullptr, 10);
+  return step == 0 ? fallback : step;
+}
+
+std::string describe(const std::vector<OracleFrame>& frames) {
+  std::ostringstream out;
+  for (const auto& f : frames) out << "[" << f.function << " " << f.file << ":" << f.line << ":" << f.column << "] ";
+  return out.str();
+}
+
+std::string describe(const FrameLookup& lookup) {
+  std::ostringstream out;
+  out << frameStatusName(lookup.status) << " " << lookup.tier << " ";
+  for (const auto& f : lookup.frames) {
+    out << "[" << f.function << (f.clone.empty() ? "" : " {clone " + f.clone + "}") << " " << f.file << ":" << f.line
+        << ":" << f.column << (f.inlined ? " inlined" : "") << "] ";
+  }
+  return out.str();
+}
+
+// How llvm-symbolizer spells a function whose symbol-table name is a compiler clone of it: the C
+// name with the suffix ("f.isra.0"), or the demangled C++ name followed by " (.isra.0)".
+std::string withClone(const std::string& function, const std::string& clone) {
+  if (clone.empty()) return function;
+  if (function.find('(') == std::string::npos) return function + "." + clone;
+  return function + " (." + clone + ")";
+}
+
+// A short name for how Restack's answer differs from llvm-symbolizer's (printed per build, so a
+// failing run says which rule differs).
+std::string classify(const std::vector<OracleFrame>& expected, const FrameLookup& got, bool symtab_names) {
+  bool oracle_knows = !expected.empty() && !expected[0].function.empty();
+  if (!oracle_knows) return "restored where llvm-symbolizer knows nothing (" + got.tier + ")";
+  if (got.status != FrameStatus::kSymbolicated) return "not restored";
+  if (got.frames.size() != expected.size()) {
+    return std::string("inline chain ") + (got.frames.size() < expected.size() ? "shorter" : "longer") + " (" +
+           got.tier + ")";
+  }
+  std::string what;
+  for (size_t f = 0; f < expected.size(); ++f) {
+    const SymbolizedFrame& frame = got.frames[f];
+    std::string where = f + 1 == expected.size() ? "outermost " : "inlined ";
+    std::string name = symtab_names ? withClone(frame.function, frame.clone) : frame.function;
+    if (name != expected[f].function) what += where + "function, ";
+    if (frame.file != expected[f].file) what += where + "file, ";
+    if (frame.line != expected[f].line) what += where + "line, ";
+    if (frame.column != expected[f].column) what += where + "column, ";
+  }
+  return what + "(" + got.tier + ")";
+}
+
+struct Agreement {
+  size_t addresses = 0;
+  size_t equal = 0;
+  size_t restored = 0;
+  size_t with_inlines = 0;
+  size_t clones = 0;
+  std::map<std::string, size_t> kinds;  // how the differing addresses differ
+  double percent() const { return addresses ? 100.0 * static_cast<double>(equal) / static_cast<double>(addresses) : 0; }
+};
+
+// Compares every frame of every address. `symtab_names` says whether llvm-symbolizer saw the
+// full symbol table (an unstripped file): it then prints clone names, which Restack reports as the
+// source function plus its `clone` attribute; with a stripped file it prints the function itself.
+Agreement compare(NativeResolver& resolver, const std::string& debug_id, const std::string& module,
+                  const std::string& oracle, uint64_t step, bool symtab_names,
+                  const std::string& oracle_arguments = "") {
+  Agreement result;
+  CodeRange range = codeRange(oracle);
+  std::vector<uint64_t> addresses;
+  for (uint64_t a = range.begin; a < range.end; a += step) addresses.push_back(a);
+  auto answers = symbolizeWithLlvm(oracle, addresses, oracle_arguments);
+  if (answers.size() != addresses.size()) return result;
+  stack::NativeFrameLine frame;
+  frame.debug_id = debug_id;
+  frame.module = module;
+  EventScope scope{"accuracy", "1", "android", ""};
+  size_t shown = 0;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const auto& expected = answers[i];
+    auto lookup = resolver.lookup(scope, frame, addresses[i]);
+    if (!lookup) {
+      ADD_FAILURE() << lookup.error().describe();
+      return result;
+    }
+    ++result.addresses;
+    bool oracle_knows = !expected.empty() && !expected[0].function.empty();
+    bool same;
+    if (!oracle_knows) {
+      same = lookup->status != FrameStatus::kSymbolicated;
+    } else if (lookup->status != FrameStatus::kSymbolicated) {
+      same = false;
+    } else {
+      same = lookup->frames.size() == expected.size();
+      for (size_t f = 0; same && f < expected.size(); ++f) {
+        const SymbolizedFrame& got = lookup->frames[f];
+        std::string name = symtab_names ? withClone(got.function, got.clone) : got.function;
+        same = name == expected[f].function && got.file == expected[f].file && got.line == expected[f].line &&
+               got.column == expected[f].column && got.inlined == (f + 1 < expected.size());
+      }
+    }
+    if (lookup->status == FrameStatus::kSymbolicated) {
+      ++result.restored;
+      if (lookup->frames.size() > 1) ++result.with_inlines;
+      if (!lookup->frames.back().clone.empty()) ++result.clones;
+    }
+    if (same) {
+      ++result.equal;
+    } else if (std::string kind = classify(expected, *lookup, symtab_names);
+               ++result.kinds[kind] <= 3 && shown++ < 40) {
+      printf("  [%s]", kind.c_str());
+      char address[32];
+      snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(addresses[i]));
+      printf("  differs at %s\n    llvm-symbolizer: %s\n    restack:         %s\n", address, describe(expected).c_str(),
+             describe(*lookup).c_str());
+    }
+  }
+  printf("  %s: %zu addresses (every %llu bytes), %zu equal (%.3f %%), %zu restored, %zu with inlines, %zu clones\n",
+         module.c_str(), result.addresses, static_cast<unsigned long long>(step), result.equal, result.percent(),
+         result.restored, result.with_inlines, result.clones);
+  for (const auto& [kind, count] : result.kinds) printf("    %zu differ in: %s\n", count, kind.c_str());
+  return result;
+}
+
+Expected<IngestReport> ingest(SymbolStore& store, const std::string& path) {
+  UploadMeta meta;
+  meta.kind = SymbolKind::kElf;
+  meta.app = "accuracy";
+  meta.build_id = "1";
+  UploadContent content;
+  content.path = path;
+  content.display_name = std::filesystem::path(path).filename().string();
+  return ingestNative(store, meta, content, IngestOptions{});
+}
+
+enum class Split { kNone, kDebuglink, kBuildId };
+
+struct Build {
+  std::string c_compiler;
+  std::string cxx_compiler;
+  std::string flags;  // optimization and DWARF version
+  Split split = Split::kNone;
+};
+
+class NativeAccuracyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* tool : {"gcc-12", "g++-12", "clang-19", "clang++-19", "llvm-symbolizer-19", "objcopy"}) {
+      if (!requireTool(tool)) FAIL() << "reference tools missing: run scripts/setup.sh";
+    }
+    for (const char* path : {kPngTest, kGoogleTest}) {
+      if (!std::filesystem::exists(path)) FAIL() << path << " missing: run scripts/setup.sh";
+    }
+  }
+
+  // One shared library of every example program (each `main` renamed) and part of GoogleTest.
+  std::string buildLibrary(const Build& build, const std::string& name) {
+    std::vector<std::string> objects;
+    auto compile = [&](const std::string& compiler, const std::string& source, const std::string& extra) {
+      std::string object = work.file(std::filesystem::path(source).stem().string() + ".o");
+      objects.push_back(object);
+      return runOrFail(compiler + " " + build.flags + " -fPIC -w " + extra + " -c " + source + " -o " + object);
+    };
+    for (const char* program : {"gun", "enough", "gzappend", "gzjoin", "minigzip", "example", "gznorm", "gzlog"}) {
+      if (!compile(build.c_compiler, std::string(kZlibExamples) + "/" + program + ".c",
+                   std::string("-Dmain=main_") + program)) {
+        return "";
+      }
+    }
+    if (!compile(build.c_compiler, kPngTest, "-Dmain=main_pngtest")) return "";
+    std::string gtest = kGoogleTest;
+    for (const char* source : {"gtest-printers.cc", "gtest-filepath.cc", "gtest-port.cc", "gtest-test-part.cc"}) {
+      if (!compile(build.cxx_compiler, gtest + "/src/" + source, "-I" + gtest + " -I" + gtest + "/include")) return "";
+    }
+    std::string library = work.file(name);
+    std::string link = build.cxx_compiler + " -shared -Wl,--build-id -o " + library;
+    for (const std::string& object : objects) link += " " + object;
+    if (!runOrFail(link + " -lpng -lz")) return "";
+    return library;
+  }
+
+  // Builds, uploads (the stripped library first, then its debug file, when split) and compares.
+  Agreement run(const Build& build, const std::string& name) {
+    std::string library = buildLibrary(build, name);
+    if (library.empty()) return {};
+    TestStore store;
+    std::vector<std::string> uploads{library};
+    std::string oracle = library;
+    std::string oracle_arguments;
+    if (build.split != Split::kNone) {
+      // As distributions ship them: the debug file keeps .symtab and DWARF, the library only
+      // .dynsym (objcopy --strip-unneeded, Debian's dh_strip).
+      std::filesystem::create_directories(work.file("lib"));
+      std::string stripped = work.file("lib/" + name);
+      std::string debug = work.file(name + ".debug");
+      if (!runOrFail("objcopy --only-keep-debug " + library + " " + debug)) return {};
+      if (build.split == Split::kDebuglink) {
+        if (!runOrFail("objcopy --strip-unneeded --add-gnu-debuglink=" + debug + " " + library + " " + stripped) ||
+            !runOrFail("cp " + debug + " " + work.file("lib/" + name + ".debug"))) {
+          return {};
+        }
+      } else {
+        auto id = runCommand("readelf -n " + library + " | awk '/Build ID/{print $3}'").output;
+        while (!id.empty() && id.back() == '\n') id.pop_back();
+        if (id.size() < 4) {
+          ADD_FAILURE() << "no build id in " << library;
+          return {};
+        }
+        std::string folder = work.file("debug/.build-id/" + id.substr(0, 2));
+        std::filesystem::create_directories(folder);
+        if (!runOrFail("objcopy --strip-unneeded " + library + " " + stripped) ||
+            !runOrFail("cp " + debug + " " + folder + "/" + id.substr(2) + ".debug")) {
+          return {};
+        }
+        oracle_arguments = "--debug-file-directory=" + work.file("debug");
+      }
+      uploads = {stripped, debug};
+      oracle = stripped;
+    }
+    std::string debug_id;
+    for (const std::string& upload : uploads) {
+      auto report = ingest(*store.store, upload);
+      if (!report) {
+        ADD_FAILURE() << report.error().describe();
+        return {};
+      }
+      EXPECT_EQ(report->ids.size(), 1u);
+      if (!report->ids.empty()) debug_id = report->ids[0];
+    }
+    NativeResolver resolver(*store.store, {});
+    return compare(resolver, debug_id, name, oracle, stepFromEnvironment(3), build.split == Split::kNone,
+                   oracle_arguments);
+  }
+
+  TempDir work;
+};
+
+constexpr double kTarget = 99.5;
+
+TEST_F(NativeAccuracyTest, Gcc12O2Dwarf5) {
+  auto result = run({"gcc-12", "g++-12", "-O2 -g -gdwarf-5", Split::kNone}, "libgcc-o2-dwarf5.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GT(result.clones, 100u) << "gcc clones (.isra, .constprop, .part, .cold) expected";
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Gcc12O3Dwarf4SplitByDebuglink) {
+  auto result = run({"gcc-12", "g++-12", "-O3 -g -gdwarf-4", Split::kDebuglink}, "libgcc-o3-dwarf4.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Gcc12O2Dwarf4SplitByBuildId) {
+  auto result = run({"gcc-12", "g++-12", "-O2 -g -gdwarf-4", Split::kBuildId}, "libgcc-o2-dwarf4.so");
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Clang19O2Dwarf4) {
+  auto result = run({"clang-19", "clang++-19", "-O2 -g -gdwarf-4", Split::kNone}, "libclang-o2-dwarf4.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Clang19O3Dwarf5SplitByBuildId) {
+  auto result = run({"clang-19", "clang++-19", "-O3 -g -gdwarf-5", Split::kBuildId}, "libclang-o3-dwarf5.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// Debian's libc.so.6 (stripped, .dynsym only) and its detached debug file from libc6-dbg, found
+// by llvm-symbolizer under /usr/lib/debug/.build-id.
+TEST_F(NativeAccuracyTest, DebianLibcWithLibc6Dbg) {
+  auto id = runCommand(std::string("readelf -n ") + kLibc + " | awk '/Build ID/{print $3}'").output;
+  while (!id.empty() && id.back() == '\n') id.pop_back();
+  ASSERT_GE(id.size(), 4u);
+  std::string debug = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  ASSERT_TRUE(std::filesystem::exists(debug)) << debug << " missing: install libc6-dbg (scripts/setup.sh)";
+  TestStore store;
+  std::string debug_id;
+  for (const std::string& upload : {std::string(kLibc), debug}) {
+    auto report = ingest(*store.store, upload);
+    ASSERT_TRUE(report) << report.error().describe();
+    ASSERT_EQ(report->ids.size(), 1u);
+    debug_id = report->ids[0];
+  }
+  NativeResolver resolver(*store.store, {});
+  auto result = compare(resolver, debug_id, "libc.so.6", kLibc, stepFromEnvironment(17), false);
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+}  // namespace
+}  // namespace restack::native_test
