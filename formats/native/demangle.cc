@@ -10,9 +10,4 @@ std::string demangleName(std::string_view name) {
   return std::string(name);
 }
 
-bool isSwiftMangled(std::string_view name) {
-  if (name.starts_with("_")) name.remove_prefix(1);
-  return name.starts_with("$s") || name.starts_with("$S") || name.starts_with("$e") || name.starts_with("_T0");
-}
-
 }  // namespace restack::native

@@ -2,9 +2,9 @@
 // is Itanium-shaped) demangled with LLVM's demangler; C and Objective-C names ("-[Foo bar:]")
 // unchanged.
 //
-// Swift: LLVM has no Swift demangler and a partial one would print wrong names, so Swift symbols
-// ("$s4main3FooV3baryyF", "_$s…", "$S…", "_T0…") are kept mangled and flagged so the frame can
-// say so ("swift name left mangled"; `swift demangle` restores them offline).
+// Swift: LLVM has no Swift demangler, so Swift symbols ("$s4main3FooV3baryyF", "_$s…", "$S…",
+// "_T0…") come back unchanged and are stored mangled; the native resolver demangles them when it
+// reads them, with Apple's demangler (formats/swift/swift_demangle.h).
 //
 //   demangleName("_ZN3foo3barEi")        -> "foo::bar(int)"
 //   demangleName("_RNvCs1234_4core3fmt") -> "core::fmt"
@@ -17,6 +17,5 @@
 namespace restack::native {
 
 std::string demangleName(std::string_view name);
-bool isSwiftMangled(std::string_view name);
 
 }  // namespace restack::native

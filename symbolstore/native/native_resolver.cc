@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "formats/native/demangle.h"
+#include "formats/swift/swift_demangle.h"
 #include "symbolstore/native/native_records.h"
 
 namespace restack {
@@ -116,6 +117,32 @@ size_t stringBytes(const std::vector<std::string>& strings) {
   size_t total = sizeof(strings) + strings.size() * sizeof(std::string);
   for (const std::string& text : strings) total += text.capacity() > 15 ? text.capacity() : 0;
   return total;
+}
+
+// Swift names are stored mangled and demangled here, when read, so that a newer demangler also
+// fixes names stored by an older release. A worker sees the same few names again and again; a
+// small per-thread cache keeps the demangler off the hot path.
+const std::optional<std::string>& demangledSwiftName(const std::string& mangled) {
+  constexpr size_t kMaxCachedNames = 4096;
+  thread_local std::unordered_map<std::string, std::optional<std::string>> cache;
+  auto found = cache.find(mangled);
+  if (found != cache.end()) return found->second;
+  if (cache.size() >= kMaxCachedNames) cache.clear();
+  return cache.emplace(mangled, swift::demangleSwift(mangled)).first->second;
+}
+
+void demangleSwiftNames(FrameLookup& result) {
+  for (SymbolizedFrame& frame : result.frames) {
+    if (!swift::isSwiftMangled(frame.function)) continue;
+    const std::optional<std::string>& name = demangledSwiftName(frame.function);
+    if (name) {
+      frame.function = *name;
+    } else {
+      result.note = swift::swiftDemanglerAvailable()
+                        ? "swift name left mangled (the Swift demangler cannot read it)"
+                        : "swift name left mangled (built without the Swift demangler: RESTACK_SWIFT_DEMANGLER=OFF)";
+    }
+  }
 }
 
 }  // namespace
@@ -453,12 +480,7 @@ struct NativeResolver::Impl {
     }
     if (function.outer_name) result.frames.back().function = *function.outer_name;
     if (function.clone) result.frames.back().clone = *function.clone;
-    for (const SymbolizedFrame& restored : result.frames) {
-      if (native::isSwiftMangled(restored.function)) {
-        result.note = "swift name left mangled (no Swift demangler; use `swift demangle`)";
-        break;
-      }
-    }
+    demangleSwiftNames(result);
     return result;
   }
 
@@ -476,10 +498,8 @@ struct NativeResolver::Impl {
     describe(image, frame, restored);
     restored.function = symbol.name;
     restored.symbol_offset = address - symbol.begin;
-    if (native::isSwiftMangled(restored.function)) {
-      result.note = "swift name left mangled (no Swift demangler; use `swift demangle`)";
-    }
     result.frames.push_back(std::move(restored));
+    demangleSwiftNames(result);
     return result;
   }
 
