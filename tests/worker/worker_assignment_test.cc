@@ -1,6 +1,8 @@
 // What an assignment of events partitions does before their events are consumed:
 //   - a partition assigned when reading its committed offset fails must still be consumed, from
-//     that committed offset.
+//     that committed offset;
+//   - replaying the pending partition gives up only after pending.replay_stall_s without
+//     progress, however long a replay that keeps progressing takes.
 // (The fault test, scripts/fault-test.sh, lost a partition's events this way when a broker that
 // was the group coordinator shut down during a rebalance: librdkafka 2.0.2 gives up on the
 // offset query and never fetches the partition.)
@@ -14,6 +16,7 @@
 #include "formats/common/temp_dir.h"
 #include "tests/support/kafka_records.h"
 #include "tests/worker/worker_fixtures.h"
+#include "worker/kafka/pending_events.h"
 
 namespace restack::worker_test {
 namespace {
@@ -95,6 +98,55 @@ TEST(WorkerAssignment, PartitionsAssignedWhileOffsetQueriesFailAreConsumedFromTh
   restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(10));
   ASSERT_TRUE(second->stop());
   EXPECT_EQ(eventIds(restored), (std::multiset<std::string>{"e1", "e2", "e3"}));
+}
+
+TEST(WorkerAssignment, APendingReplayThatKeepsProgressingCompletesHoweverLongItTakes) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-replay-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-replay");
+  config.pending.replay_stall_s = 3;
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 1);
+
+  // Events waiting for symbols of build 2.0 (never uploaded), each record produced on its own:
+  // the mock broker answers a fetch with one record batch, so the replay takes one round trip
+  // per record.
+  constexpr size_t kRecords = 30;
+  for (size_t i = 0; i < kRecords; ++i) {
+    worker::PendingEvent waiting;
+    waiting.app = "shop";
+    waiting.event_id = "p" + std::to_string(i);
+    waiting.input_key = "shop:2.0";
+    waiting.provisional_fingerprint = "0123456789abcdef";
+    waiting.value = nativeCrashEvent(waiting.event_id, "shop", "2.0", library);
+    waiting.enqueued_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    waiting.partition = 0;
+    KafkaRecord record;
+    record.partition = 0;
+    record.key = waiting.key();
+    record.value = worker::PendingEvents::encodeRecord(waiting);
+    ASSERT_TRUE(testkafka::produceAll(kafka.bootstrap(), topics.pending, {record}));
+  }
+
+  // 30 round trips of 300 ms: the replay takes 9 s or more, three times the stall limit, with
+  // progress every 300 ms (its first record comes after a few round trips more: the start
+  // offset, the first fetch). A limit on the replay's total time would stop the worker.
+  kafka.setRoundTrip(300);
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (worker->metrics().pending_events < kRecords && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(worker->metrics().pending_events, kRecords);
+  kafka.setRoundTrip(0);
+  Status stopped = worker->stop();
+  EXPECT_TRUE(stopped) << stopped.error().message();
 }
 
 }  // namespace

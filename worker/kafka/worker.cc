@@ -73,8 +73,8 @@ constexpr int kStopSettleMs = 250;
 // previous owner keeps them unstable until the broker aborts it.
 constexpr auto kCommittedOffsetsTimeout = std::chrono::minutes(3);
 constexpr int kCommittedCallMs = 10000;
-// How long replaying a pending partition may take before the worker gives up (and restarts).
-constexpr auto kReplayTimeout = std::chrono::minutes(5);
+// A long pending replay says where it stands this often.
+constexpr auto kReplayLogInterval = std::chrono::seconds(10);
 
 // A DLQ record for an event whose restoration threw: a bug, but one event must not stop the
 // worker (the event is kept, bytes unchanged, with the reason).
@@ -273,7 +273,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // Reads pending partitions `partitions` from their start to their end (read_committed) into the
-  // local store, replacing what the store held for them.
+  // local store, replacing what the store held for them. No limit on the total time (a large
+  // pending topic takes what it takes); it gives up only after pending.replay_stall_s without
+  // progress: no record read and no partition end reached.
   Status replayPending(const std::vector<int32_t>& partitions) {
     if (partitions.empty()) return Status::ok();
     for (int32_t partition : partitions) {
@@ -289,15 +291,24 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (auto* p : list) delete p;
     if (code != RdKafka::ERR_NO_ERROR) return ioError("cannot assign pending partitions: " + errorText(code));
     std::set<int32_t> remaining(partitions.begin(), partitions.end());
-    const auto deadline = Clock::now() + kReplayTimeout;
+    const auto stall_limit = std::chrono::seconds(config.pending.replay_stall_s);
+    auto last_progress = Clock::now(), last_log = Clock::now();
     uint64_t records = 0, live_before = pending->count();
     Status outcome;
     while (!remaining.empty() && outcome.isOk()) {
-      if (Clock::now() > deadline) {
-        outcome = ioError("pending topic " + config.kafka.topics.pending + " could not be read to its end within " +
-                          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kReplayTimeout).count()) +
-                          " s; are the brokers reachable?");
+      const auto now = Clock::now();
+      if (now - last_progress > stall_limit) {
+        outcome = ioError("pending topic " + config.kafka.topics.pending + " made no progress for " +
+                          std::to_string(config.pending.replay_stall_s) + " s (pending.replay_stall_s) after " +
+                          std::to_string(records) + " record(s), partition(s) " +
+                          fmt::format("{}", fmt::join(remaining, ",")) +
+                          " not read to their end; are the brokers reachable?");
         break;
+      }
+      if (now - last_log >= kReplayLogInterval) {
+        last_log = now;
+        spdlog::info("replaying pending partition(s) {}: {} record(s) so far, {} not at their end yet",
+                     fmt::join(partitions, ","), records, fmt::join(remaining, ","));
       }
       std::unique_ptr<RdKafka::Message> message(pending_reader->consume(500));
       metrics.last_loop_ms = steadyMs();
@@ -306,8 +317,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           continue;
         case RdKafka::ERR__PARTITION_EOF:
           remaining.erase(message->partition());
+          last_progress = Clock::now();
           continue;
         case RdKafka::ERR_NO_ERROR:
+          last_progress = Clock::now();
           break;
         case RdKafka::ERR__UNKNOWN_PARTITION:
         case RdKafka::ERR__UNKNOWN_TOPIC:
