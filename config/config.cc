@@ -225,6 +225,7 @@ const std::map<std::string, Apply>& knownKeys() {
       {"pending.max_events", unsignedField(&Config::pending, &Pending::max_events, 0, 100000000)},
       {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
       {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
+      {"pending.replay_stall_s", unsignedField(&Config::pending, &Pending::replay_stall_s, 1, 86400)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.bind_address",
        [](const std::string& key, const Setting& s, Config& c) -> Status {

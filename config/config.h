@@ -135,6 +135,10 @@ struct Pending {
   uint64_t max_events = 100000;     // pending events kept per worker
   uint64_t max_bytes = 1ull << 30;  // their raw bytes, 1 GiB
   uint64_t max_age_s = 72 * 3600;   // older ones are dropped (their symbols are not coming), 72 h
+  // Replaying a pending partition into the store (on assignment, before its events are consumed)
+  // gives up, and the worker stops, only after this long without progress (no record read, no
+  // partition end reached). Default 60 s.
+  uint64_t replay_stall_s = 60;
 };
 
 struct Observability {

@@ -237,10 +237,11 @@ TEST(Config, DeliveryPendingTopicAndPendingBounds) {
   EXPECT_EQ(defaults->pending.max_events, 100000u);
   EXPECT_EQ(defaults->pending.max_bytes, 1ull << 30);
   EXPECT_EQ(defaults->pending.max_age_s, 72u * 3600);
+  EXPECT_EQ(defaults->pending.replay_stall_s, 60u);
 
   auto set = parseConfig(
       "kafka: {brokers: a:1, delivery: at_least_once, transactional_id: restack-7, topics: {pending: p}}\n"
-      "pending: {max_events: 5, max_bytes: 4096, max_age_s: 600}\n",
+      "pending: {max_events: 5, max_bytes: 4096, max_age_s: 600, replay_stall_s: 5}\n",
       "restack.yaml", {"RESTACK_PENDING__MAX_EVENTS=9"});
   ASSERT_TRUE(set) << set.error().message();
   EXPECT_EQ(set->kafka.delivery, "at_least_once");
@@ -249,6 +250,7 @@ TEST(Config, DeliveryPendingTopicAndPendingBounds) {
   EXPECT_EQ(set->pending.max_events, 9u);
   EXPECT_EQ(set->pending.max_bytes, 4096u);
   EXPECT_EQ(set->pending.max_age_s, 600u);
+  EXPECT_EQ(set->pending.replay_stall_s, 5u);
 
   auto bad_mode = parseConfig("kafka: {brokers: a:1, delivery: twice}\n", "restack.yaml", {});
   ASSERT_FALSE(bad_mode);

@@ -170,6 +170,7 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.pending.max_events, defaults.pending.max_events);
   EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
   EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
+  EXPECT_EQ(chart.pending.replay_stall_s, defaults.pending.replay_stall_s);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
   EXPECT_EQ(chart.observability.bind_address, defaults.observability.bind_address);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);

@@ -153,6 +153,16 @@ void MockCluster::brokerDown() {
   rd_kafka_mock_broker_set_down(handles_->cluster, 1);
 }
 
+void MockCluster::failRequests(int api_key, size_t count, int error) {
+  std::vector<rd_kafka_resp_err_t> errors(count, static_cast<rd_kafka_resp_err_t>(error));
+  rd_kafka_mock_push_request_errors_array(handles_->cluster, static_cast<int16_t>(api_key), errors.size(),
+                                          errors.data());
+}
+
+void MockCluster::setRoundTrip(int ms) {
+  rd_kafka_mock_broker_set_rtt(handles_->cluster, 1, ms);
+}
+
 std::string stringAt(simdjson::dom::element element) {
   std::string_view value;
   return element.get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();

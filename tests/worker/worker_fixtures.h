@@ -62,6 +62,10 @@ class MockCluster {
   // Metadata of `topic` answers `error` (0: normal again).
   void setTopicError(const std::string& topic, int error);
   void brokerDown();
+  // The next `count` requests of Kafka API `api_key` (9: OffsetFetch) answer `error`.
+  void failRequests(int api_key, size_t count, int error);
+  // Every answer of the broker comes `ms` milliseconds late (0: at once again).
+  void setRoundTrip(int ms);
   const std::string& bootstrap() const { return bootstrap_; }
 
  private:

@@ -68,8 +68,13 @@ constexpr size_t kExpirySlice = 2000;
 constexpr int64_t kExpiryIntervalMs = 60 * 1000;
 // How long a revoke waits for librdkafka to acknowledge the stop of the removed partitions.
 constexpr int kStopSettleMs = 250;
-// How long replaying a pending partition may take before the worker gives up (and restarts).
-constexpr auto kReplayTimeout = std::chrono::minutes(5);
+// How long an assignment waits for the committed offsets of its partitions, one call at most
+// kCommittedCallMs. Longer than the transaction timeout (60 s): a transaction left open by the
+// previous owner keeps them unstable until the broker aborts it.
+constexpr auto kCommittedOffsetsTimeout = std::chrono::minutes(3);
+constexpr int kCommittedCallMs = 10000;
+// A long pending replay says where it stands this often.
+constexpr auto kReplayLogInterval = std::chrono::seconds(10);
 
 // A DLQ record for an event whose restoration threw: a bug, but one event must not stop the
 // worker (the event is kept, bytes unchanged, with the reason).
@@ -171,6 +176,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!caught_up && fatal.isOk()) fatal = caught_up;
       Status replayed = replayPending(ids);
       if (!replayed && fatal.isOk()) fatal = replayed;
+      Status positioned = startAtCommittedOffsets(partitions);
+      if (!positioned && fatal.isOk()) fatal = positioned;
       RdKafka::Error* error = cooperative ? consumer->incremental_assign(partitions) : nullptr;
       if (!cooperative) consumer->assign(partitions);
       if (error) {
@@ -218,8 +225,57 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
   }
 
+  // Gives each newly assigned events partition its start offset: the group's committed offset,
+  // or the partition's beginning when none is committed (auto.offset.reset=earliest). librdkafka
+  // 2.0.2 would otherwise fetch the committed offsets itself, once, right after the assignment;
+  // when that one request fails (NOT_COORDINATOR while the group coordinator moves to another
+  // broker, e.g. during a broker shutdown) it keeps the partitions in its list of offset queries
+  // for good (rdkafka_assignment.c, rd_kafka_assignment_apply_offsets ignores request-level
+  // errors), so they stay assigned but are never fetched, and with that list non-empty no later
+  // assignment queries offsets either: the group shows lag that never moves and those events are
+  // never restored. Reading the offsets here retries until they are known.
+  Status startAtCommittedOffsets(std::vector<RdKafka::TopicPartition*>& partitions) {
+    if (partitions.empty()) return Status::ok();
+    const auto deadline = Clock::now() + kCommittedOffsetsTimeout;
+    auto next_log = Clock::now();
+    while (true) {
+      RdKafka::ErrorCode code = events->committed(partitions, kCommittedCallMs);
+      std::string failure = code == RdKafka::ERR_NO_ERROR ? std::string() : errorText(code);
+      for (const auto* partition : partitions) {
+        if (failure.empty() && partition->err() != RdKafka::ERR_NO_ERROR) {
+          failure = config.kafka.topics.events + "/" + std::to_string(partition->partition()) + ": " +
+                    errorText(partition->err());
+        }
+      }
+      metrics.last_loop_ms = steadyMs();
+      if (failure.empty()) break;
+      if (Clock::now() > deadline) {
+        // Assigned without offsets, librdkafka's own query is the last chance; the worker stops
+        // and its restart joins the group again.
+        for (auto* partition : partitions) partition->set_offset(RdKafka::Topic::OFFSET_INVALID);
+        return ioError(
+            "cannot read the committed offsets of the assigned " + config.kafka.topics.events + " partitions within " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kCommittedOffsetsTimeout).count()) +
+            " s (" + failure + "); is the group coordinator reachable?");
+      }
+      if (Clock::now() >= next_log) {
+        // Unstable offsets (exactly_once: a transaction of the previous owner still open) and a
+        // moving coordinator both pass; say what is awaited.
+        spdlog::info("reading the committed offsets of the assigned partitions: {}; retrying", failure);
+        next_log = Clock::now() + std::chrono::seconds(5);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    for (auto* partition : partitions) {
+      if (partition->offset() < 0) partition->set_offset(RdKafka::Topic::OFFSET_BEGINNING);
+    }
+    return Status::ok();
+  }
+
   // Reads pending partitions `partitions` from their start to their end (read_committed) into the
-  // local store, replacing what the store held for them.
+  // local store, replacing what the store held for them. No limit on the total time (a large
+  // pending topic takes what it takes); it gives up only after pending.replay_stall_s without
+  // progress: no record read and no partition end reached.
   Status replayPending(const std::vector<int32_t>& partitions) {
     if (partitions.empty()) return Status::ok();
     for (int32_t partition : partitions) {
@@ -235,15 +291,24 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (auto* p : list) delete p;
     if (code != RdKafka::ERR_NO_ERROR) return ioError("cannot assign pending partitions: " + errorText(code));
     std::set<int32_t> remaining(partitions.begin(), partitions.end());
-    const auto deadline = Clock::now() + kReplayTimeout;
+    const auto stall_limit = std::chrono::seconds(config.pending.replay_stall_s);
+    auto last_progress = Clock::now(), last_log = Clock::now();
     uint64_t records = 0, live_before = pending->count();
     Status outcome;
     while (!remaining.empty() && outcome.isOk()) {
-      if (Clock::now() > deadline) {
-        outcome = ioError("pending topic " + config.kafka.topics.pending + " could not be read to its end within " +
-                          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kReplayTimeout).count()) +
-                          " s; are the brokers reachable?");
+      const auto now = Clock::now();
+      if (now - last_progress > stall_limit) {
+        outcome = ioError("pending topic " + config.kafka.topics.pending + " made no progress for " +
+                          std::to_string(config.pending.replay_stall_s) + " s (pending.replay_stall_s) after " +
+                          std::to_string(records) + " record(s), partition(s) " +
+                          fmt::format("{}", fmt::join(remaining, ",")) +
+                          " not read to their end; are the brokers reachable?");
         break;
+      }
+      if (now - last_log >= kReplayLogInterval) {
+        last_log = now;
+        spdlog::info("replaying pending partition(s) {}: {} record(s) so far, {} not at their end yet",
+                     fmt::join(partitions, ","), records, fmt::join(remaining, ","));
       }
       std::unique_ptr<RdKafka::Message> message(pending_reader->consume(500));
       metrics.last_loop_ms = steadyMs();
@@ -252,8 +317,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           continue;
         case RdKafka::ERR__PARTITION_EOF:
           remaining.erase(message->partition());
+          last_progress = Clock::now();
           continue;
         case RdKafka::ERR_NO_ERROR:
+          last_progress = Clock::now();
           break;
         case RdKafka::ERR__UNKNOWN_PARTITION:
         case RdKafka::ERR__UNKNOWN_TOPIC:

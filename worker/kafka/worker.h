@@ -5,7 +5,9 @@
 // partition p (co-partitioned by "<app>:<build_id>") and every worker reads the whole shared
 // symbols topic. Symbol uploads are applied to the local store before events are restored:
 //   1. on assignment, the new symbols partitions are replayed up to their end before the events
-//      partitions are consumed;
+//      partitions are consumed, from the committed offsets the worker reads itself (retrying while
+//      the group coordinator moves; librdkafka 2.0.2's own single query can leave a partition
+//      never fetched);
 //   2. each loop turn first applies whatever uploads were fetched;
 //   3. when a batch has events whose symbols are missing, the worker checks the symbols
 //      partitions' high watermarks, applies any upload it had not read yet, and restores those
