@@ -317,7 +317,7 @@ bool computeExpectations(const Options& o, const std::vector<Template>& template
   }
   if (!writeFile(folder / "events.jsonl", input)) return false;
   std::string command =
-      shellQuote(o.restack) + " symbolicate --app " + shellQuote(g.app) + " --build " + shellQuote(g.build);
+      shellQuote(o.restack) + " symbolicate --json --app " + shellQuote(g.app) + " --build " + shellQuote(g.build);
   for (const Upload& u : uploads) command += " --symbols " + shellQuote((fs::path(o.samples) / u.file).string());
   command += " --dlq " + shellQuote((folder / "dlq.jsonl").string()) + " < " +
              shellQuote((folder / "events.jsonl").string()) + " > " + shellQuote((folder / "restored.jsonl").string()) +
