@@ -33,6 +33,23 @@ class ObjectWriter {
     std::snprintf(buffer, sizeof buffer, "%.4g", value);
     out_ += buffer;
   }
+  // [{"type":…,"message":…,"relation":"caused_by"}], relation only when not the thrown one.
+  void exceptions(std::string_view name, const std::vector<GroupingException>& chain) {
+    key(name);
+    out_ += '[';
+    for (size_t i = 0; i < chain.size(); ++i) {
+      if (i > 0) out_ += ',';
+      std::string item;
+      {
+        ObjectWriter object(item);
+        object.string("type", chain[i].type);
+        object.string("message", chain[i].message);
+        object.optionalString("relation", chain[i].relation);
+      }
+      out_ += item;
+    }
+    out_ += ']';
+  }
   void list(std::string_view name, const std::vector<std::string>& values) {
     key(name);
     out_ += '[';
@@ -66,9 +83,10 @@ std::string fingerprintRecordJson(const GroupingInput& input, const Fingerprint&
     record.string("quality", qualityName(fingerprint.quality));
     record.string("source", fingerprintSourceName(fingerprint.source));
     record.optionalString("stack", fingerprint.stack);
-    record.optionalString("exception_type", input.exception_type);
+    record.optionalString("exception_type", fingerprint.exception_type);
     record.string("title", fingerprint.title);
     record.optionalString("culprit", fingerprint.culprit);
+    if (!fingerprint.exceptions.empty()) record.exceptions("exceptions", fingerprint.exceptions);
     record.list("frames", fingerprint.frames_used);
     record.list("rules", fingerprint.rules_applied);
     if (input.kind == "lag") {
