@@ -187,6 +187,7 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
     type = thrown->type;
     if (message.empty()) message = thrown->message;
   }
+  fp.exception_type = type;  // the thrown exception, also when a cause's stack is chosen below
   AnnotatedStack* stack = nullptr;
   const std::vector<GroupingFrame>* stack_frames = nullptr;
   size_t thread_index = pickThread(input);
@@ -276,7 +277,6 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
 
   // 4. Titles people read: numbers and ids masked, so one issue keeps one title.
   const std::string first_line = maskMessage(message, kTitleMessageChars);
-  fp.exception_type = type;
   fp.exceptions = input.exceptions;
   if (family == "lag") {
     fp.title = fp.culprit.empty() ? "Lag"

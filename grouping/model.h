@@ -143,7 +143,7 @@ struct Fingerprint {
   double lag_share = 0;                       // lag: share of samples that showed the chosen stack (0..1)
   uint32_t lag_samples = 0;                   // lag: number of samples considered
   std::string replaces;                       // provisional fingerprint this one supersedes ("" if none)
-  std::string exception_type;                 // the type the title names (hashed when family is exception)
+  std::string exception_type;                 // the thrown exception's type (the event's, else the trace text's)
   std::vector<GroupingException> exceptions;  // the chain, thrown exception first (record only)
   // Per-frame decisions, same shape as the input: [thread][frame], [sample][frame], [cause][frame].
   std::vector<std::vector<FrameDecision>> thread_frames;

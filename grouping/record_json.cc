@@ -6,6 +6,17 @@
 namespace restack::grouping {
 namespace {
 
+constexpr size_t kMaxChainEntries = 16;
+constexpr size_t kMaxChainStringBytes = 512;
+
+// At most kMaxChainStringBytes, never inside a UTF-8 sequence.
+std::string_view cut(std::string_view text) {
+  if (text.size() <= kMaxChainStringBytes) return text;
+  size_t end = kMaxChainStringBytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 class ObjectWriter {
  public:
   explicit ObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
@@ -34,16 +45,18 @@ class ObjectWriter {
     out_ += buffer;
   }
   // [{"type":…,"message":…,"relation":"caused_by"}], relation only when not the thrown one.
+  // Bounded here: the worker's record fitting (worker/pipeline/output_record.cc) cuts strings
+  // and lists but copies objects inside lists whole.
   void exceptions(std::string_view name, const std::vector<GroupingException>& chain) {
     key(name);
     out_ += '[';
-    for (size_t i = 0; i < chain.size(); ++i) {
+    for (size_t i = 0; i < chain.size() && i < kMaxChainEntries; ++i) {
       if (i > 0) out_ += ',';
       std::string item;
       {
         ObjectWriter object(item);
-        object.string("type", chain[i].type);
-        object.string("message", chain[i].message);
+        object.string("type", cut(chain[i].type));
+        object.string("message", cut(chain[i].message));
         object.optionalString("relation", chain[i].relation);
       }
       out_ += item;
