@@ -48,6 +48,10 @@ struct GroupingFrame {
   // Original source position (1-based, 0 = unknown). Never hashed: a lambda's or anonymous
   // function's key uses only its distance to the enclosing function's frame (normalize.h).
   uint32_t line = 0;
+  // The restorer knows the frame's original position but no name for it (a JS map with neither
+  // sourcesContent nor a function map; the printed name is the minified one). Such a frame is
+  // keyed by its original source file and line, which every bundler of that source agrees on.
+  bool name_unknown = false;
   // The restorer's own in-app decision, if it has one: native module from the app's upload
   // (true) or the shared system store (false); a JS source on the map's ignore list (false).
   std::optional<bool> in_app;

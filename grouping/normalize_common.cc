@@ -108,6 +108,14 @@ bool isHexHash(std::string_view word) {
 }  // namespace
 
 NormalizedName normalizeFrame(const GroupingFrame& frame) {
+  if (frame.kind == FrameKind::kJs && frame.name_unknown) {
+    NormalizedName unnamed;
+    const std::string file = normalizeJsFile(frame.file);
+    if (file.empty()) return unnamed;
+    unnamed.name = "<unnamed>@" + file + (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
+    unnamed.steps.push_back("js:unnamed-by-position");
+    return unnamed;
+  }
   auto one = [&frame](std::string_view function) {
     switch (frame.kind) {
       case FrameKind::kJava:

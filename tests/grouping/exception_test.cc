@@ -202,6 +202,25 @@ TEST(LambdaPosition, KeyedByDistanceToTheEnclosingFrame) {
   EXPECT_EQ(enclosingFunction("a.B.load", FrameKind::kJava), "");
 }
 
+TEST(JsKeys, UnknownNamesAreKeyedByOriginalPosition) {
+  // The same frame from two bundlers' maps without names: other minified names, same original
+  // position; never hashed by the minified name.
+  auto unnamed = [](std::string minified, uint32_t line) {
+    GroupingFrame frame = js(std::move(minified), "webpack:///./src/cart.js");
+    frame.name_unknown = true;
+    frame.line = line;
+    return frame;
+  };
+  auto esbuild = crash("web", "TypeError", "x", {unnamed("a", 6), unnamed("Qe", 3)});
+  auto terser = crash("web", "TypeError", "x", {unnamed("t", 6), unnamed("n", 3)});
+  Fingerprint one = computeFingerprint(esbuild, kDefaults);
+  EXPECT_EQ(one.frames_used, (std::vector<std::string>{"<unnamed>@src/cart.js:6", "<unnamed>@src/cart.js:3"}));
+  EXPECT_EQ(one.hash, computeFingerprint(terser, kDefaults).hash);
+  // Another site of the same file is another key (a file-only key would merge them).
+  auto other = crash("web", "TypeError", "x", {unnamed("a", 9), unnamed("Qe", 3)});
+  EXPECT_NE(computeFingerprint(other, kDefaults).hash, one.hash);
+}
+
 TEST(ExceptionText, RecordCarriesTheChainAndTheSource) {
   GroupingInput input = traceOnly("java.lang.RuntimeException", "wrapped", {java("com.shop.cart.Cart.load")});
   input.exceptions.push_back({"java.io.IOException", "reset by peer", "caused_by"});

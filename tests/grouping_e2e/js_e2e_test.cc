@@ -281,14 +281,14 @@ TEST_F(JsEndToEnd, DifferentCallPathsAboveTheAppFramesGroupTogether) {
 }
 
 // A map without sourcesContent gives no function names: the restorer prints the minified ones,
-// which grouping never hashes; such frames are keyed by their original source file.
+// which grouping never hashes; such frames are keyed by their original source file and line.
 TEST_F(JsEndToEnd, MinifiedNamesAreNeverHashed) {
   for (const char* scenario : {"feed", "pay", "quick"}) {
     SCOPED_TRACE(scenario);
     JsCrash crashed = crash(3, scenario);
     ASSERT_FALSE(crashed.outcome.frames.empty()) << describe(crashed);
     for (const std::string& frame : crashed.outcome.frames) {
-      EXPECT_TRUE(frame.starts_with("<anonymous>@src/")) << frame << "\n" << describe(crashed);
+      EXPECT_TRUE(frame.starts_with("<unnamed>@src/")) << frame << "\n" << describe(crashed);
     }
     EXPECT_EQ(crashed.outcome.quality, "complete") << describe(crashed);
   }

@@ -37,14 +37,15 @@ grouping::FrameState stateOf(FrameStatus status) {
 
 // The source-map restorer prints the minified name when the map has neither a function map
 // nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with
-// every build and bundler, so grouping gets no name and keys the frame by its source file.
+// every build and bundler, so grouping gets no name and keys the frame by its original position.
 bool minifiedNameAsPrinted(const OutputFrame& frame) {
   return frame.family == FrameFamily::kJs && frame.note.starts_with("function name as printed");
 }
 
 grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   grouping::GroupingFrame out;
-  if (!minifiedNameAsPrinted(frame)) out.function = frame.frame.function;
+  out.name_unknown = minifiedNameAsPrinted(frame);
+  if (!out.name_unknown) out.function = frame.frame.function;
   out.line = frame.frame.line;
   out.file = frame.frame.file;
   out.module = frame.frame.module;
