@@ -4,9 +4,10 @@
 // `kFeatures` modules, ending in one of five kinds of error: a TypeError on null, an app
 // RangeError, a custom Error subclass, a SyntaxError thrown by the builtin JSON.parse, a
 // ReferenceError inside an arrow run by Array.forEach), reached through `kPaths` route modules.
-// It bundles the app three ways: esbuild --minify, esbuild --minify --target=es2017 with other
-// output names, and an unminified esbuild bundle minified by terser (the map chained through
-// terser, sources included). Every build runs every (site, path) in one node process; each
+// It bundles the app four ways: esbuild --minify, esbuild --minify --target=es2017 with other
+// output names, an unminified esbuild bundle minified by terser (the map chained through
+// terser, sources included), and the esbuild bundle behind a separately built prelude in one
+// file described by an index map. Every build runs every (site, path) in one node process; each
 // error's V8 stack becomes a raw web event restored against that build's map.
 //
 // The true group is the site the program printed with the error; nothing writes an expected
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -53,6 +55,9 @@ std::string crashBody(int site) {
 
 std::map<std::string, std::string> appSources() {
   std::map<std::string, std::string> files;
+  files["src/prelude.js"] =
+      "globalThis.appStartedAt = Date.now();\nglobalThis.describeApp = function describeApp() {\n"
+      "  return \"shop \" + globalThis.appStartedAt;\n};\n";
   files["src/errors.js"] =
       "export class AppError extends Error {\n  constructor(message) {\n    super(message);\n"
       "    this.name = \"AppError\";\n  }\n}\n";
@@ -98,6 +103,27 @@ std::map<std::string, std::string> appSources() {
   return files;
 }
 
+// The text of a bundle without its sourceMappingURL comment, and its line count.
+std::string withoutMapComment(const std::string& text, size_t& lines) {
+  std::string out = text.substr(0, text.rfind("//# sourceMappingURL="));
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  lines = size_t(std::count(out.begin(), out.end(), '\n'));
+  return out;
+}
+
+// cat/app.mjs = prelude/prelude.js + out/app.mjs, with an index map of two sections.
+void indexMapBuild(const std::string& folder) {
+  size_t prelude_lines = 0, app_lines = 0;
+  const std::string prelude = withoutMapComment(readFile(folder + "/prelude/prelude.js"), prelude_lines);
+  const std::string app = withoutMapComment(readFile(folder + "/out/app.mjs"), app_lines);
+  writeFile(folder + "/cat/app.mjs", prelude + app + "//# sourceMappingURL=app.mjs.map\n");
+  writeFile(folder + "/cat/app.mjs.map",
+            R"({"version":3,"file":"app.mjs","sections":[{"offset":{"line":0,"column":0},"map":)" +
+                readFile(folder + "/prelude/prelude.js.map") + R"(},{"offset":{"line":)" +
+                std::to_string(prelude_lines) + R"(,"column":0},"map":)" + readFile(folder + "/out/app.mjs.map") +
+                "}]}");
+}
+
 struct Row {
   std::set<int> sites;
   size_t events = 0;
@@ -136,6 +162,12 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
        esbuild + "--sourcemap --outfile=plain/main.mjs && mkdir -p min && '" + bin +
            "terser' plain/main.mjs --module --compress --mangle --source-map "
            "\"content='plain/main.mjs.map',includeSources,url='main.min.mjs.map'\" -o min/main.min.mjs"},
+      // An index map: a separately built prelude and the minified app concatenated into one
+      // file, the map a "sections" map with one section per part (indexMapBuild below).
+      {"index-map", "cat/app.mjs",
+       "'" + bin +
+           "esbuild' ../src/prelude.js --minify --sourcemap --log-level=error --outfile=prelude/prelude.js && " +
+           esbuild + "--minify --sourcemap --outfile=out/app.mjs"},
       // A map without sourcesContent: the resolver has no function names to give back.
       {"esbuild-no-sources", "out/app.mjs",
        esbuild + "--minify --sourcemap --sources-content=false --outfile=out/app.mjs", false},
@@ -151,6 +183,7 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
     const std::string folder = root + "/" + build.name;
     std::filesystem::create_directories(folder);
     ASSERT_TRUE(runOrFail(folder, build.command));
+    if (build.name == "index-map") indexMapBuild(folder);
     UploadMeta meta;
     meta.app = "shop";
     meta.build_id = build.name;
