@@ -5,6 +5,30 @@
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
+namespace {
+
+// A lambda or anonymous function whose enclosing function is also on the stack (a callback
+// run synchronously: forEach, sort, a template algorithm) is keyed by its distance in lines
+// from that frame: "a.Cart.lambda$total@+1". Two lambdas of one function differ; an edit above
+// the function moves both lines alike; the compiler's lambda index is never used.
+void keyLambdasByPosition(const std::vector<GroupingFrame>& frames, AnnotatedStack& stack) {
+  for (size_t i = 0; i < stack.decisions.size(); ++i) {
+    FrameDecision& decision = stack.decisions[i];
+    if (!candidate(decision) || frames[i].line == 0) continue;
+    const std::string enclosing = enclosingFunction(decision.normalized, frames[i].kind);
+    if (enclosing.empty()) continue;
+    for (size_t j = i + 1; j < stack.decisions.size(); ++j) {
+      if (stack.decisions[j].normalized != enclosing) continue;
+      if (frames[j].line == 0 || frames[j].file != frames[i].file) break;
+      const int64_t delta = int64_t(frames[i].line) - int64_t(frames[j].line);
+      decision.normalized += (delta >= 0 ? "@+" : "@") + std::to_string(delta);
+      stack.notes[i].steps.push_back("lambda:position-in-enclosing");
+      break;
+    }
+  }
+}
+
+}  // namespace
 
 AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform, const AppRules* rules,
                              const GroupingOptions& options) {
@@ -69,6 +93,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     }
     previous_kept = &decision.normalized;
   }
+  keyLambdasByPosition(frames, stack);
   return stack;
 }
 

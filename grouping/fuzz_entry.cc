@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "grouping/exception_text.h"
 #include "grouping/fingerprint.h"
 #include "grouping/normalize.h"
 #include "grouping/record_json.h"
@@ -108,6 +109,9 @@ void groupingFuzzOne(const uint8_t* data, size_t size) {
     }
   }
 
+  // The whole input read as trace text gives the chain (exception_text.h).
+  event.exceptions = readExceptionsFromText(input);
+  if (event.exceptions.size() > 16) violated("more exceptions than the bound");
   Fingerprint first = computeFingerprint(event, config);
   Fingerprint second = computeFingerprint(event, config);
   if (first.hash.size() != 32) violated("hash is not 32 hex digits");

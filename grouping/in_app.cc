@@ -8,43 +8,19 @@
 namespace restack::grouping {
 namespace {
 
-constexpr std::string_view kJavaLibraryPrefixes[] = {"java.",
-                                                     "javax.",
-                                                     "jdk.",
-                                                     "sun.",
-                                                     "com.sun.",
-                                                     "android.",
-                                                     "androidx.",
-                                                     "kotlin.",
-                                                     "kotlinx.",
-                                                     "dalvik.",
-                                                     "libcore.",
-                                                     "com.android.",
-                                                     "com.google.android.",
-                                                     "com.google.firebase.",
-                                                     "com.google.gson.",
-                                                     "com.google.protobuf.",
-                                                     "com.google.common.",
-                                                     "org.apache.",
-                                                     "org.json.",
-                                                     "org.xmlpull.",
-                                                     "org.w3c.",
-                                                     "org.xml.",
-                                                     "org.jetbrains.",
-                                                     "org.chromium.",
-                                                     "okhttp3.",
-                                                     "okio.",
-                                                     "retrofit2.",
-                                                     "com.squareup.",
-                                                     "io.reactivex.",
-                                                     "rx.",
-                                                     "dagger.",
-                                                     "com.bumptech.glide.",
-                                                     "com.facebook.react.",
-                                                     "com.facebook.hermes.",
-                                                     "com.facebook.jni.",
-                                                     "com.facebook.soloader.",
-                                                     "io.flutter."};
+constexpr std::string_view kJavaLibraryPrefixes[] = {
+    "java.", "javax.", "jdk.", "sun.", "com.sun.", "android.", "androidx.", "kotlin.", "kotlinx.", "dalvik.",
+    "libcore.", "com.android.", "com.google.android.", "com.google.firebase.", "com.google.gson.",
+    "com.google.protobuf.", "com.google.common.", "org.apache.", "org.json.", "org.xmlpull.", "org.w3c.", "org.xml.",
+    "org.jetbrains.", "org.chromium.", "okhttp3.", "okio.", "retrofit2.", "com.squareup.", "io.reactivex.", "rx.",
+    "dagger.", "com.bumptech.glide.", "com.facebook.react.", "com.facebook.hermes.", "com.facebook.jni.",
+    "com.facebook.soloader.", "io.flutter.",
+    // Libraries apps ship unrenamed in their own
+    // package space (found by the real-build corpus:
+    // Jackson's parser frames counted as app code
+    // merged every Jackson parse error).
+    "com.fasterxml.", "io.grpc.", "io.ktor.", "io.realm.", "io.sentry.", "com.airbnb.", "com.jakewharton.",
+    "org.greenrobot.", "org.koin.", "org.joda.", "org.threeten.", "org.slf4j.", "ch.qos.logback.", "coil."};
 
 constexpr std::string_view kSystemPathMarkers[] = {"/System/Library/",
                                                    "/usr/lib/",

@@ -10,8 +10,8 @@
 //                   {function "com.shopee.cart.CartPresenter.lambda$onLoad$0", kind kJava},
 //                   {function "com.shopee.cart.CartPresenter.access$000", kind kJava},
 //                   {function "android.os.Handler.handleCallback", kind kJava}, …}}
-//   -> Fingerprint{hash "5c0e…" (32 hex digits), algorithm "v1", quality "complete",
-//                  title "NullPointerException: …", culprit "com.shopee.cart.CartPresenter.lambda$onLoad",
+//   -> Fingerprint{hash "5c0e…" (32 hex digits), algorithm "v2", quality "complete",
+//                  title "java.lang.NullPointerException: …", culprit "com.shopee.cart.CartPresenter.lambda$onLoad",
 //                  frames_used {"com.shopee.cart.CartPresenter.lambda$onLoad", …},
 //                  rules_applied {"java:lambda-number", "java:synthetic-accessor", …}}
 #pragma once
@@ -45,6 +45,13 @@ struct GroupingFrame {
   std::string file;    // source file, or the script URL for unrestored JS frames
   std::string module;  // image / library path or name ("UIKitCore", "/system/lib64/libc.so")
   std::string raw;     // the raw line, for the record only: never hashed
+  // Original source position (1-based, 0 = unknown). Never hashed: a lambda's or anonymous
+  // function's key uses only its distance to the enclosing function's frame (normalize.h).
+  uint32_t line = 0;
+  // The restorer knows the frame's original position but no name for it (a JS map with neither
+  // sourcesContent nor a function map; the printed name is the minified one). Such a frame is
+  // keyed by its original source file and line, which every bundler of that source agrees on.
+  bool name_unknown = false;
   // The restorer's own in-app decision, if it has one: native module from the app's upload
   // (true) or the shared system store (false); a JS source on the map's ignore list (false).
   std::optional<bool> in_app;
@@ -68,6 +75,13 @@ struct GroupingSample {
   std::vector<GroupingFrame> frames;  // innermost first
 };
 
+// One exception as the event or its trace text states it (exception_text.h reads trace text).
+struct GroupingException {
+  std::string type;      // "java.lang.IllegalStateException", "TypeError", "SIGSEGV", "EXC_BAD_ACCESS (SIGSEGV)"
+  std::string message;   // first line as printed (masked only in the title)
+  std::string relation;  // "" for the thrown exception, "caused_by", "suppressed"
+};
+
 // A "Caused by:" section of a Java exception chain (outermost first after the top exception).
 struct GroupingCause {
   std::string type;
@@ -84,6 +98,9 @@ struct GroupingInput {
   std::vector<GroupingThread> threads;
   std::vector<GroupingSample> samples;  // lag events
   std::vector<GroupingCause> causes;    // Java chains; the innermost cause with app frames wins
+  // The exception chain read from the event and its trace text, thrown exception first. When
+  // exception_type is empty, the first entry stands in for it (a printStackTrace() event).
+  std::vector<GroupingException> exceptions;
   // Copied to the record only (not hashed): lets consumers count per build and link events.
   std::string event_id;
   std::string build_id;
@@ -111,23 +128,27 @@ enum class Quality {
 const char* qualityName(Quality quality);
 
 // What the hash was built from, in fallback order.
-enum class FingerprintSource { kForced, kInAppFrames, kAllFrames, kMessage, kTypeOnly };
+// kThrowerFrames: the in-app frames were not distinctive (only lambdas, anonymous functions or
+// entry points), so the frames below them down to the one that threw were added.
+enum class FingerprintSource { kForced, kInAppFrames, kThrowerFrames, kAllFrames, kMessage, kTypeOnly };
 const char* fingerprintSourceName(FingerprintSource source);
 
 struct Fingerprint {
   std::string hash;  // 32 lowercase hex digits (first 128 bits of SHA-256 of the components)
-  std::string algorithm = "v1";
-  std::string title;    // "NullPointerException: Attempt to invoke …"
+  std::string algorithm = "v2";
+  std::string title;    // "java.lang.NullPointerException: id <n> not found" (message masked)
   std::string culprit;  // the top frame used: "com.shopee.cart.CartPresenter.onLoad"
   Quality quality = Quality::kComplete;
   FingerprintSource source = FingerprintSource::kTypeOnly;
-  std::vector<std::string> components;     // exactly what was hashed, in order
-  std::vector<std::string> frames_used;    // normalized, innermost first
-  std::vector<std::string> rules_applied;  // built-in steps and app rules that shaped it, sorted
-  std::string stack;                       // which stack: "thread 0 (main)", "cause 1", "samples"
-  double lag_share = 0;                    // lag: share of samples that showed the chosen stack (0..1)
-  uint32_t lag_samples = 0;                // lag: number of samples considered
-  std::string replaces;                    // provisional fingerprint this one supersedes ("" if none)
+  std::vector<std::string> components;        // exactly what was hashed, in order
+  std::vector<std::string> frames_used;       // normalized, innermost first
+  std::vector<std::string> rules_applied;     // built-in steps and app rules that shaped it, sorted
+  std::string stack;                          // which stack: "thread 0 (main)", "cause 1", "samples"
+  double lag_share = 0;                       // lag: share of samples that showed the chosen stack (0..1)
+  uint32_t lag_samples = 0;                   // lag: number of samples considered
+  std::string replaces;                       // provisional fingerprint this one supersedes ("" if none)
+  std::string exception_type;                 // the thrown exception's type (the event's, else the trace text's)
+  std::vector<GroupingException> exceptions;  // the chain, thrown exception first (record only)
   // Per-frame decisions, same shape as the input: [thread][frame], [sample][frame], [cause][frame].
   std::vector<std::vector<FrameDecision>> thread_frames;
   std::vector<std::vector<FrameDecision>> sample_frames;

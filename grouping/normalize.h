@@ -52,6 +52,20 @@ std::string maskMessage(std::string_view message, size_t max_chars);
 // Exception type as hashed: trimmed, addresses masked ("SIGSEGV at 0x10" -> "SIGSEGV at <hex>").
 std::string normalizeExceptionType(std::string_view type);
 
+// Whether a normalized in-app name tells problems apart. Not distinctive: lambdas and
+// anonymous functions (Java "lambda$x", "x$lambda", "$r8$lambda", anonymous-class "run"/"call"/…;
+// native "{lambda}", "'lambda'", "$_", blocks, Swift closures; JS "<anonymous>@…"), and entry
+// points ("main", "<clinit>", a JS module's "<global>"). The fingerprint then takes in the
+// frames below them down to the thrower (fingerprint.h).
+bool isDistinctiveName(std::string_view normalized, FrameKind kind);
+
+// The enclosing named function of a lambda / anonymous function, from its normalized name, or
+// "" when it names none: "a.B.lambda$load" -> "a.B.load", "a.B.lambda$static" -> "a.B.<clinit>",
+// "a.B.load$lambda" -> "a.B.load", "A::f::{lambda}::operator()" -> "A::f",
+// "closure in X.y" -> "X.y". Used to give a lambda a stable key by its position relative to
+// the enclosing function's frame (fingerprint.h).
+std::string enclosingFunction(std::string_view normalized, FrameKind kind);
+
 // Why a normalized frame is shared by every crash and must not be hashed (throw/abort helpers,
 // crash handlers, thread entry points); nullptr when it is a regular frame.
 const char* noiseReason(std::string_view normalized, FrameKind kind);

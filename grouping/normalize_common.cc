@@ -22,14 +22,21 @@ constexpr std::string_view kNativeNoise[] = {
     "-[NSException raise]", "+[NSException raise:format:]", "+[NSException raise:format:arguments:]",
     "__exceptionPreprocess", "___forwarding___", "_CF_forwarding_prep_0",
     "-[NSObject(NSObject) doesNotRecognizeSelector:]", "Swift._assertionFailure", "Swift._fatalErrorMessage",
-    "swift_unexpectedError", "core::panicking::panic", "core::panicking::panic_fmt", "std::panicking::begin_panic",
-    "rust_panic",
+    "swift_unexpectedError", "objc_msgSend", "core::panicking::panic", "core::panicking::panic_fmt",
+    "std::panicking::begin_panic", "rust_panic",
     // thread entry
     "_pthread_start", "_pthread_body", "thread_start", "start_wqthread", "_pthread_wqthread", "__pthread_start",
     "__start_thread", "start", "main", "_start", "__start", "__libc_start_main", "__libc_start_call_main", "clone",
     "__clone", "art_quick_invoke_stub", "art_quick_invoke_static_stub"};
 
-constexpr std::string_view kJavaNoise[] = {"java.lang.Thread.run",
+// Throw helpers first (they throw for whoever called them: the caller is the thrower), then
+// thread entries.
+constexpr std::string_view kJavaNoise[] = {"java.util.Objects.requireNonNull",
+                                           "kotlin.jvm.internal.Intrinsics.checkNotNull",
+                                           "kotlin.jvm.internal.Intrinsics.checkNotNullParameter",
+                                           "kotlin.jvm.internal.Intrinsics.checkNotNullExpressionValue",
+                                           "kotlin.jvm.internal.Intrinsics.throwUninitializedPropertyAccessException",
+                                           "java.lang.Thread.run",
                                            "java.util.concurrent.ThreadPoolExecutor.runWorker",
                                            "java.util.concurrent.ThreadPoolExecutor$Worker.run",
                                            "java.util.concurrent.FutureTask.run",
@@ -101,6 +108,14 @@ bool isHexHash(std::string_view word) {
 }  // namespace
 
 NormalizedName normalizeFrame(const GroupingFrame& frame) {
+  if (frame.kind == FrameKind::kJs && frame.name_unknown) {
+    NormalizedName unnamed;
+    const std::string file = normalizeJsFile(frame.file);
+    if (file.empty()) return unnamed;
+    unnamed.name = "<unnamed>@" + file + (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
+    unnamed.steps.push_back("js:unnamed-by-position");
+    return unnamed;
+  }
   auto one = [&frame](std::string_view function) {
     switch (frame.kind) {
       case FrameKind::kJava:
@@ -196,11 +211,72 @@ std::string normalizeExceptionType(std::string_view type) {
   return out;
 }
 
+bool isDistinctiveName(std::string_view normalized, FrameKind kind) {
+  if (normalized.empty()) return false;
+  // A position suffix ("@+2", normalize.h enclosingFunction) is not a name.
+  size_t at = normalized.rfind("@+");
+  if (at == std::string_view::npos) at = normalized.rfind("@-");
+  if (at != std::string_view::npos) normalized = normalized.substr(0, at);
+  switch (kind) {
+    case FrameKind::kJava: {
+      size_t dot = normalized.rfind('.');
+      std::string_view method = dot == std::string_view::npos ? normalized : normalized.substr(dot + 1);
+      std::string_view owner = dot == std::string_view::npos ? std::string_view() : normalized.substr(0, dot);
+      if (method.starts_with("lambda$") || method.starts_with("$r8$lambda") ||
+          method.find("$lambda") != std::string_view::npos || method == "main" || method == "<clinit>") {
+        return false;
+      }
+      // An anonymous class implementing a one-method interface is a lambda written longhand.
+      static constexpr std::string_view kSamMethods[] = {"run", "call", "invoke", "accept", "apply", "get"};
+      if (owner.ends_with("$_") && contains(kSamMethods, method)) return false;
+      return true;
+    }
+    case FrameKind::kJs:
+      return !normalized.starts_with("<anonymous>") && normalized != "<global>" && normalized != "main";
+    case FrameKind::kNative:
+    case FrameKind::kUnknown:
+      break;
+  }
+  return normalized.find("{lambda}") == std::string_view::npos &&
+         normalized.find("'lambda'") == std::string_view::npos && normalized.find("$_") == std::string_view::npos &&
+         !normalized.ends_with("_block_invoke") && !normalized.starts_with("closure in ") && normalized != "main";
+}
+
+std::string enclosingFunction(std::string_view normalized, FrameKind kind) {
+  if (kind == FrameKind::kJava) {
+    size_t dot = normalized.rfind('.');
+    if (dot == std::string_view::npos) return {};
+    std::string_view owner = normalized.substr(0, dot);
+    std::string_view method = normalized.substr(dot + 1);
+    std::string_view enclosing;
+    if (method.starts_with("lambda$")) {
+      enclosing = method.substr(7);  // javac: lambda$<enclosing>$N (the number is already gone)
+    } else if (size_t lambda = method.find("$lambda"); lambda != std::string_view::npos && lambda > 0) {
+      enclosing = method.substr(0, lambda);  // Kotlin: <enclosing>$lambda-N
+    }
+    if (enclosing.empty()) return {};
+    if (enclosing == "static") return std::string(owner) + ".<clinit>";
+    if (enclosing == "new") return std::string(owner) + ".<init>";
+    return std::string(owner) + "." + std::string(enclosing);
+  }
+  if (kind == FrameKind::kJs) return {};
+  if (normalized.starts_with("closure in ")) {
+    std::string_view rest = normalized;
+    while (rest.starts_with("closure in ")) rest.remove_prefix(11);
+    return std::string(rest);
+  }
+  for (std::string_view marker : {std::string_view("::{lambda}"), std::string_view("::'lambda'")}) {
+    size_t at = normalized.find(marker);
+    if (at != std::string_view::npos && at > 0) return std::string(normalized.substr(0, at));
+  }
+  return {};
+}
+
 const char* noiseReason(std::string_view normalized, FrameKind kind) {
   if (normalized.empty()) return nullptr;
   switch (kind) {
     case FrameKind::kJava:
-      if (contains(kJavaNoise, normalized)) return "noise: thread entry";
+      if (contains(kJavaNoise, normalized)) return "noise: throw helper or thread entry";
       break;
     case FrameKind::kJs:
       if (contains(kJsNoise, normalized)) return "noise: bridge entry";

@@ -6,6 +6,17 @@
 namespace restack::grouping {
 namespace {
 
+constexpr size_t kMaxChainEntries = 16;
+constexpr size_t kMaxChainStringBytes = 512;
+
+// At most kMaxChainStringBytes, never inside a UTF-8 sequence.
+std::string_view cut(std::string_view text) {
+  if (text.size() <= kMaxChainStringBytes) return text;
+  size_t end = kMaxChainStringBytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 class ObjectWriter {
  public:
   explicit ObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
@@ -32,6 +43,25 @@ class ObjectWriter {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.4g", value);
     out_ += buffer;
+  }
+  // [{"type":…,"message":…,"relation":"caused_by"}], relation only when not the thrown one.
+  // Bounded here: the worker's record fitting (worker/pipeline/output_record.cc) cuts strings
+  // and lists but copies objects inside lists whole.
+  void exceptions(std::string_view name, const std::vector<GroupingException>& chain) {
+    key(name);
+    out_ += '[';
+    for (size_t i = 0; i < chain.size() && i < kMaxChainEntries; ++i) {
+      if (i > 0) out_ += ',';
+      std::string item;
+      {
+        ObjectWriter object(item);
+        object.string("type", cut(chain[i].type));
+        object.string("message", cut(chain[i].message));
+        object.optionalString("relation", chain[i].relation);
+      }
+      out_ += item;
+    }
+    out_ += ']';
   }
   void list(std::string_view name, const std::vector<std::string>& values) {
     key(name);
@@ -66,9 +96,10 @@ std::string fingerprintRecordJson(const GroupingInput& input, const Fingerprint&
     record.string("quality", qualityName(fingerprint.quality));
     record.string("source", fingerprintSourceName(fingerprint.source));
     record.optionalString("stack", fingerprint.stack);
-    record.optionalString("exception_type", input.exception_type);
+    record.optionalString("exception_type", fingerprint.exception_type);
     record.string("title", fingerprint.title);
     record.optionalString("culprit", fingerprint.culprit);
+    if (!fingerprint.exceptions.empty()) record.exceptions("exceptions", fingerprint.exceptions);
     record.list("frames", fingerprint.frames_used);
     record.list("rules", fingerprint.rules_applied);
     if (input.kind == "lag") {

@@ -82,13 +82,13 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto ours = [&](const corpus::CorpusEvent& e) { return fingerprints[std::stoul(e.input.event_id)]; };
-  printTable("Restack v1 fingerprint, every event", corpus::evaluate(events, ours));
+  printTable("Restack v2 fingerprint, every event", corpus::evaluate(events, ours));
   if (options.missing_symbols_share > 0) {
     std::vector<corpus::CorpusEvent> complete;
     for (const auto& event : events) {
       if (qualities[std::stoul(event.input.event_id)] == Quality::kComplete) complete.push_back(event);
     }
-    printTable("Restack v1 fingerprint, events of quality \"complete\" only", corpus::evaluate(complete, ours));
+    printTable("Restack v2 fingerprint, events of quality \"complete\" only", corpus::evaluate(complete, ours));
   }
   printTable("Naive baseline (type + top 3 restored names, no normalization)",
              corpus::evaluate(events, corpus::naiveFingerprint));

@@ -156,7 +156,7 @@ TEST(Rules, ApplyToFingerprints) {
 
   auto offline = crash("android", "java.net.UnknownHostException", "Unable to resolve host \"api.shop.com\"",
                        {java("com.shop.net.Api.get")});
-  EXPECT_EQ(computeFingerprint(offline, config).components, (std::vector<std::string>{"v1", "forced", "no-network"}));
+  EXPECT_EQ(computeFingerprint(offline, config).components, (std::vector<std::string>{"v2", "forced", "no-network"}));
   // Another app is not affected by shop's rules.
   offline.app = "news";
   EXPECT_NE(computeFingerprint(offline, config).source, FingerprintSource::kForced);

@@ -146,7 +146,8 @@ class JavaEndToEnd : public ::testing::Test {
   }
 
   // Runs `scenario` on the obfuscated jar of `build` and restores what it printed as an event.
-  static JavaCrash crash(int build, const std::string& scenario) {
+  // Without `exception_field`, the event carries the exception only in its printStackTrace() text.
+  static JavaCrash crash(int build, const std::string& scenario, bool exception_field = true) {
     JavaCrash out;
     if (dir_ == nullptr || pipeline_ == nullptr) {
       ADD_FAILURE() << "the builds were not made";
@@ -161,11 +162,13 @@ class JavaEndToEnd : public ::testing::Test {
     const size_t colon = first.find(": ");
     const std::string type = first.substr(0, colon);
     const std::string message = colon == std::string::npos ? "" : first.substr(colon + 2);
-    const std::string id = "java-" + std::to_string(build) + "-" + scenario;
+    const std::string id = "java-" + std::to_string(build) + "-" + scenario + (exception_field ? "" : "-text");
+    const std::string exception =
+        R"("exception":{"type":)" + jsonString(type) + R"(,"message":)" + jsonString(message) + "},";
     const std::string event = R"({"event_id":")" + id + R"(","kind":"crash","platform":"android","app":"shop",)" +
                               R"("build_id":")" + std::to_string(build) + R"(","timestamp_ms":1700000000000,)" +
-                              R"("exception":{"type":)" + jsonString(type) + R"(,"message":)" + jsonString(message) +
-                              R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.trace) + "}]}";
+                              (exception_field ? exception : "") +
+                              R"("threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.trace) + "}]}";
     out.outcome = pipeline_->process("shop:" + std::to_string(build), event);
     return out;
   }
@@ -239,6 +242,23 @@ TEST_F(JavaEndToEnd, DifferentCallPathsAboveTheAppFramesGroupTogether) {
     EXPECT_NE(feed.trace, search.trace);
     EXPECT_EQ(feed.outcome.fingerprint, search.outcome.fingerprint) << describe(feed) << describe(search);
     EXPECT_EQ(feed.outcome.fingerprint, wrapped.outcome.fingerprint) << describe(feed) << describe(wrapped);
+  }
+}
+
+// printStackTrace() output alone: the exception is read from the (deobfuscated) trace text,
+// named in the title and hashed as if the event had stated it.
+TEST_F(JavaEndToEnd, ExceptionReadFromTraceTextOnly) {
+  for (int build : {1, 2}) {
+    SCOPED_TRACE(build);
+    JavaCrash field = crash(build, "pay");
+    JavaCrash text = crash(build, "pay", false);
+    EXPECT_EQ(text.outcome.exception_type, "com.shop.checkout.PaymentException") << describe(text);
+    EXPECT_EQ(text.outcome.fingerprint, field.outcome.fingerprint) << describe(text) << describe(field);
+    EXPECT_NE(text.outcome.record.find(R"("title":"com.shop.checkout.PaymentException)"), std::string::npos)
+        << describe(text);
+    EXPECT_NE(text.outcome.record.find(R"("exceptions":[{"type":"com.shop.checkout.PaymentException")"),
+              std::string::npos)
+        << describe(text);
   }
 }
 

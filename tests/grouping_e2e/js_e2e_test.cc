@@ -95,6 +95,7 @@ struct BuildLayout {
   const char* chunk_names;
   const char* count_function;
   const char* extra_scenario;
+  bool sources_content = true;
 };
 
 const BuildLayout kLayouts[] = {
@@ -102,6 +103,8 @@ const BuildLayout kLayouts[] = {
     {"static/js/[name]-[hash]", "static/js/chunk-[name]-[hash]",
      "export function count(items) {\n  return items.filter((item) => item.price).length;\n}\n",
      "count: async () => (await import(\"./cart.js\")).count([]),"},
+    // Build 3: build 1's code and layout, maps without sourcesContent (no function names).
+    {"[name].[hash]", "chunks/[name].[hash]", "", "", false},
 };
 
 struct JsCrash {
@@ -123,7 +126,7 @@ class JsEndToEnd : public ::testing::Test {
     dir_ = new TempDir(std::move(*dir));
     pipeline_ = Pipeline::create().release();
     ASSERT_NE(pipeline_, nullptr);
-    for (int number : {1, 2}) {
+    for (int number : {1, 2, 3}) {
       const BuildLayout& layout = kLayouts[number - 1];
       const std::string folder = dir_->path() + "/build" + std::to_string(number);
       writeFile(folder + "/src/cart.js", replaceAll(kCart, "@COUNT@", layout.count_function));
@@ -136,7 +139,8 @@ class JsEndToEnd : public ::testing::Test {
                                         "' src/main.js --bundle --minify --splitting --format=esm "
                                         "--sourcemap --outdir=dist --out-extension:.js=.mjs --log-level=error "
                                         "'--entry-names=" +
-                                        layout.entry_names + "' '--chunk-names=" + layout.chunk_names + "'"));
+                                        layout.entry_names + "' '--chunk-names=" + layout.chunk_names + "'" +
+                                        (layout.sources_content ? "" : " --sources-content=false")));
       size_t maps = 0;
       for (const auto& entry : std::filesystem::recursive_directory_iterator(folder + "/dist")) {
         const std::string path = entry.path().string();
@@ -198,12 +202,12 @@ class JsEndToEnd : public ::testing::Test {
 
   static TempDir* dir_;
   static Pipeline* pipeline_;
-  static std::string entries_[2];
+  static std::string entries_[3];
 };
 
 TempDir* JsEndToEnd::dir_ = nullptr;
 Pipeline* JsEndToEnd::pipeline_ = nullptr;
-std::string JsEndToEnd::entries_[2];
+std::string JsEndToEnd::entries_[3];
 
 std::string describe(const JsCrash& crash) {
   return "stack:\n" + crash.stack + "\n" + crash.outcome.describe();
@@ -274,6 +278,22 @@ TEST_F(JsEndToEnd, DifferentCallPathsAboveTheAppFramesGroupTogether) {
     EXPECT_NE(feed.stack, search.stack);
     EXPECT_EQ(feed.outcome.fingerprint, search.outcome.fingerprint) << describe(feed) << describe(search);
   }
+}
+
+// A map without sourcesContent gives no function names: the restorer prints the minified ones,
+// which grouping never hashes; such frames are keyed by their original source file and line.
+TEST_F(JsEndToEnd, MinifiedNamesAreNeverHashed) {
+  for (const char* scenario : {"feed", "pay", "quick"}) {
+    SCOPED_TRACE(scenario);
+    JsCrash crashed = crash(3, scenario);
+    ASSERT_FALSE(crashed.outcome.frames.empty()) << describe(crashed);
+    for (const std::string& frame : crashed.outcome.frames) {
+      EXPECT_TRUE(frame.starts_with("<unnamed>@src/")) << frame << "\n" << describe(crashed);
+    }
+    EXPECT_EQ(crashed.outcome.quality, "complete") << describe(crashed);
+  }
+  EXPECT_NE(crash(3, "feed").outcome.fingerprint, crash(3, "pay").outcome.fingerprint);
+  EXPECT_NE(crash(3, "feed").outcome.fingerprint, crash(3, "quick").outcome.fingerprint);
 }
 
 }  // namespace

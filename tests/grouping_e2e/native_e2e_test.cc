@@ -257,7 +257,9 @@ class NativeEndToEnd : public ::testing::Test {
             build.returnAddress(run, "shop::screens::checkout(")};
   }
 
-  static NativeCrash crash(int number, const std::string& scenario) {
+  // With `tombstone_header`, the event states no exception: the stack text starts with the
+  // tombstone's signal and cause lines, as a crash reporter forwarding the tombstone sends it.
+  static NativeCrash crash(int number, const std::string& scenario, bool tombstone_header = false) {
     NativeCrash out;
     if (pipeline_ == nullptr || builds_[number - 1].build_id.empty()) {
       ADD_FAILURE() << "the builds were not made";
@@ -275,14 +277,19 @@ class NativeEndToEnd : public ::testing::Test {
                       "(art_quick_generic_jni_trampoline+144) (BuildId: 4b2c0a5ffa8e5b7e1e0a4f7d8c9b0a11)"));
     lines.push_back(tombstoneLine(lines.size(), 0xe5b2c, "/apex/com.android.runtime/lib64/bionic/libc.so",
                                   "(__pthread_start(void*)+40) (BuildId: 9d3c1e2f0a4b5c6d7e8f90a1b2c3d4e5)"));
+    if (tombstone_header) {
+      out.stack =
+          "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000000\n"
+          "Cause: null pointer dereference\n";
+    }
     for (const std::string& line : lines) out.stack += line + "\n";
     const std::string build_id = "1." + std::to_string(number);
+    const std::string exception =
+        tombstone_header ? "" : R"("exception":{"type":"SIGSEGV","message":"SEGV_MAPERR fault addr 0x0"},)";
     const std::string event = R"({"event_id":"native-)" + build_id + "-" + scenario +
                               R"(","kind":"crash","platform":"android","app":"shop","build_id":")" + build_id +
-                              R"(","timestamp_ms":1700000000000,)"
-                              R"("exception":{"type":"SIGSEGV","message":"SEGV_MAPERR fault addr 0x0"},)"
-                              R"("threads":[{"name":"main","crashed":true,"stack":)" +
-                              jsonString(out.stack) + "}]}";
+                              R"(","timestamp_ms":1700000000000,)" + exception +
+                              R"("threads":[{"name":"main","crashed":true,"stack":)" + jsonString(out.stack) + "}]}";
     out.outcome = pipeline_->process("shop:" + build_id, event);
     return out;
   }
@@ -329,7 +336,8 @@ TEST_F(NativeEndToEnd, SameCrashSameFingerprintAtDifferentAddresses) {
 TEST_F(NativeEndToEnd, TheInlinedLambdaIsTheCulprit) {
   NativeCrash feed = crash(1, "feed");
   // The faulting load is the lambda's, inlined through forEach and Cache::total into priceCart.
-  EXPECT_EQ(feed.outcome.culprit, "shop::cart::Cache<T>::total::'lambda'::operator()") << describe(feed);
+  // Its key is its line distance from Cache::total's frame (the forEach call), not a number.
+  EXPECT_EQ(feed.outcome.culprit, "shop::cart::Cache<T>::total::'lambda'::operator()@+1") << describe(feed);
 }
 
 TEST_F(NativeEndToEnd, DifferentCrashSitesDiffer) {
@@ -347,6 +355,20 @@ TEST_F(NativeEndToEnd, DifferentCallPathsAboveTheAppFramesGroupTogether) {
     NativeCrash feed = crash(number, "feed");
     NativeCrash search = crash(number, "search");
     EXPECT_EQ(feed.outcome.fingerprint, search.outcome.fingerprint) << describe(feed) << describe(search);
+  }
+}
+
+// The tombstone's reason lines name the signal when the event states none: same fingerprint,
+// the signal as exception type, the cause in the title.
+TEST_F(NativeEndToEnd, SignalReadFromTombstoneLines) {
+  for (int number : {1, 2}) {
+    SCOPED_TRACE(number);
+    NativeCrash field = crash(number, "feed");
+    NativeCrash text = crash(number, "feed", true);
+    EXPECT_EQ(text.outcome.exception_type, "SIGSEGV") << describe(text);
+    EXPECT_EQ(text.outcome.fingerprint, field.outcome.fingerprint) << describe(text) << describe(field);
+    EXPECT_NE(text.outcome.record.find(R"("title":"SIGSEGV: null pointer dereference")"), std::string::npos)
+        << describe(text);
   }
 }
 

@@ -92,7 +92,7 @@ TEST_F(PipelineTest, RestoresNativeFramesLikeLlvmSymbolizerAndPassesUnknownField
   simdjson::dom::element record;
   ASSERT_EQ(parser_.parse(result.records[1].value).get(record), simdjson::SUCCESS);
   EXPECT_EQ(std::string_view(record["event_id"]), "e1");
-  EXPECT_EQ(std::string_view(record["algorithm"]), "v1");
+  EXPECT_EQ(std::string_view(record["algorithm"]), "v2");
   EXPECT_EQ(restored.key, "shop:" + std::string(std::string_view(record["fingerprint"])));
 }
 
@@ -455,7 +455,7 @@ TEST_F(PipelineTest, FieldsRestackWritesAreNotPassedThroughTwice) {
 TEST(OutputRecord, FingerprintRecordsFitTheirBudget) {
   std::string frames;
   for (int i = 0; i < 1000; ++i) frames += std::string(i ? "," : "") + "\"f" + std::to_string(i) + "\"";
-  const std::string record = R"({"app":"a","fingerprint":"0123456789abcdef0123456789abcdef","algorithm":"v1",)"
+  const std::string record = R"({"app":"a","fingerprint":"0123456789abcdef0123456789abcdef","algorithm":"v2",)"
                              R"("title":")" +
                              std::string(50000, 'x') + "\xc3\xa9" + R"(","frames":[)" + frames +
                              R"(],"lag_share":0.8,"lag_samples":10})";

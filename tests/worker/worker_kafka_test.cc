@@ -505,7 +505,7 @@ TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndD
     ASSERT_TRUE(record.key);
     EXPECT_EQ(*record.key, stringAt(json.root["app"]) + ":" + fingerprint);
     EXPECT_EQ(fingerprint, fingerprint_of[id]);
-    EXPECT_EQ(stringAt(json.root["algorithm"]), "v1");
+    EXPECT_EQ(stringAt(json.root["algorithm"]), "v2");
     EXPECT_EQ(record.partition, partitioner.partition(topics_.fingerprints, *record.key, kFingerprintPartitions));
     EXPECT_EQ(record.partition, testkafka::javaPartitionFor(*record.key, kFingerprintPartitions));
     keys[*record.key].insert(id);

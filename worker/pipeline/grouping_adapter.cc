@@ -1,4 +1,5 @@
 // Restored frames -> grouping::GroupingInput -> fingerprint; decisions copied back onto frames.
+#include "grouping/exception_text.h"
 #include "grouping/fingerprint.h"
 #include "grouping/record_json.h"
 #include "worker/pipeline/fingerprint.h"
@@ -34,9 +35,18 @@ grouping::FrameState stateOf(FrameStatus status) {
   return grouping::FrameState::kUnparsed;
 }
 
+// The source-map restorer prints the minified name when the map has neither a function map
+// nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with
+// every build and bundler, so grouping gets no name and keys the frame by its original position.
+bool minifiedNameAsPrinted(const OutputFrame& frame) {
+  return frame.family == FrameFamily::kJs && frame.note.starts_with("function name as printed");
+}
+
 grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   grouping::GroupingFrame out;
-  out.function = frame.frame.function;
+  out.name_unknown = minifiedNameAsPrinted(frame);
+  if (!out.name_unknown) out.function = frame.frame.function;
+  out.line = frame.frame.line;
   out.file = frame.frame.file;
   out.module = frame.frame.module;
   out.raw = frame.raw;
@@ -69,6 +79,38 @@ void applyDecisions(const std::vector<std::vector<grouping::FrameDecision>>& dec
   }
 }
 
+const char* relationOf(const std::string& prefix) {
+  if (prefix == "Caused by: ") return "caused_by";
+  if (prefix == "Suppressed: ") return "suppressed";
+  return "";
+}
+
+// The exception chain: the restorer's Java sections (deobfuscated) when there are some, else
+// what the crashed thread's text (then any thread's) states; the event's own exception first.
+std::vector<grouping::GroupingException> exceptionChain(const RawEvent& raw, const RestoredEvent& restored) {
+  std::vector<grouping::GroupingException> chain;
+  std::vector<size_t> order;
+  for (size_t t = 0; t < raw.threads.size(); ++t) {
+    if (raw.threads[t].crashed)
+      order.insert(order.begin(), t);
+    else
+      order.push_back(t);
+  }
+  for (size_t t : order) {
+    if (t >= restored.threads.size()) continue;
+    for (const ExceptionSection& section : restored.threads[t].stack.sections) {
+      chain.push_back({section.type, section.message, relationOf(section.prefix)});
+    }
+    if (chain.empty() && raw.threads[t].has_stack) chain = grouping::readExceptionsFromText(raw.threads[t].stack);
+    if (!chain.empty()) break;
+  }
+  if (!restored.exception_type.empty() &&
+      (chain.empty() || !chain.front().relation.empty() || chain.front().type != restored.exception_type)) {
+    chain.insert(chain.begin(), {restored.exception_type, restored.exception_message, ""});
+  }
+  return chain;
+}
+
 }  // namespace
 
 EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
@@ -83,6 +125,7 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
   input.build_id = raw.build_id;
   input.timestamp_ms = raw.timestamp_ms > 0 ? static_cast<uint64_t>(raw.timestamp_ms) : 0;
   input.provisional_fingerprint = raw.previous_fingerprint;
+  input.exceptions = exceptionChain(raw, restored);
 
   std::vector<FrameRefs> thread_refs, sample_refs, cause_refs;
   for (size_t t = 0; t < raw.threads.size(); ++t) {

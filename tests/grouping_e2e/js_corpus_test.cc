@@ -1,0 +1,260 @@
+// A generated corpus of real JavaScript errors with known true groups, through Restack's pipeline.
+//
+// The test writes an app of `kSites` crash sites (each a chain of three functions in one of
+// `kFeatures` modules, ending in one of five kinds of error: a TypeError on null, an app
+// RangeError, a custom Error subclass, a SyntaxError thrown by the builtin JSON.parse, a
+// ReferenceError inside an arrow run by Array.forEach), reached through `kPaths` route modules.
+// It bundles the app four ways: esbuild --minify, esbuild --minify --target=es2017 with other
+// output names, an unminified esbuild bundle minified by terser (the map chained through
+// terser, sources included), and the esbuild bundle behind a separately built prelude in one
+// file described by an index map. Every build runs every (site, path) in one node process; each
+// error's V8 stack becomes a raw web event restored against that build's map.
+//
+// The true group is the site the program printed with the error; nothing writes an expected
+// fingerprint. The table it prints is the one in docs/grouping.md.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tests/grouping_e2e/e2e_support.h"
+
+namespace restack::grouping_e2e {
+namespace {
+
+constexpr int kSites = 200;
+constexpr int kFeatures = 20;
+constexpr int kPaths = 3;
+constexpr int kKinds = 5;
+const char* kKindNames[kKinds] = {"null property", "app RangeError", "custom error", "JSON.parse", "arrow in forEach"};
+
+int kindOf(int site) {
+  return (site / kFeatures) % kKinds;
+}
+
+std::string crashBody(int site) {
+  const std::string n = std::to_string(site);
+  switch (kindOf(site)) {
+    case 0:
+      return "const holder = x > -1 ? null : {};\n  return holder.value + " + n + ";";
+    case 1:
+      return "throw new RangeError(\"range \" + x + \" at " + n + "\");";
+    case 2:
+      return "throw new AppError(\"site \" + x);";
+    case 3:
+      return "return JSON.parse(\"{bad\" + x);";
+    default:
+      return "[x].forEach((v) => {\n    missingFunction" + n + "(v);\n  });\n  return 0;";
+  }
+}
+
+std::map<std::string, std::string> appSources() {
+  std::map<std::string, std::string> files;
+  files["src/prelude.js"] =
+      "globalThis.appStartedAt = Date.now();\nglobalThis.describeApp = function describeApp() {\n"
+      "  return \"shop \" + globalThis.appStartedAt;\n};\n";
+  files["src/errors.js"] =
+      "export class AppError extends Error {\n  constructor(message) {\n    super(message);\n"
+      "    this.name = \"AppError\";\n  }\n}\n";
+  for (int k = 0; k < kFeatures; ++k) {
+    std::ostringstream js;
+    js << "import { AppError } from \"../errors.js\";\n";
+    for (int site = k; site < kSites; site += kFeatures) {
+      js << "function site" << site << "(x) {\n  " << crashBody(site) << "\n}\n"
+         << "function step" << site << "(x) {\n  return site" << site << "(x - 1) + 1;\n}\n"
+         << "export function entry" << site << "(x) {\n  return step" << site << "(x + 1) * 2;\n}\n";
+    }
+    files["src/features/feature" + std::to_string(k) + ".js"] = js.str();
+  }
+  std::ostringstream router;
+  for (int k = 0; k < kFeatures; ++k) router << "import * as f" << k << " from \"./features/feature" << k << ".js\";\n";
+  router << "export function go(site, x) {\n  switch (site) {\n";
+  for (int site = 0; site < kSites; ++site) {
+    router << "    case " << site << ": return f" << site % kFeatures << ".entry" << site << "(x);\n";
+  }
+  router << "    default: return 0;\n  }\n}\n";
+  files["src/router.js"] = router.str();
+  for (int p = 0; p < kPaths; ++p) {
+    std::ostringstream route;
+    route << "import { go } from \"../router.js\";\n"
+          << "function prepare" << p << "(site) {\n  return go(site, " << p << ") + 1;\n}\n"
+          << "export function open" << p << "(site) {\n  return "
+          << (p % 2 ? "prepare" + std::to_string(p) + "(site)" : "go(site, " + std::to_string(p) + ")") << " + 2;\n}\n";
+    files["src/routes/route" + std::to_string(p) + ".js"] = route.str();
+  }
+  std::ostringstream main;
+  for (int p = 0; p < kPaths; ++p) main << "import { open" << p << " } from \"./routes/route" << p << ".js\";\n";
+  main << "const routes = [";
+  for (int p = 0; p < kPaths; ++p) main << (p ? ", " : "") << "open" << p;
+  main << "];\nfor (let site = 0; site < " << kSites << "; ++site) {\n"
+       << "  for (let path = 0; path < routes.length; ++path) {\n"
+       << "    try {\n      routes[path](site);\n"
+       << "      console.log(JSON.stringify({ site, path, name: \"\", message: \"no error\", stack: \"\" }));\n"
+       << "    } catch (error) {\n"
+       << "      console.log(JSON.stringify({ site, path, name: error.name, message: error.message, stack: "
+          "error.stack }));\n"
+       << "    }\n  }\n}\n";
+  files["src/main.js"] = main.str();
+  return files;
+}
+
+// The text of a bundle without its sourceMappingURL comment, and its line count.
+std::string withoutMapComment(const std::string& text, size_t& lines) {
+  std::string out = text.substr(0, text.rfind("//# sourceMappingURL="));
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  lines = size_t(std::count(out.begin(), out.end(), '\n'));
+  return out;
+}
+
+// cat/app.mjs = prelude/prelude.js + out/app.mjs, with an index map of two sections.
+void indexMapBuild(const std::string& folder) {
+  size_t prelude_lines = 0, app_lines = 0;
+  const std::string prelude = withoutMapComment(readFile(folder + "/prelude/prelude.js"), prelude_lines);
+  const std::string app = withoutMapComment(readFile(folder + "/out/app.mjs"), app_lines);
+  writeFile(folder + "/cat/app.mjs", prelude + app + "//# sourceMappingURL=app.mjs.map\n");
+  writeFile(folder + "/cat/app.mjs.map",
+            R"({"version":3,"file":"app.mjs","sections":[{"offset":{"line":0,"column":0},"map":)" +
+                readFile(folder + "/prelude/prelude.js.map") + R"(},{"offset":{"line":)" +
+                std::to_string(prelude_lines) + R"(,"column":0},"map":)" + readFile(folder + "/out/app.mjs.map") +
+                "}]}");
+}
+
+struct Row {
+  std::set<int> sites;
+  size_t events = 0;
+  std::map<std::string, std::set<int>> sites_of;
+  std::map<int, std::set<std::string>> fingerprints_of;
+};
+
+std::string hashedFrames(const Outcome& outcome) {
+  std::string out = outcome.source + " " + outcome.quality + " " + outcome.exception_type;
+  for (const std::string& frame : outcome.frames) out += " | " + frame;
+  return out;
+}
+
+TEST(JsCorpus, RealBundlesGroupByCrashSite) {
+  if (!requireTool("node")) return;
+  const std::string bin = kDepsDir + "/node/node_modules/.bin/";
+  ASSERT_TRUE(std::filesystem::exists(bin + "esbuild")) << bin << ": run scripts/setup.sh";
+  ASSERT_TRUE(std::filesystem::exists(bin + "terser")) << bin << ": run scripts/setup.sh";
+  auto dir = TempDir::create("restack-grouping-js-corpus-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  for (const auto& [path, text] : appSources()) writeFile(root + "/" + path, text);
+
+  struct Build {
+    std::string name;
+    std::string bundle;  // the file node runs, relative to the build folder
+    std::string command;
+    bool counted = true;  // false: reported on its own row only (a known limit, docs/grouping.md)
+  };
+  const std::string esbuild = "'" + bin + "esbuild' ../src/main.js --bundle --format=esm --log-level=error ";
+  const std::vector<Build> builds = {
+      {"esbuild", "out/app.mjs", esbuild + "--minify --sourcemap --outfile=out/app.mjs"},
+      {"esbuild-es2017", "dist/bundle-es2017.mjs",
+       esbuild + "--minify --target=es2017 --sourcemap --outfile=dist/bundle-es2017.mjs"},
+      {"terser", "min/main.min.mjs",
+       esbuild + "--sourcemap --outfile=plain/main.mjs && mkdir -p min && '" + bin +
+           "terser' plain/main.mjs --module --compress --mangle --source-map "
+           "\"content='plain/main.mjs.map',includeSources,url='main.min.mjs.map'\" -o min/main.min.mjs"},
+      // An index map: a separately built prelude and the minified app concatenated into one
+      // file, the map a "sections" map with one section per part (indexMapBuild below).
+      {"index-map", "cat/app.mjs",
+       "'" + bin +
+           "esbuild' ../src/prelude.js --minify --sourcemap --log-level=error --outfile=prelude/prelude.js && " +
+           esbuild + "--minify --sourcemap --outfile=out/app.mjs"},
+      // A map without sourcesContent: the resolver has no function names to give back.
+      {"esbuild-no-sources", "out/app.mjs",
+       esbuild + "--minify --sourcemap --sources-content=false --outfile=out/app.mjs", false},
+  };
+
+  auto pipeline = Pipeline::create();
+  ASSERT_NE(pipeline, nullptr);
+  std::map<std::string, Row> rows;
+  std::map<std::string, std::string> shown;
+  std::map<std::string, size_t> sources;
+  for (const Build& build : builds) {
+    SCOPED_TRACE(build.name);
+    const std::string folder = root + "/" + build.name;
+    std::filesystem::create_directories(folder);
+    ASSERT_TRUE(runOrFail(folder, build.command));
+    if (build.name == "index-map") indexMapBuild(folder);
+    UploadMeta meta;
+    meta.app = "shop";
+    meta.build_id = build.name;
+    meta.name = std::filesystem::path(build.bundle).filename().string();
+    ASSERT_TRUE(pipeline->ingest(meta, folder + "/" + build.bundle + ".map"));
+    CommandResult ran = run(folder, "node " + build.bundle);
+    ASSERT_EQ(ran.exit_code, 0) << ran.output.substr(0, 4000);
+    std::istringstream lines(ran.output);
+    std::string line;
+    size_t errors = 0;
+    while (std::getline(lines, line)) {
+      simdjson::dom::parser parser;
+      simdjson::dom::element error;
+      ASSERT_EQ(parser.parse(line).get(error), simdjson::SUCCESS) << line;
+      const int site = int(int64_t(error["site"]));
+      const std::string name = std::string(std::string_view(error["name"]));
+      const std::string message = std::string(std::string_view(error["message"]));
+      const std::string stack = std::string(std::string_view(error["stack"]));
+      ASSERT_FALSE(stack.empty()) << "site " << site << " did not throw";
+      ++errors;
+      // Browser SDKs send the frame lines; type and message travel in "exception".
+      const size_t first_frame = stack.find("\n    at ");
+      const std::string frames = first_frame == std::string::npos ? "" : stack.substr(first_frame + 1);
+      const std::string event = R"({"event_id":"e","kind":"error","platform":"web","app":"shop","build_id":)" +
+                                jsonString(build.name) + R"(,"exception":{"type":)" + jsonString(name) +
+                                R"(,"message":)" + jsonString(message) +
+                                R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(frames) + "}]}";
+      Outcome outcome = pipeline->process("shop:" + build.name, event);
+      std::vector<std::string> labels = {"all builds, one without sourcesContent"};
+      if (build.counted) labels = {kKindNames[kindOf(site)], "all", labels.front()};
+      for (const std::string& label : labels) {
+        Row& row = rows[label];
+        row.sites.insert(site);
+        ++row.events;
+        row.sites_of[outcome.fingerprint].insert(site);
+        row.fingerprints_of[site].insert(outcome.fingerprint);
+      }
+      shown.emplace(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
+      if (build.counted) ++sources[outcome.source + " " + outcome.quality];
+    }
+    EXPECT_EQ(errors, size_t(kSites * kPaths));
+  }
+
+  std::printf(
+      "\n| error kind | true sites | events | fingerprints | split sites | merged fingerprints |\n"
+      "|---|---:|---:|---:|---:|---:|\n");
+  for (const auto& [label, row] : rows) {
+    size_t split = 0, merged = 0;
+    for (const auto& [site, fingerprints] : row.fingerprints_of) split += fingerprints.size() > 1;
+    for (const auto& [fingerprint, sites] : row.sites_of) merged += sites.size() > 1;
+    std::printf("| %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu |\n", label.c_str(), row.sites.size(), row.events,
+                row.sites_of.size(), split, 100.0 * double(split) / double(row.sites.size()), merged);
+  }
+  for (const auto& [source, count] : sources) std::printf("source and quality %s: %zu events\n", source.c_str(), count);
+  const Row& all = rows["all"];
+  size_t split = 0, merged = 0;
+  for (const auto& [site, fingerprints] : all.fingerprints_of) {
+    if (fingerprints.size() < 2) continue;
+    if (++split > 5) continue;
+    std::printf("split site %d (%s):\n", site, kKindNames[kindOf(site)]);
+    for (const std::string& fingerprint : fingerprints) std::printf("  %s\n", shown[fingerprint].c_str());
+  }
+  for (const auto& [fingerprint, sites] : all.sites_of) {
+    if (sites.size() < 2) continue;
+    if (++merged > 5) continue;
+    std::printf("merged %zu sites (first %d, %s): %s\n", sites.size(), *sites.begin(),
+                kKindNames[kindOf(*sites.begin())], shown[fingerprint].c_str());
+  }
+  EXPECT_EQ(merged, 0u);
+  EXPECT_LT(double(split), 0.01 * kSites);
+}
+
+}  // namespace
+}  // namespace restack::grouping_e2e
