@@ -1,4 +1,4 @@
-// The grouping fingerprint (DESIGN.md §6, issue 6 step 3).
+// The grouping fingerprint (docs/design.md §6, issue 6 step 3).
 //
 // Algorithm "v2" (docs/grouping.md says why each step is there):
 //   1. Annotate every frame of every stack: normalized name (normalize.h), in-app decision

@@ -1,4 +1,4 @@
-// Grouping input and output model (DESIGN.md §6).
+// Grouping input and output model (docs/design.md §6).
 //
 // The grouping library knows nothing about Kafka, the worker or the symbol store: the worker
 // copies what its restorers produced into a `GroupingInput` and gets a `Fingerprint` back.

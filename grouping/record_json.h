@@ -1,4 +1,4 @@
-// The compact record published to `restack.fingerprints` (DESIGN.md §2, §6), keyed
+// The compact record published to `restack.fingerprints` (docs/design.md §2, §6), keyed
 // "<app>:<fingerprint>" (fingerprintKey) so one partition sees every event of an issue.
 //
 // One JSON object per event, fields in this order (optional ones only when set):

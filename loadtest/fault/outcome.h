@@ -42,7 +42,7 @@ struct RestoredRecord {
   std::string canonical;
 };
 
-// The fields of a restored event (DESIGN.md §5) that must not depend on where, when or how
+// The fields of a restored event (docs/design.md §5) that must not depend on where, when or how
 // often it was restored; see the counting rules above.
 Expected<RestoredRecord> canonicalRestored(std::string_view json);
 

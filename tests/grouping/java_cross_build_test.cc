@@ -113,7 +113,7 @@ std::string separateLines(const std::string& trace) {
 // Parses retraced printStackTrace text (with separators) into a grouping input: the top
 // exception's frames on the crashed thread, every "Caused by:" as a cause. Several frames
 // between two separators are ReTrace's candidates for one obfuscated frame: the first is the
-// frame, the others its alternatives, as the restorer reports them (DESIGN.md §5).
+// frame, the others its alternatives, as the restorer reports them (docs/design.md §5).
 GroupingInput parseRetraced(const std::string& text) {
   GroupingInput input;
   input.app = "shop";

@@ -144,7 +144,7 @@ class NativeCrossBuild : public ::testing::Test {
     bool after_trampoline = false;  // the frame after the signal trampoline is the faulting one
     while (lines >> module >> offset) {
       unsigned long address = std::stoul(offset, nullptr, 16);
-      // Return addresses are looked up at addr - 1 (DESIGN.md §1); the faulting pc is exact.
+      // Return addresses are looked up at addr - 1 (docs/design.md §1); the faulting pc is exact.
       if (address > 0 && !after_trampoline) --address;
       after_trampoline = module.find("libc.so") != std::string::npos && input.threads[0].frames.size() <= 2;
       char hex[32];

@@ -77,7 +77,7 @@ class Pipeline {
   // from the content, as `restack ingest` does.
   bool ingest(const UploadMeta& meta, const std::string& path);
 
-  // EventProcessor::process of one raw event (DESIGN.md §3) under the Kafka key `input_key`.
+  // EventProcessor::process of one raw event (docs/design.md §3) under the Kafka key `input_key`.
   Outcome process(const std::string& input_key, const std::string& event);
 
  private:

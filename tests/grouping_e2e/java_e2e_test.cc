@@ -3,7 +3,7 @@
 // The same classes (javac 17, compiled once) are obfuscated twice by ProGuard 7 with different
 // -obfuscationdictionary / -classobfuscationdictionary / -packageobfuscationdictionary files, so
 // every app class, method and package gets another name. Both obfuscated jars are run and crash
-// for real; the printStackTrace() text each prints is sent as a raw event (DESIGN.md §3) through
+// for real; the printStackTrace() text each prints is sent as a raw event (docs/design.md §3) through
 // EventProcessor::process against a store where both builds' mapping.txt were ingested with
 // ingestUpload. The fingerprints read back from the restack.fingerprints records must ignore the
 // obfuscation, and still tell crash sites apart.

@@ -5,7 +5,7 @@
 // elsewhere (a new function above the crash site and a new scenario in the entry) and another
 // output layout (chunk and entry names), so every chunk has another content hash, file name and
 // column, and the minifier picks other short names. Both builds run in node and throw for real;
-// the V8 stacks are sent as raw web events (DESIGN.md §3) through EventProcessor::process
+// the V8 stacks are sent as raw web events (docs/design.md §3) through EventProcessor::process
 // against a store where every chunk's source map was ingested under its minified file name.
 #include <gtest/gtest.h>
 #include <simdjson.h>

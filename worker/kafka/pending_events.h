@@ -1,6 +1,6 @@
 // Events published while some of their symbols were missing, kept so that they can be restored
 // again when those symbols arrive ("restored later": the final fingerprint record then names the
-// provisional one in "replaces", DESIGN.md §6).
+// provisional one in "replaces", docs/design.md §6).
 //
 // The durable state is the compacted topic kafka.topics.pending, co-partitioned with the events:
 // an event read from events partition p has its pending record on pending partition p.

@@ -1,4 +1,4 @@
-// A symbol upload on restack.symbols / restack.symbols.shared (DESIGN.md §4).
+// A symbol upload on restack.symbols / restack.symbols.shared (docs/design.md §4).
 //
 // The message value is the file itself (optionally gzip/zstd/zip compressed) or empty when the
 // file is referenced by a location; the metadata travels in headers so that binary content needs

@@ -1,4 +1,4 @@
-// The grouping fingerprint of a restored event (DESIGN.md §6), computed by grouping/ from the
+// The grouping fingerprint of a restored event (docs/design.md §6), computed by grouping/ from the
 // restored frames. The pipeline also records grouping's in-app decision on every output frame.
 #pragma once
 
