@@ -67,12 +67,19 @@ bool stripRawCloneSuffix(std::string& s) {
   }
 }
 
+// Finds the index of the bracket closing the one at `open` (same kind), or npos.
+size_t findClose(std::string_view s, size_t open, char opener, char closer);
+
 bool stripPrefixes(std::string& s) {
   static constexpr std::string_view kPrefixes[] = {"non-virtual thunk to ",
                                                    "virtual thunk to ",
                                                    "covariant return thunk to ",
                                                    "@objc ",
                                                    "partial apply for ",
+                                                   "partial apply forwarder for ",
+                                                   "partial apply ObjC forwarder for ",
+                                                   "async function pointer to ",
+                                                   "protocol witness for ",
                                                    "merged ",
                                                    "specialized ",
                                                    "dispatch thunk of ",
@@ -87,12 +94,26 @@ bool stripPrefixes(std::string& s) {
         again = changed = true;
       }
     }
-    // Swift: "generic specialization <Swift.Int> of Foo.bar" -> "Foo.bar"
-    if (std::string_view(s).starts_with("generic specialization <")) {
-      size_t of = s.find("> of ");
-      if (of != std::string::npos) {
-        s.erase(0, of + 5);
+    // Swift: "generic specialization <Swift.Int> of Foo.bar" -> "Foo.bar", and the other
+    // "<…> of" specializations; the bracket is matched, since its text can hold "> of ".
+    for (std::string_view specialization : {"generic specialization <", "generic not re-abstracted specialization <",
+                                            "function signature specialization <", "inlined generic function <"}) {
+      if (!std::string_view(s).starts_with(specialization)) continue;
+      size_t close = findClose(s, specialization.size() - 1, '<', '>');
+      if (close != std::string::npos && std::string_view(s).substr(close).starts_with("> of ")) {
+        s.erase(0, close + 5);
         again = changed = true;
+      }
+    }
+    // Swift async functions are split at every suspension point: "(2) suspend resume partial
+    // function for X.f() async -> ()" is still X.f.
+    if (s.size() > 4 && s[0] == '(' && isDigit(s[1])) {
+      size_t close = s.find(") ");
+      for (std::string_view kind : {"suspend resume partial function for ", "await resume partial function for "}) {
+        if (close != std::string::npos && std::string_view(s).substr(close + 2).starts_with(kind)) {
+          s.erase(0, close + 2 + kind.size());
+          again = changed = true;
+        }
       }
     }
   }
@@ -155,6 +176,48 @@ bool takeSwiftClosurePrefix(std::string& s, std::string& prefix) {
     s.erase(0, in + 4);
     changed = true;
   }
+}
+
+// Swift decorations that are not part of a function's name:
+//   "main.Test.(in _PRIV_).init(x: Swift.Int)"        -> "main.Test.init(x: Swift.Int)"
+//   "test.(getPrivateClass in _DISC)() -> test.C"      -> "test.getPrivateClass() -> test.C"
+//   "P.foo() -> Swift.Int in conformance C : P in M"   -> "P.foo() -> Swift.Int"
+//   "example.f() async throws -> ()"                   -> "example.f() -> ()"
+bool stripSwiftDecorations(std::string& s) {
+  bool changed = false;
+  for (size_t at = s.find("(in _"); at != std::string::npos; at = s.find("(in _", at)) {
+    size_t close = s.find(')', at);
+    if (close == std::string::npos) break;
+    size_t end = close + 1 < s.size() && s[close + 1] == '.' ? close + 2 : close + 1;
+    s.erase(at, end - at);
+    changed = true;
+  }
+  for (size_t at = s.find(" in _"); at != std::string::npos; at = s.find(" in _", at + 1)) {
+    size_t open = s.rfind('(', at);
+    size_t close = s.find(')', at);
+    if (open == std::string::npos || close == std::string::npos) break;
+    s.erase(at, close + 1 - at);  // "(name in _DISC)" -> "(name"
+    s.erase(open, 1);             // -> "name"
+    changed = true;
+    at = open;
+  }
+  size_t conformance = s.find(" in conformance ");
+  if (conformance != std::string::npos) {
+    s.resize(conformance);
+    changed = true;
+  }
+  for (std::string_view effect : {" async throws", " async rethrows", " async", " throws", " rethrows"}) {
+    for (size_t at = s.find(effect); at != std::string::npos; at = s.find(effect, at)) {
+      size_t after = at + effect.size();
+      if (after != s.size() && !std::string_view(s).substr(after).starts_with(" -> ")) {
+        at = after;
+        continue;
+      }
+      s.erase(at, effect.size());
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 bool isOperatorChar(char c) {
@@ -393,6 +456,10 @@ NormalizedName normalizeNativeName(std::string_view function) {
     return result;
   }
 
+  if (s.find("Swift.") != std::string::npos || s.find(" -> ") != std::string::npos ||
+      s.find(" in _") != std::string::npos || s.find("(in _") != std::string::npos) {
+    note(stripSwiftDecorations(s), "swift:decorations");
+  }
   std::string closure_prefix;
   note(takeSwiftClosurePrefix(s, closure_prefix), "swift:closure-number");
   bool inline_namespace = false;
