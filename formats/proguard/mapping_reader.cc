@@ -60,7 +60,40 @@ std::string shorten(std::string_view line) {
   return std::string(line.substr(0, kMax)) + "…";
 }
 
+bool isHexDigit(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'f');
+}
+
+// The position of the '$' of a ProGuard descriptor-hash suffix at the end of `name`, or npos.
+size_t specializedSuffixAt(std::string_view name) {
+  size_t dollar = name.rfind('$');
+  if (dollar == std::string_view::npos || dollar == 0) return std::string_view::npos;
+  std::string_view suffix = name.substr(dollar + 1);
+  const bool min_value = suffix == "ffffffff80000000";  // Math.abs(Integer.MIN_VALUE) as a long
+  if (!min_value && (suffix.size() < 5 || suffix.size() > 8 || suffix.front() == '0')) return std::string_view::npos;
+  if (!std::all_of(suffix.begin(), suffix.end(), isHexDigit)) return std::string_view::npos;
+  std::string_view base = name.substr(0, dollar);
+  if (base == "access" || base.starts_with("access$")) return std::string_view::npos;
+  if (base.starts_with("lambda$")) {
+    // javac's "lambda$<method>$<n>": only a suffix after the counter is ProGuard's.
+    size_t counter = base.rfind('$');
+    std::string_view digits = base.substr(counter + 1);
+    if (counter <= 6 || digits.empty() || !std::all_of(digits.begin(), digits.end(), isDigit)) {
+      return std::string_view::npos;
+    }
+  }
+  return dollar;
+}
+
 }  // namespace
+
+std::string_view restoreSpecializedName(std::string_view name) {
+  // A method specialized and later shrunk again carries one suffix per change.
+  for (size_t at = specializedSuffixAt(name); at != std::string_view::npos; at = specializedSuffixAt(name)) {
+    name = name.substr(0, at);
+  }
+  return name;
+}
 
 uint32_t parseMapVersion(std::string_view text) {
   size_t dot = text.find('.');
@@ -224,6 +257,10 @@ Status MappingReader::parseMemberLine(std::string_view line, ClassMapping& out) 
     method.signature.name = std::string(qualified.substr(dot + 1));
   } else {
     method.signature.name = std::string(qualified);
+  }
+  if (options_.restore_specialized_names && header_.compiler != "R8") {
+    std::string_view restored = restoreSpecializedName(method.signature.name);
+    if (restored.size() != method.signature.name.size()) method.signature.name.resize(restored.size());
   }
   method.signature.params = removeSpaces(rest.substr(open + 1, close - open - 1));
   std::string_view after = trim(rest.substr(close + 1));

@@ -35,6 +35,10 @@ struct MappingReaderOptions {
   size_t max_line_bytes = 4u << 20;
   // How many warning messages are kept; further warnings are only counted. Default 50.
   size_t max_warning_messages = 50;
+  // Restore the source name of methods ProGuard renamed "name$<hex>" when its optimizer changed
+  // their descriptor (see restoreSpecializedName). Mappings of R8, which never does this, are
+  // left as they are. Default true.
+  bool restore_specialized_names = true;
 };
 
 class MappingReader {
@@ -80,6 +84,17 @@ class MappingReader {
   std::vector<std::string> warned_keys_;
   uint64_t warning_count_ = 0;
 };
+
+// ProGuard's optimizer renames a method whose descriptor it changed (parameter types narrowed
+// by specialization, unused parameters removed) to "name$" + Long.toHexString(Math.abs(hash of
+// the original descriptor)), and its mapping lists that name as the original one, so a retrace
+// would print "castToCart$5d527804" where the unobfuscated run printed "castToCart". Returns
+// the name without such suffixes ("castToCart"), or the name unchanged when it does not end in
+// one. Only suffixes of 5 to 8 hex digits (or ProGuard's 16-digit form of Integer.MIN_VALUE)
+// count: a hash below 0x10000 is a 1-in-32768 case, while javac and Kotlin use short suffixes
+// of their own ("access$000", "lambda$main$0"), which stay. "access$…" accessors also stay; a
+// javac lambda body loses only a suffix after its own "$<number>".
+std::string_view restoreSpecializedName(std::string_view name);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
 // versions are treated as newer than anything supported.
