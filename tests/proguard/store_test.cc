@@ -92,6 +92,49 @@ TEST(ProguardStore, StructuredResultsOfAFrame) {
   EXPECT_EQ(**exception_type, "org.app.Gamma");
 }
 
+// ProGuard's class merging writes one block per merged class, all under the surviving class's
+// obfuscated name. Every block is kept (not only the last one), frames restore to the class
+// that declared the method, and an exception line picks the class its frames point to.
+TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(
+      lines({"com.example.io.ParseError -> a.a:", "    1:1:void <init>(java.lang.String):4:4 -> <init>",
+             "com.example.io.Reader -> a.c:", "    1:2:void read():20:21 -> a",  // between the merged blocks
+             "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
+             "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
+             "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
+  auto results = harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                               "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
+                                               "	at a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
+                                               "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  ASSERT_TRUE(results);
+  ASSERT_EQ(results->size(), 7u);
+  EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
+  EXPECT_TRUE((*results)[0].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[2].exception_class, "com.example.net.HttpError");
+  EXPECT_TRUE((*results)[2].exception_class_alternatives.empty());
+  ASSERT_EQ((*results)[3].lookup.frames.size(), 1u);
+  EXPECT_EQ((*results)[3].lookup.frames[0].function, "com.example.net.HttpError.fromStatus");
+  EXPECT_EQ((*results)[3].lookup.frames[0].file, "HttpError.java");
+  EXPECT_EQ((*results)[3].lookup.frames[0].line, 30u);
+  EXPECT_EQ((*results)[5].exception_class, "com.example.io.ParseError");
+  EXPECT_EQ((*results)[5].exception_class_alternatives, std::vector<std::string>{"com.example.net.HttpError"});
+  EXPECT_EQ(harness.retrace(lines({"a.a: 500", "\tat a.a.a(SourceFile:6)"})),
+            lines({"com.example.net.HttpError: 500", "\tat com.example.net.HttpError.fromStatus(HttpError.java:31)"}));
+  // The merged record round-trips, and a class without merged names keeps the v2 layout.
+  proguard::ClassMapping plain;
+  plain.original_name = "p.Plain";
+  plain.obfuscated_name = "b";
+  EXPECT_EQ(proguard::encodeClassRecord(plain)[0], static_cast<char>(proguard::kClassRecordVersion));
+  plain.merged_names = {"p.Other", "p.Third"};
+  auto decoded = proguard::decodeClassRecord(proguard::encodeClassRecord(plain));
+  ASSERT_TRUE(decoded) << decoded.error().describe();
+  ASSERT_EQ(decoded->merged_names.size(), 2u);
+  EXPECT_EQ(decoded->merged_names[1], "p.Third");
+  proguard::ClassRecord moved = std::move(*decoded);
+  EXPECT_EQ(moved.merged_names[0], "p.Other");
+}
+
 TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
   RetraceHarness harness;
   auto empty = harness.ingest("# just a comment\n");
