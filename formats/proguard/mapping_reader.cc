@@ -95,6 +95,13 @@ std::string_view restoreSpecializedName(std::string_view name) {
   return name;
 }
 
+bool isDesugaredLambdaClass(std::string_view original_name, std::string_view source_file) {
+  if (source_file == "D8$$SyntheticClass" || source_file == "R8$$SyntheticClass") return true;
+  std::string_view simple = original_name.substr(original_name.rfind('.') + 1);  // npos + 1 = 0
+  return simple.find("$$ExternalSyntheticLambda") != std::string_view::npos || simple.starts_with("-$$Lambda$") ||
+         simple.find("$$Lambda$") != std::string_view::npos;
+}
+
 uint32_t parseMapVersion(std::string_view text) {
   size_t dot = text.find('.');
   auto major = parseLine(text.substr(0, dot));
@@ -258,7 +265,7 @@ Status MappingReader::parseMemberLine(std::string_view line, ClassMapping& out) 
   } else {
     method.signature.name = std::string(qualified);
   }
-  if (options_.restore_specialized_names && header_.compiler != "R8") {
+  if (options_.restore_specialized_names && !writtenByR8()) {
     std::string_view restored = restoreSpecializedName(method.signature.name);
     if (restored.size() != method.signature.name.size()) method.signature.name.resize(restored.size());
   }
@@ -307,6 +314,7 @@ void MappingReader::parseComment(std::string_view comment, ClassMapping* current
 void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) {
   auto id = json.stringMember("id");
   if (!id) return;
+  if (id->starts_with("com.android.tools.r8.")) r8_metadata_seen_ = true;
   const std::string where = " (mapping line " + std::to_string(line_number_) + ")";
   if (*id == "com.android.tools.r8.mapping") {
     std::string version = json.stringMember("version").value_or("");
@@ -422,7 +430,11 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
   warnOnce("unknown:" + *id, "unknown metadata id '" + *id + "' ignored" + where);
 }
 
-void MappingReader::finishClass(ClassMapping& out) {
+void MappingReader::finishClass(ClassMapping& out) const {
+  if (options_.hide_desugared_lambda_frames && !writtenByR8() &&
+      isDesugaredLambdaClass(out.original_name, out.source_file)) {
+    out.synthesized = true;
+  }
   // "A method is either synthesized or not": a synthesized (or outline) marker under one line of
   // a method applies to every line of that method, so that a frame at any position is treated
   // alike.

@@ -436,6 +436,49 @@ std::vector<std::string> chooseMergedClass(const std::vector<std::string>& candi
   return chosen;
 }
 
+// Lines a frame's result prints (without "<OR>" lines): the deepest answer, 0 when dropped.
+size_t printedDepth(const FrameLookup& lookup) {
+  if (lookup.status != FrameStatus::kSymbolicated) return 1;  // printed as received
+  if (lookup.removed) return 0;
+  size_t depth = lookup.frames.size();
+  for (const auto& alternative : lookup.alternatives) depth = std::max(depth, alternative.size());
+  return depth;
+}
+
+// Sets JavaLineResult::more_count for the "... N more" lines of a run. The N elided frames are
+// the last N of the enclosing trace (the previous trace at the same indentation for "Caused
+// by:", the nearest one indented less for "Suppressed:"), whose own "... M more" is expanded
+// the same way; their restored lines are counted.
+void countMoreLines(std::span<const stack::StackLine> lines, std::vector<JavaLineResult>& results) {
+  struct Block {
+    size_t indent = 0;
+    std::vector<size_t> frames;  // line indices, "... M more" expanded
+  };
+  std::vector<Block> blocks;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const stack::StackLine& line = lines[i];
+    if (line.javaException() != nullptr) {
+      blocks.push_back({line.indent.size(), {}});
+    } else if (line.javaFrame() != nullptr) {
+      if (!blocks.empty()) blocks.back().frames.push_back(i);
+    } else if (const auto* more = line.javaMore(); more != nullptr && blocks.size() >= 2) {
+      const Block* enclosing = nullptr;
+      for (size_t b = blocks.size() - 1; b-- > 0;) {
+        if (blocks[b].indent <= blocks.back().indent) {
+          enclosing = &blocks[b];
+          break;
+        }
+      }
+      if (enclosing == nullptr || more->count > enclosing->frames.size()) continue;
+      std::vector<size_t> tail(enclosing->frames.end() - more->count, enclosing->frames.end());
+      size_t printed = 0;
+      for (size_t frame : tail) printed += printedDepth(results[frame].lookup);
+      if (printed != more->count) results[i].more_count = static_cast<uint32_t>(printed);
+      blocks.back().frames.insert(blocks.back().frames.end(), tail.begin(), tail.end());
+    }
+  }
+}
+
 FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) {
   FrameLookup lookup;
   lookup.status = FrameStatus::kSymbolicated;
@@ -613,6 +656,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     }
     result.lookup.status = FrameStatus::kSymbolicated;  // "... N more", blank: nothing to restore
   }
+  countMoreLines(lines, results);
   for (auto& [index, candidates] : merged_headers) {
     size_t end = index + 1;
     while (end < lines.size() && lines[end].javaFrame() != nullptr) ++end;

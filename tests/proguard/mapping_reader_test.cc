@@ -160,6 +160,32 @@ TEST(MappingReader, RestoresProguardSpecializedMethodNames) {
   EXPECT_EQ(kept_classes[0].methods[0].signature.name, "castToStage$5d527804");
 }
 
+// Lambda classes of desugarers are hidden frames' classes: marked synthesized in mappings other
+// than R8's (which marks its own, and whose unmarked ones the R8 specification prints).
+TEST(MappingReader, DesugaredLambdaClassesAreSynthesizedOutsideR8Mappings) {
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$ExternalSyntheticLambda2", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.-$$Lambda$Main$3xYz", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$Lambda$0", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Whatever", "D8$$SyntheticClass"));
+  EXPECT_FALSE(isDesugaredLambdaClass("org.app.Main$1", "Main.java"));
+  EXPECT_FALSE(isDesugaredLambdaClass("org.app.LambdaRunner", ""));
+  const std::string proguard =
+      "org.restack.demo.Main$$ExternalSyntheticLambda2 -> org.restack.demo.d:\n"
+      "# {\"fileName\":\"D8$$SyntheticClass\",\"id\":\"sourceFile\"}\n"
+      "    void run() -> run\n"
+      "org.restack.demo.Main -> org.restack.demo.Main:\n";
+  MappingReader reader(proguard);
+  auto classes = readAll(proguard, reader);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_TRUE(classes[0].synthesized);
+  EXPECT_FALSE(classes[1].synthesized);
+  const std::string r8 = "# compiler: R8\n" + proguard;
+  MappingReader r8_reader(r8);
+  auto r8_classes = readAll(r8, r8_reader);
+  ASSERT_EQ(r8_classes.size(), 2u);
+  EXPECT_FALSE(r8_classes[0].synthesized);
+}
+
 struct MalformedCase {
   const char* text;
   const char* message;

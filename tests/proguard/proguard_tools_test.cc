@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 
 const fs::path kDeps = fs::path(RESTACK_DEPS_DIR) / "proguard";
 const fs::path kJavaSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/java";
+const fs::path kR8Jar = fs::path(RESTACK_DEPS_DIR) / "java-corpus/r8/r8-8.5.35.jar";  // setup.d/java_corpus.sh
 
 void requireTools() {
   bool jars = fs::exists(kDeps / "lib") && fs::exists(kDeps / "retrace");
@@ -35,8 +36,10 @@ struct Build {
   std::string mapping;
 };
 
-Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimizations,
-                            const std::string& program_args = "") {
+// `desugar`: the classes go through D8's desugaring first (lambdas become classes), as the
+// Android Gradle plugin did before ProGuard when it still used ProGuard.
+Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimizations, const std::string& program_args = "",
+                            bool desugar = false) {
   fs::create_directories(dir / "classes");
   std::string sources;
   for (const auto& entry : fs::recursive_directory_iterator(kJavaSources)) {
@@ -44,8 +47,16 @@ Expected<Build> buildAndRun(const fs::path& dir, const std::string& optimization
   }
   if (auto out = run("javac -g -d " + quote(dir / "classes") + sources); !out) return out.error();
   if (auto out = run("cd " + quote(dir / "classes") + " && jar cf ../in.jar ."); !out) return out.error();
+  fs::path injar = dir / "in.jar";
+  if (desugar) {
+    injar = dir / "desugared.jar";
+    auto d8 = run("java -cp " + quote(kR8Jar) + " com.android.tools.r8.D8 --classfile --min-api 21 --lib " +
+                  "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v java)\")\")\")\" --output " + quote(injar) +
+                  " " + quote(dir / "in.jar"));
+    if (!d8) return d8.error();
+  }
   std::ofstream config(dir / "proguard.pro");
-  config << "-injars " << (dir / "in.jar").string() << "\n"
+  config << "-injars " << injar.string() << "\n"
          << "-outjars " << (dir / "out.jar").string() << "\n"
          << "-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
          << "-keep public class org.restack.demo.Main { public static void main(java.lang.String[]); }\n"
@@ -130,6 +141,28 @@ TEST(ProguardTools, SpecializedMethodNamesEqualTheOriginalRun) {
   ASSERT_TRUE(report) << report.error().describe();
   std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "4.0", "android", ""});
   ASSERT_NE(restored.find("org.restack.demo.Main.castToCart(Main.java:"), std::string::npos) << restored;
+  EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
+                                                                               << build->mapping << "\nobfuscated:\n"
+                                                                               << build->obfuscated_trace;
+}
+
+// D8 turns every lambda into a class ("Main$$ExternalSyntheticLambda2", source file
+// "D8$$SyntheticClass") whose run() calls the lambda body; ProGuard then maps those classes like
+// any other, and the obfuscated run prints their frames ("at a.d.run(SourceFile)"). The JVM's own
+// lambda proxies are hidden frames, so the original run never printed them: restored, they are
+// dropped, and the traces equal the original run's (ReTrace prints them).
+TEST(ProguardTools, DesugaredLambdaFramesAreDroppedAsInTheOriginalRun) {
+  requireTools();
+  ASSERT_TRUE(fs::exists(kR8Jar)) << kR8Jar << " missing: run scripts/setup.sh (scripts/setup.d/java_corpus.sh)";
+  RetraceHarness harness;
+  auto build = buildAndRun(harness.dir() / "java", "", "", true);
+  ASSERT_TRUE(build) << build.error().message();
+  ASSERT_NE(build->mapping.find("$$ExternalSyntheticLambda"), std::string::npos) << build->mapping;
+  ASSERT_TRUE(std::regex_search(build->obfuscated_trace, std::regex(R"(\.run\(SourceFile\))")))
+      << build->obfuscated_trace;
+  auto report = harness.ingest(build->mapping, "demo", "5.0");
+  ASSERT_TRUE(report) << report.error().describe();
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "5.0", "android", ""});
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
                                                                                << build->obfuscated_trace;

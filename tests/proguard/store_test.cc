@@ -103,10 +103,11 @@ TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFram
              "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
              "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
              "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
-  auto results = harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
-                                               "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
-                                               "	at a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
-                                               "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  auto results =
+      harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                    "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
+                                    "	at a.b.a(SourceFile:2)",                          // 2-4: HttpError's own code
+                                    "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
   ASSERT_TRUE(results);
   ASSERT_EQ(results->size(), 7u);
   EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
@@ -133,6 +134,33 @@ TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFram
   EXPECT_EQ(decoded->merged_names[1], "p.Third");
   proguard::ClassRecord moved = std::move(*decoded);
   EXPECT_EQ(moved.merged_names[0], "p.Other");
+}
+
+// "... N more" counts the elided frames of the obfuscated run; restored, those frames may print
+// more lines (an inline chain) or none (a dropped lambda proxy), and the count follows.
+TEST(ProguardStore, MoreLinesCountTheRestoredFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(
+      lines({"org.app.Main -> a:", "    1:1:void inner():5:5 -> a", "    1:1:void outer():9 -> a",
+             "    3:3:void main():20:20 -> b", "org.app.Main$$ExternalSyntheticLambda0 -> c:",
+             "# {\"fileName\":\"D8$$SyntheticClass\",\"id\":\"sourceFile\"}", "    void run() -> run"})));
+  EXPECT_EQ(
+      harness.retrace(lines({"java.lang.IllegalStateException: top", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+                             "\tat a.a(SourceFile:1)", "Caused by: java.lang.RuntimeException: cause",
+                             "\tat a.b(SourceFile:3)", "\t... 1 more"})),
+      lines({"java.lang.IllegalStateException: top", "\tat org.app.Main.main(Main.java:20)",
+             "\tat org.app.Main.inner(Main.java:5)", "\tat org.app.Main.outer(Main.java:9)",
+             "Caused by: java.lang.RuntimeException: cause", "\tat org.app.Main.main(Main.java:20)", "\t... 2 more"}));
+  auto results = harness.retraceResults(
+      lines({"java.lang.IllegalStateException: top", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+             "Caused by: java.lang.RuntimeException: x", "\tat a.b(SourceFile:3)", "\t... 1 more"}));
+  ASSERT_TRUE(results);
+  EXPECT_EQ((*results)[5].more_count, std::optional<uint32_t>(0));  // only the dropped proxy was elided
+  EXPECT_FALSE((*results)[4].more_count.has_value());
+  EXPECT_EQ(harness.retrace(lines({"java.lang.Error", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+                                   "Caused by: java.lang.Error", "\tat a.b(SourceFile:3)", "\t... 1 more"})),
+            lines({"java.lang.Error", "\tat org.app.Main.main(Main.java:20)", "Caused by: java.lang.Error",
+                   "\tat org.app.Main.main(Main.java:20)"}));
 }
 
 TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
