@@ -40,7 +40,9 @@ struct Library {
 struct Setting {
   std::string name;
   Tool tool;
-  std::string rules;  // added to the common keep rules
+  std::string rules;     // added to the common keep rules
+  bool desugar = false;  // D8 desugars the program first (lambdas become classes), as the Android
+                         // Gradle plugin did before ProGuard
 };
 
 const std::vector<Library>& libraries() {
@@ -82,6 +84,7 @@ std::vector<Setting> settings(bool full) {
   std::vector<Setting> all = {
       {"proguard7-optimized", Tool::kProguard7, "-optimizationpasses 5\n"},
       {"r8-release", Tool::kR8, ""},
+      {"d8-desugared-proguard7-optimized", Tool::kProguard7, "-optimizationpasses 5\n", true},
   };
   if (full) {
     all.push_back({"proguard7-unoptimized", Tool::kProguard7, "-dontoptimize\n"});
@@ -144,7 +147,8 @@ class Corpus {
     for (const Library& library : libraries())
       every_jar.insert(every_jar.end(), library.jars.begin(), library.jars.end());
     all_jars_ = jarList(every_jar);
-    if (auto out = run("javac --release 11 -g -nowarn -cp '" + all_jars_ + "' -d " + quote(dir_ / "classes") + sources); !out) {
+    if (auto out = run("javac --release 11 -g -nowarn -cp '" + all_jars_ + "' -d " + quote(dir_ / "classes") + sources);
+        !out) {
       return out.error();
     }
     if (auto out = run("cd " + quote(dir_ / "classes") + " && jar cf ../app.jar ."); !out) return out.error();
