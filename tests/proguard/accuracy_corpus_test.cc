@@ -29,6 +29,9 @@ namespace fs = std::filesystem;
 const fs::path kDeps = fs::path(RESTACK_DEPS_DIR);
 const fs::path kCorpus = kDeps / "java-corpus";
 const fs::path kSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus";
+const fs::path kDowngrade = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus_tools/DowngradeClasses.java";
+const char* kJdkModules[] = {"java.base", "java.sql", "java.desktop", "java.xml"};
+const char* kJavaHome = "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v java)\")\")\")\"";
 
 enum class Tool { kProguard7, kProguard6, kR8 };
 
@@ -171,10 +174,9 @@ class Corpus {
     std::string command;
     if (setting.tool == Tool::kR8) {
       command = "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") +
-                " com.android.tools.r8.R8 --classfile --release --lib \"$(dirname \"$(dirname \"$(readlink -f "
-                "\"$(command -v java)\")\")\")\" --output " +
-                quote(out_jar) + " --pg-conf " + quote(work / "rules.pro") + " --pg-map-output " + quote(mapping) +
-                " " + quote(dir_ / "app.jar");
+                " com.android.tools.r8.R8 --classfile --release --lib " + kJavaHome + " --output " + quote(out_jar) +
+                " --pg-conf " + quote(work / "rules.pro") + " --pg-map-output " + quote(mapping) + " " +
+                quote(dir_ / "app.jar");
       for (const std::string& jar : library.jars) command += " " + quote(kCorpus / "libs" / jar);
       for (const std::string& jar : other_jars) command += " --lib " + quote(kCorpus / "libs" / jar);
     } else {
@@ -182,8 +184,14 @@ class Corpus {
       config << "-injars " << (dir_ / "app.jar").string() << "\n";
       for (const std::string& jar : library.jars)
         config << "-injars " << (kCorpus / "libs" / jar).string() << "(!META-INF/**)\n";
-      for (const char* module : {"java.base", "java.sql", "java.desktop", "java.xml"}) {
-        config << "-libraryjars <java.home>/jmods/" << module << ".jmod(!**.jar;!module-info.class)\n";
+      if (setting.tool == Tool::kProguard6) {
+        auto jdk = proguard6Library();
+        if (!jdk) return jdk.error();
+        for (const fs::path& jar : *jdk) config << "-libraryjars " << jar.string() << "\n";
+      } else {
+        for (const char* module : kJdkModules) {
+          config << "-libraryjars <java.home>/jmods/" << module << ".jmod(!**.jar;!module-info.class)\n";
+        }
       }
       for (const std::string& jar : other_jars) config << "-libraryjars " << (kCorpus / "libs" / jar).string() << "\n";
       config << "-outjars " << out_jar.string() << "\n-printmapping " << mapping.string() << "\n-include "
@@ -241,6 +249,22 @@ class Corpus {
 
   size_t referenceOnly() const { return reference_only_; }
 
+  // The JDK modules as class-file-version-57 jars, which ProGuard 6 can read (DowngradeClasses).
+  Expected<std::vector<fs::path>> proguard6Library() {
+    std::vector<fs::path> jars;
+    for (const char* module : kJdkModules) {
+      const fs::path jar = dir_ / "jdk" / (std::string(module) + ".jar");
+      jars.push_back(jar);
+      if (fs::exists(jar)) continue;
+      const fs::path extracted = dir_ / "jdk" / module;
+      auto out =
+          run(std::string("jmod extract --dir ") + quote(extracted) + " " + kJavaHome + "/jmods/" + module +
+              ".jmod && java " + quote(kDowngrade) + " " + quote(extracted / "classes") + " " + quote(jar) + " 57");
+      if (!out) return out.error();
+    }
+    return jars;
+  }
+
  private:
   fs::path dir_;
   std::string all_jars_;
@@ -264,6 +288,9 @@ TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceR
   for (const Library& library : libraries()) {
     if (!full && library.name != "collections") continue;
     for (const Setting& setting : settings(full)) {
+      // RESTACK_JAVA_CORPUS_ONLY=<text>: only the builds whose "library-setting" name contains it.
+      const char* only = std::getenv("RESTACK_JAVA_CORPUS_ONLY");
+      if (only != nullptr && (library.name + "-" + setting.name).find(only) == std::string::npos) continue;
       auto counts = corpus.measure(library, setting, harness, misses);
       ASSERT_TRUE(counts) << library.name << " " << setting.name << ": " << counts.error().message();
       ASSERT_GT(counts->total, 5u) << library.name << " " << setting.name;
