@@ -9,10 +9,10 @@
 // Asserted: every trace the reference retrace restores exactly, Restack restores exactly too,
 // and Restack is exact on at least as many traces. The counts are printed (docs/accuracy.md).
 //
-// By default a small matrix runs (a few minutes on 2 cores): Commons Collections under ProGuard
-// 7 (optimized) and R8. RESTACK_JAVA_CORPUS=full adds Jackson, ProGuard 6 and more settings
-// (about half an hour). Needs javac/java 17 and the jars of scripts/setup.d/proguard.sh and
-// scripts/setup.d/java_corpus.sh.
+// By default a small matrix runs (about two minutes on 2 cores): Commons Collections and the
+// demo of proguard_tools_test.cc under ProGuard 7 (optimized, and after D8's desugaring) and R8.
+// RESTACK_JAVA_CORPUS=full adds Jackson, ProGuard 6 and unoptimized builds (about half an hour). Needs javac/java 17
+// and the jars of scripts/setup.d/proguard.sh and scripts/setup.d/java_corpus.sh.
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 const fs::path kDeps = fs::path(RESTACK_DEPS_DIR);
 const fs::path kCorpus = kDeps / "java-corpus";
 const fs::path kSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus";
+const fs::path kDemoSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/java";
 const fs::path kDowngrade = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus_tools/DowngradeClasses.java";
 const char* kJdkModules[] = {"java.base", "java.sql", "java.desktop", "java.xml"};
 const char* kJavaHome = "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v java)\")\")\")\"";
@@ -36,8 +37,10 @@ const char* kJavaHome = "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v 
 enum class Tool { kProguard7, kProguard6, kR8 };
 
 struct Library {
-  std::string name;               // the driver's argument
+  std::string name;
   std::vector<std::string> jars;  // obfuscated with the driver
+  std::string main_class;
+  std::string args;  // the driver's arguments
 };
 
 struct Setting {
@@ -49,9 +52,16 @@ struct Setting {
 };
 
 const std::vector<Library>& libraries() {
+  // The demo of proguard_tools_test.cc too: small, and its "messages" scenarios reach the methods
+  // ProGuard specializes.
   static const std::vector<Library> all = {
-      {"collections", {"commons-collections-3.2.2.jar"}},
-      {"jackson", {"jackson-databind-2.16.2.jar", "jackson-core-2.16.2.jar", "jackson-annotations-2.16.2.jar"}},
+      {"collections", {"commons-collections-3.2.2.jar"}, "org.restack.corpus.Main", "collections"},
+      {"jackson",
+       {"jackson-databind-2.16.2.jar", "jackson-core-2.16.2.jar", "jackson-annotations-2.16.2.jar"},
+       "org.restack.corpus.Main",
+       "jackson"},
+      {"demo", {}, "org.restack.demo.Main", ""},
+      {"demo-messages", {}, "org.restack.demo.Main", "messages"},
   };
   return all;
 }
@@ -60,6 +70,7 @@ const std::vector<Library>& libraries() {
 // Jackson and enums look up by name, and the attributes a stack trace needs.
 const char* kCommonRules =
     R"(-keep public class org.restack.corpus.Main { public static void main(java.lang.String[]); }
+-keep public class org.restack.demo.Main { public static void main(java.lang.String[]); }
 -keep public class org.restack.corpus.JacksonScenarios$* { public *; }
 -keepattributes SourceFile,LineNumberTable,*Annotation*,Signature,InnerClasses,EnclosingMethod,Exceptions
 -renamesourcefileattribute SourceFile
@@ -143,8 +154,10 @@ class Corpus {
   Status compile() {
     fs::create_directories(dir_ / "classes");
     std::string sources;
-    for (const auto& entry : fs::recursive_directory_iterator(kSources)) {
-      if (entry.path().extension() == ".java") sources += " " + quote(entry.path());
+    for (const fs::path& root : {kSources, kDemoSources}) {
+      for (const auto& entry : fs::recursive_directory_iterator(root)) {
+        if (entry.path().extension() == ".java") sources += " " + quote(entry.path());
+      }
     }
     std::vector<std::string> every_jar;
     for (const Library& library : libraries())
@@ -202,10 +215,10 @@ class Corpus {
     }
     if (auto out = run(command); !out) return out.error();
     auto original =
-        run("java -cp " + quote(dir_ / "classes") + ":'" + all_jars_ + "' org.restack.corpus.Main " + library.name);
+        run("java -cp " + quote(dir_ / "classes") + ":'" + all_jars_ + "' " + library.main_class + " " + library.args);
     if (!original) return original.error();
     auto obfuscated =
-        run("java -cp " + quote(out_jar) + ":'" + jarList(other_jars) + "' org.restack.corpus.Main " + library.name);
+        run("java -cp " + quote(out_jar) + ":'" + jarList(other_jars) + "' " + library.main_class + " " + library.args);
     if (!obfuscated) return obfuscated.error();
     std::ofstream(work / "obfuscated.txt") << *obfuscated;
     std::string reference_command =
@@ -286,14 +299,14 @@ TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceR
   std::string table;
   std::string misses;
   for (const Library& library : libraries()) {
-    if (!full && library.name != "collections") continue;
+    if (!full && library.name == "jackson") continue;
     for (const Setting& setting : settings(full)) {
       // RESTACK_JAVA_CORPUS_ONLY=<text>: only the builds whose "library-setting" name contains it.
       const char* only = std::getenv("RESTACK_JAVA_CORPUS_ONLY");
       if (only != nullptr && (library.name + "-" + setting.name).find(only) == std::string::npos) continue;
       auto counts = corpus.measure(library, setting, harness, misses);
       ASSERT_TRUE(counts) << library.name << " " << setting.name << ": " << counts.error().message();
-      ASSERT_GT(counts->total, 5u) << library.name << " " << setting.name;
+      ASSERT_GE(counts->total, 2u) << library.name << " " << setting.name;
       table += "| " + library.name + " | " + setting.name + " (" + toolName(setting.tool) + ") | " +
                std::to_string(counts->restack) + " | " + std::to_string(counts->reference) + " | " +
                std::to_string(counts->total) + " |\n";
