@@ -143,8 +143,13 @@ void indexMethod(const std::vector<RangeRecord>& all_ranges, MethodLayout& layou
   const RangeRecord* ranges = all_ranges.data() + layout.first_range;
   layout.first_chain = chains.size();
   for (uint32_t i = 0; i < layout.range_count; ++i) {
+    // A caller in an inline chain always names its original line (":14"); a range without one
+    // maps its lines to themselves and is a method of its own, even right after another range
+    // with the same lines (ProGuard writes a class's bridge methods, all at the class's line, so:
+    // "32:32:Object deserialize(JsonParser,DeserializationContext,Object) -> deserialize" then
+    // "32:32:Object deserialize(JsonParser,DeserializationContext) -> deserialize").
     bool continues = chains.size() > layout.first_chain && ranges[i].minified && ranges[i - 1].minified &&
-                     *ranges[i].minified == *ranges[i - 1].minified;
+                     *ranges[i].minified == *ranges[i - 1].minified && ranges[i].original;
     if (continues) {
       ++chains.back().count;
     } else {

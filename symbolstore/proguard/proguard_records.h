@@ -135,8 +135,9 @@ struct MethodRecord {
   std::span<const RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
 
   // Derived when decoding, so that a lookup allocates nothing for them: the inline chains
-  // (consecutive ranges with the same minified range; a range without one stands alone) and the
-  // overloads they form (chains grouped by the outermost frame's signature, in file order).
+  // (consecutive ranges with the same minified range, each caller with an original line; a range
+  // without a minified range stands alone) and the overloads they form (chains grouped by the outermost frame's
+  // signature, in file order).
   struct Chain {
     uint32_t first = 0;
     uint32_t count = 0;

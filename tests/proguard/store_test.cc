@@ -103,11 +103,10 @@ TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFram
              "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
              "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
              "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
-  auto results =
-      harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
-                                    "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
-                                    "	at a.b.a(SourceFile:2)",                          // 2-4: HttpError's own code
-                                    "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  auto results = harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                               "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
+                                               "	at a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
+                                               "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
   ASSERT_TRUE(results);
   ASSERT_EQ(results->size(), 7u);
   EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
@@ -161,6 +160,19 @@ TEST(ProguardStore, MoreLinesCountTheRestoredFrames) {
                                    "Caused by: java.lang.Error", "\tat a.b(SourceFile:3)", "\t... 1 more"})),
             lines({"java.lang.Error", "\tat org.app.Main.main(Main.java:20)", "Caused by: java.lang.Error",
                    "\tat org.app.Main.main(Main.java:20)"}));
+}
+
+// ProGuard writes a class's bridge methods one after the other with the same lines and no
+// original range (from Jackson's MapDeserializer): two methods, not an inline chain of two frames.
+TEST(ProguardStore, RangesWithoutOriginalLinesAreNotInlineCallers) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines(
+      {"org.app.MapDeser -> s:", "    32:32:java.lang.Object deserialize(org.app.P,org.app.C,java.lang.Object) -> d",
+       "    32:32:java.lang.Object deserialize(org.app.P,org.app.C) -> d", "    5:5:void org.app.Util.log():7:7 -> e",
+       "    5:5:void run():14 -> e"})));
+  EXPECT_EQ(harness.retrace(lines({"\tat s.d(SourceFile:32)", "\tat s.e(SourceFile:5)"})),
+            lines({"\tat org.app.MapDeser.deserialize(MapDeser.java:32)", "\tat org.app.Util.log(Util.java:7)",
+                   "\tat org.app.MapDeser.run(MapDeser.java:14)"}));
 }
 
 TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
