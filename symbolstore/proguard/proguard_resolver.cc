@@ -19,9 +19,9 @@
 //    the event or the frame's r8-map-id-<id> source file names).
 //  - Exception header lines: exception_class restored (or the input when unknown), and
 //    exception_message set when names inside the message were restored (proguard_message.h);
-//    when class merging put several original classes under the obfuscated name, the frames
-//    below the line choose among them (chooseMergedClass), and the candidates left are listed
-//    in exception_class_alternatives;
+//    when class merging put several original classes under the obfuscated name (mergedClasses),
+//    the frames below the line choose among them (chooseMergedClass), and the candidates left
+//    are listed in exception_class_alternatives;
 //    "... N more" and other lines: kSymbolicated with nothing to restore.
 #include "symbolstore/proguard/proguard_resolver.h"
 
@@ -399,6 +399,26 @@ size_t sharedPackageDepth(std::string_view a, std::string_view b) {
   return depth;
 }
 
+// The original classes an object of this obfuscated class may have been created as: its own,
+// those of other class blocks under the same name (ClassRecord::merged_names), and classes whose
+// constructors the class holds as methods of their own ("void a.Sub.<init>(…) -> <init>", not
+// inlined into another method): the classes merged into it by a mapping that lists no block
+// for them (ProGuard 6 merging InvalidFormatException into MismatchedInputException). Mapping
+// order, the block's own class first.
+std::vector<std::string> mergedClasses(const proguard::ClassRecord& record) {
+  std::vector<std::string> candidates{std::string(record.original_name)};
+  for (std::string_view merged : record.merged_names) candidates.emplace_back(merged);
+  if (const proguard::MethodRecord* init = record.findMethod("<init>")) {
+    for (const auto& chain : init->chains) {
+      std::string_view holder = record.strings[init->outermost(chain).holder];
+      if (!holder.empty() && std::find(candidates.begin(), candidates.end(), holder) == candidates.end()) {
+        candidates.emplace_back(holder);
+      }
+    }
+  }
+  return candidates;
+}
+
 // Picks, among the original classes one obfuscated exception class stands for, those the frames
 // of its trace point to: a class whose own code (or whose nested or outer class's code) appears
 // in the frames is the strongest sign (a factory method, a `throw` inside the class); failing
@@ -635,11 +655,8 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
         if (record && *record != nullptr) {
           result.exception_class = std::string((*record)->original_name);
           result.lookup.tier = "mapping";
-          if (!(*record)->merged_names.empty()) {
-            std::vector<std::string> candidates{result.exception_class};
-            for (std::string_view merged : (*record)->merged_names) candidates.emplace_back(merged);
-            merged_headers.emplace_back(i, std::move(candidates));
-          }
+          std::vector<std::string> candidates = mergedClasses(**record);
+          if (candidates.size() > 1) merged_headers.emplace_back(i, std::move(candidates));
         }
         if (exception->has_message) {
           auto message = impl_->restoreMessage(*event_choice->map, exception->message);

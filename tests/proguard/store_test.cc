@@ -103,10 +103,11 @@ TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFram
              "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
              "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
              "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
-  auto results = harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
-                                               "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
-                                               "	at a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
-                                               "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  auto results =
+      harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                    "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
+                                    "	at a.b.a(SourceFile:2)",                          // 2-4: HttpError's own code
+                                    "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
   ASSERT_TRUE(results);
   ASSERT_EQ(results->size(), 7u);
   EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
@@ -164,6 +165,35 @@ TEST(ProguardStore, MoreLinesCountTheRestoredFrames) {
 
 // ProGuard writes a class's bridge methods one after the other with the same lines and no
 // original range (from Jackson's MapDeserializer): two methods, not an inline chain of two frames.
+// ProGuard 6 merged Jackson's InvalidFormatException into MismatchedInputException and listed no
+// block for it, only its constructor and factory among the target's methods (lines from that
+// mapping): the header follows the factory frame below it.
+TEST(ProguardStore, ClassMergedWithoutABlockOfItsOwnIsChosenByItsFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines(
+      {"com.fasterxml.jackson.databind.exc.MismatchedInputException -> com.fasterxml.jackson.databind.d.d:",
+       "    47:48:void <init>(com.fasterxml.jackson.core.JsonParser,java.lang.String):47:48 -> <init>",
+       "    1060:1062:void com.fasterxml.jackson.databind.exc.InvalidFormatException.<init>(com.fasterxml.jackson.core."
+       "JsonParser,java.lang.String,java.lang.Class):60:62 -> <init>",
+       "    1067:1067:com.fasterxml.jackson.databind.exc.InvalidFormatException com.fasterxml.jackson.databind.exc."
+       "InvalidFormatException.from(com.fasterxml.jackson.core.JsonParser,java.lang.String,java.lang.Object,java."
+       "lang.Class):67:67 -> d",
+       "    63:63:com.fasterxml.jackson.databind.exc.MismatchedInputException from(com.fasterxml.jackson.core."
+       "JsonParser,java.lang.String):63:63 -> e"})));
+  auto results = harness.retraceResults(
+      lines({"com.fasterxml.jackson.databind.d.d: bad", "\tat com.fasterxml.jackson.databind.d.d.d(SourceFile:1067)",
+             "com.fasterxml.jackson.databind.d.d: worse", "\tat com.fasterxml.jackson.databind.d.d.e(SourceFile:63)",
+             "com.fasterxml.jackson.databind.d.d: unknown"}));
+  ASSERT_TRUE(results);
+  EXPECT_EQ((*results)[0].exception_class, "com.fasterxml.jackson.databind.exc.InvalidFormatException");
+  EXPECT_TRUE((*results)[0].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[2].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_TRUE((*results)[2].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[4].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_EQ((*results)[4].exception_class_alternatives,
+            std::vector<std::string>{"com.fasterxml.jackson.databind.exc.InvalidFormatException"});
+}
+
 TEST(ProguardStore, RangesWithoutOriginalLinesAreNotInlineCallers) {
   RetraceHarness harness;
   ASSERT_TRUE(harness.ingest(lines(
