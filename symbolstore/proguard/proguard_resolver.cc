@@ -675,10 +675,13 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   }
   countMoreLines(lines, results);
   for (auto& [index, candidates] : merged_headers) {
-    size_t end = index + 1;
+    // The frames under the header, after the lines a multi-line message continues on.
+    size_t begin = index + 1;
+    while (begin < lines.size() && lines[begin].kind == stack::LineKind::kUnknown) ++begin;
+    size_t end = begin;
     while (end < lines.size() && lines[end].javaFrame() != nullptr) ++end;
     std::vector<std::string> chosen =
-        chooseMergedClass(candidates, std::span<const JavaLineResult>(results).subspan(index + 1, end - index - 1));
+        chooseMergedClass(candidates, std::span<const JavaLineResult>(results).subspan(begin, end - begin));
     JavaLineResult& header = results[index];
     header.exception_class = chosen.front();
     header.exception_class_alternatives.assign(chosen.begin() + 1, chosen.end());

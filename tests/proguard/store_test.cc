@@ -103,11 +103,10 @@ TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFram
              "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
              "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
              "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
-  auto results =
-      harness.retraceResults(lines({"a.a: bad input", "	at a.c.a(SourceFile:2)",  // 0-1: thrown in io
-                                    "Caused by: a.a: 500", "	at a.a.a(SourceFile:5)",
-                                    "	at a.b.a(SourceFile:2)",                          // 2-4: HttpError's own code
-                                    "a.a: unknown", "	at x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  auto results = harness.retraceResults(lines({"a.a: bad input", "\tat a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                               "Caused by: a.a: 500", "\tat a.a.a(SourceFile:5)",
+                                               "\tat a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
+                                               "a.a: unknown", "\tat x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
   ASSERT_TRUE(results);
   ASSERT_EQ(results->size(), 7u);
   EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
@@ -180,17 +179,18 @@ TEST(ProguardStore, ClassMergedWithoutABlockOfItsOwnIsChosenByItsFrames) {
        "lang.Class):67:67 -> d",
        "    63:63:com.fasterxml.jackson.databind.exc.MismatchedInputException from(com.fasterxml.jackson.core."
        "JsonParser,java.lang.String):63:63 -> e"})));
-  auto results = harness.retraceResults(
-      lines({"com.fasterxml.jackson.databind.d.d: bad", "\tat com.fasterxml.jackson.databind.d.d.d(SourceFile:1067)",
-             "com.fasterxml.jackson.databind.d.d: worse", "\tat com.fasterxml.jackson.databind.d.d.e(SourceFile:63)",
-             "com.fasterxml.jackson.databind.d.d: unknown"}));
+  auto results = harness.retraceResults(lines(
+      {"com.fasterxml.jackson.databind.d.d: bad",
+       " at [Source: UNKNOWN; byte offset: #UNKNOWN]",  // the message goes on
+       "\tat com.fasterxml.jackson.databind.d.d.d(SourceFile:1067)", "com.fasterxml.jackson.databind.d.d: worse",
+       "\tat com.fasterxml.jackson.databind.d.d.e(SourceFile:63)", "com.fasterxml.jackson.databind.d.d: unknown"}));
   ASSERT_TRUE(results);
   EXPECT_EQ((*results)[0].exception_class, "com.fasterxml.jackson.databind.exc.InvalidFormatException");
   EXPECT_TRUE((*results)[0].exception_class_alternatives.empty());
-  EXPECT_EQ((*results)[2].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
-  EXPECT_TRUE((*results)[2].exception_class_alternatives.empty());
-  EXPECT_EQ((*results)[4].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
-  EXPECT_EQ((*results)[4].exception_class_alternatives,
+  EXPECT_EQ((*results)[3].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_TRUE((*results)[3].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[5].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_EQ((*results)[5].exception_class_alternatives,
             std::vector<std::string>{"com.fasterxml.jackson.databind.exc.InvalidFormatException"});
 }
 
