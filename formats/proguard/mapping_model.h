@@ -94,6 +94,10 @@ struct ClassMapping {
   std::vector<MethodMapping> methods;  // in file order (inline chains stay contiguous)
   std::vector<FieldMapping> fields;
   uint64_t line_number = 0;  // 1-based line of the class line, for messages
+  // Other original classes whose blocks have the same obfuscated name (ProGuard's class merging
+  // writes one block per merged class, all under the surviving class's name). Filled when such
+  // blocks are merged into one (ingest); their methods then carry their class as `holder`.
+  std::vector<std::string> merged_names;
 };
 
 // The file's header comments ("# key: value") and the latest map version seen.

@@ -60,7 +60,47 @@ std::string shorten(std::string_view line) {
   return std::string(line.substr(0, kMax)) + "…";
 }
 
+bool isHexDigit(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'f');
+}
+
+// The position of the '$' of a ProGuard descriptor-hash suffix at the end of `name`, or npos.
+size_t specializedSuffixAt(std::string_view name) {
+  size_t dollar = name.rfind('$');
+  if (dollar == std::string_view::npos || dollar == 0) return std::string_view::npos;
+  std::string_view suffix = name.substr(dollar + 1);
+  const bool min_value = suffix == "ffffffff80000000";  // Math.abs(Integer.MIN_VALUE) as a long
+  if (!min_value && (suffix.size() < 5 || suffix.size() > 8 || suffix.front() == '0')) return std::string_view::npos;
+  if (!std::all_of(suffix.begin(), suffix.end(), isHexDigit)) return std::string_view::npos;
+  std::string_view base = name.substr(0, dollar);
+  if (base == "access" || base.starts_with("access$")) return std::string_view::npos;
+  if (base.starts_with("lambda$")) {
+    // javac's "lambda$<method>$<n>": only a suffix after the counter is ProGuard's.
+    size_t counter = base.rfind('$');
+    std::string_view digits = base.substr(counter + 1);
+    if (counter <= 6 || digits.empty() || !std::all_of(digits.begin(), digits.end(), isDigit)) {
+      return std::string_view::npos;
+    }
+  }
+  return dollar;
+}
+
 }  // namespace
+
+std::string_view restoreSpecializedName(std::string_view name) {
+  // A method specialized and later shrunk again carries one suffix per change.
+  for (size_t at = specializedSuffixAt(name); at != std::string_view::npos; at = specializedSuffixAt(name)) {
+    name = name.substr(0, at);
+  }
+  return name;
+}
+
+bool isDesugaredLambdaClass(std::string_view original_name, std::string_view source_file) {
+  if (source_file == "D8$$SyntheticClass" || source_file == "R8$$SyntheticClass") return true;
+  std::string_view simple = original_name.substr(original_name.rfind('.') + 1);  // npos + 1 = 0
+  return simple.find("$$ExternalSyntheticLambda") != std::string_view::npos || simple.starts_with("-$$Lambda$") ||
+         simple.find("$$Lambda$") != std::string_view::npos;
+}
 
 uint32_t parseMapVersion(std::string_view text) {
   size_t dot = text.find('.');
@@ -225,6 +265,10 @@ Status MappingReader::parseMemberLine(std::string_view line, ClassMapping& out) 
   } else {
     method.signature.name = std::string(qualified);
   }
+  if (options_.restore_specialized_names && !writtenByR8()) {
+    std::string_view restored = restoreSpecializedName(method.signature.name);
+    if (restored.size() != method.signature.name.size()) method.signature.name.resize(restored.size());
+  }
   method.signature.params = removeSpaces(rest.substr(open + 1, close - open - 1));
   std::string_view after = trim(rest.substr(close + 1));
   if (!after.empty()) {  // ":c" or ":c:d"
@@ -270,6 +314,7 @@ void MappingReader::parseComment(std::string_view comment, ClassMapping* current
 void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) {
   auto id = json.stringMember("id");
   if (!id) return;
+  if (id->starts_with("com.android.tools.r8.")) r8_metadata_seen_ = true;
   const std::string where = " (mapping line " + std::to_string(line_number_) + ")";
   if (*id == "com.android.tools.r8.mapping") {
     std::string version = json.stringMember("version").value_or("");
@@ -385,7 +430,11 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
   warnOnce("unknown:" + *id, "unknown metadata id '" + *id + "' ignored" + where);
 }
 
-void MappingReader::finishClass(ClassMapping& out) {
+void MappingReader::finishClass(ClassMapping& out) const {
+  if (options_.hide_desugared_lambda_frames && !writtenByR8() &&
+      isDesugaredLambdaClass(out.original_name, out.source_file)) {
+    out.synthesized = true;
+  }
   // "A method is either synthesized or not": a synthesized (or outline) marker under one line of
   // a method applies to every line of that method, so that a frame at any position is treated
   // alike.

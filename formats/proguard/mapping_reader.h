@@ -35,6 +35,14 @@ struct MappingReaderOptions {
   size_t max_line_bytes = 4u << 20;
   // How many warning messages are kept; further warnings are only counted. Default 50.
   size_t max_warning_messages = 50;
+  // Restore the source name of methods ProGuard renamed "name$<hex>" when its optimizer changed
+  // their descriptor (see restoreSpecializedName). Mappings of R8, which never does this, are
+  // left as they are. Default true.
+  bool restore_specialized_names = true;
+  // Mark the lambda classes a desugarer made (isDesugaredLambdaClass) as synthesized in mappings
+  // not written by R8 (R8 marks its own), so that their frames are dropped as R8's are: the JVM
+  // never prints the frame of a lambda's proxy class, only the lambda body's. Default true.
+  bool hide_desugared_lambda_frames = true;
 };
 
 class MappingReader {
@@ -64,9 +72,11 @@ class MappingReader {
   void parseComment(std::string_view comment, ClassMapping* current);
   void applyMetadata(const struct JsonValue& json, ClassMapping* current);
   bool versionAtLeast(uint32_t version) const { return map_version_ >= version; }
+  // R8 says so in its header; a mapping without one is taken as R8's once R8 metadata appeared.
+  bool writtenByR8() const { return header_.compiler == "R8" || r8_metadata_seen_; }
   void warn(std::string message);
   void warnOnce(const std::string& key, std::string message);
-  static void finishClass(ClassMapping& out);
+  void finishClass(ClassMapping& out) const;
 
   std::string_view text_;
   MappingReaderOptions options_;
@@ -75,11 +85,30 @@ class MappingReader {
   bool preamble_done_ = false;
   MappingHeader header_;
   uint32_t map_version_ = 0;
+  bool r8_metadata_seen_ = false;
   Target target_ = Target::kNone;
   std::vector<std::string> warnings_;
   std::vector<std::string> warned_keys_;
   uint64_t warning_count_ = 0;
 };
+
+// ProGuard's optimizer renames a method whose descriptor it changed (parameter types narrowed
+// by specialization, unused parameters removed) to "name$" + Long.toHexString(Math.abs(hash of
+// the original descriptor)), and its mapping lists that name as the original one, so a retrace
+// would print "castToCart$5d527804" where the unobfuscated run printed "castToCart". Returns
+// the name without such suffixes ("castToCart"), or the name unchanged when it does not end in
+// one. Only suffixes of 5 to 8 hex digits (or ProGuard's 16-digit form of Integer.MIN_VALUE)
+// count: a hash below 0x10000 is a 1-in-32768 case, while javac and Kotlin use short suffixes
+// of their own ("access$000", "lambda$main$0"), which stay. "access$…" accessors also stay; a
+// javac lambda body loses only a suffix after its own "$<number>".
+std::string_view restoreSpecializedName(std::string_view name);
+
+// A lambda class made by a desugarer rather than written in source: D8/R8's
+// "Outer$$ExternalSyntheticLambda0" (source file "D8$$SyntheticClass" or "R8$$SyntheticClass"),
+// the older desugar tool's "-$$Lambda$Outer$<hash>", ProGuard's backported "Outer$$Lambda$0".
+// ProGuard run on desugared classes (the Android Gradle plugin before R8) keeps them as ordinary
+// classes in its mapping, so their proxy frames ("run", no line) would otherwise be restored.
+bool isDesugaredLambdaClass(std::string_view original_name, std::string_view source_file);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
 // versions are treated as newer than anything supported.

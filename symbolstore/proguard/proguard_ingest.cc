@@ -2,8 +2,11 @@
 // (layout: proguard_records.h). Records go to RocksDB in batches of a few MB as classes are
 // read; the build and map-id pointers are written last, so the upload becomes visible at once
 // and whole, and the previous mapping of the same build is deleted after the switch.
+#include <algorithm>
 #include <chrono>
 #include <random>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "formats/common/mapped_file.h"
 #include "formats/proguard/mapping_reader.h"
@@ -36,6 +39,59 @@ std::string prefixEnd(std::string prefix) {
   // The smallest key greater than every key that starts with `prefix` (which ends in '\0').
   prefix.back() = '\x01';
   return prefix;
+}
+
+bool isBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+// The obfuscated names that more than one class block maps to. ProGuard's class merging writes a
+// block for every merged class under the surviving class's name; the store keeps one record per
+// obfuscated name, so those blocks must be merged into one (mergeBlocks) instead of the last one
+// replacing the others. A quick pass over the class lines only (unindented, not comments); the
+// reader reports malformed lines in the main pass.
+std::unordered_set<std::string> sharedObfuscatedNames(std::string_view bytes) {
+  std::unordered_map<std::string_view, uint32_t> seen;
+  std::unordered_set<std::string> shared;
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    size_t end = bytes.find('\n', pos);
+    if (end == std::string_view::npos) end = bytes.size();
+    std::string_view line = bytes.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.empty() || isBlank(line.front()) || line.front() == '#') continue;
+    while (!line.empty() && isBlank(line.back())) line.remove_suffix(1);
+    size_t arrow = line.find(" -> ");
+    if (arrow == std::string_view::npos || line.back() != ':') continue;
+    std::string_view obfuscated = line.substr(arrow + 4, line.size() - arrow - 5);
+    while (!obfuscated.empty() && isBlank(obfuscated.front())) obfuscated.remove_prefix(1);
+    while (!obfuscated.empty() && isBlank(obfuscated.back())) obfuscated.remove_suffix(1);
+    if (++seen[obfuscated] == 2) shared.emplace(obfuscated);
+  }
+  return shared;
+}
+
+// One record for blocks that share an obfuscated name: the first block's class, with the other
+// classes' methods and fields added, each method naming its own class as holder so that frames
+// restore to the class that declared them, and the other classes listed as merged names (the
+// resolver picks among them for exception lines).
+proguard::ClassMapping mergeBlocks(std::vector<proguard::ClassMapping>& blocks) {
+  proguard::ClassMapping merged = std::move(blocks.front());
+  for (size_t i = 1; i < blocks.size(); ++i) {
+    proguard::ClassMapping& other = blocks[i];
+    if (other.original_name == merged.original_name || std::find(merged.merged_names.begin(), merged.merged_names.end(),
+                                                                 other.original_name) != merged.merged_names.end()) {
+      continue;  // the same class twice: the first block wins, as before
+    }
+    for (proguard::MethodMapping& method : other.methods) {
+      if (method.signature.holder.empty()) method.signature.holder = other.original_name;
+      merged.methods.push_back(std::move(method));
+    }
+    for (proguard::FieldMapping& field : other.fields) merged.fields.push_back(std::move(field));
+    merged.synthesized = merged.synthesized && other.synthesized;
+    merged.merged_names.push_back(std::move(other.original_name));
+  }
+  return merged;
 }
 
 }  // namespace
@@ -89,22 +145,33 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
     return error;
   };
 
+  const std::unordered_set<std::string> shared = sharedObfuscatedNames(bytes.substr(reader.position()));
+  std::unordered_map<std::string, std::vector<proguard::ClassMapping>> held;  // blocks of `shared` names
   proguard::ClassMapping mapping;
   while (true) {
     auto more = reader.next(mapping);
     if (!more) return abandon(more.error().withContext(name));
     if (!*more) break;
     ++classes;
-    put(proguard::classKey(load_id, mapping.obfuscated_name), proguard::encodeClassRecord(mapping));
     if (!mapping.source_file.empty()) {
       put(proguard::sourceFileKey(load_id, mapping.original_name), proguard::encodeSourceFile(mapping.source_file));
     }
+    if (!shared.empty() && shared.contains(mapping.obfuscated_name)) {
+      auto& blocks = held[mapping.obfuscated_name];
+      blocks.push_back(std::move(mapping));
+      mapping = proguard::ClassMapping();
+      continue;
+    }
+    put(proguard::classKey(load_id, mapping.obfuscated_name), proguard::encodeClassRecord(mapping));
     if (batch_bytes >= kBatchBytes) {
       if (auto status = store.write(batch); !status) return abandon(status.error());
       batch.Clear();
       batch_bytes = 0;
       if (options.progress) options.progress(reader.position(), bytes.size(), "bytes");
     }
+  }
+  for (auto& [obfuscated, blocks] : held) {
+    put(proguard::classKey(load_id, obfuscated), proguard::encodeClassRecord(mergeBlocks(blocks)));
   }
   if (classes == 0) {
     return abandon(malformed(name + ": no class mappings found ('original.Name -> obfuscated.Name:' lines); "

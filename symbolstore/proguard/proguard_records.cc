@@ -143,8 +143,13 @@ void indexMethod(const std::vector<RangeRecord>& all_ranges, MethodLayout& layou
   const RangeRecord* ranges = all_ranges.data() + layout.first_range;
   layout.first_chain = chains.size();
   for (uint32_t i = 0; i < layout.range_count; ++i) {
+    // A caller in an inline chain always names its original line (":14"); a range without one
+    // maps its lines to themselves and is a method of its own, even right after another range
+    // with the same lines (ProGuard writes a class's bridge methods, all at the class's line, so:
+    // "32:32:Object deserialize(JsonParser,DeserializationContext,Object) -> deserialize" then
+    // "32:32:Object deserialize(JsonParser,DeserializationContext) -> deserialize").
     bool continues = chains.size() > layout.first_chain && ranges[i].minified && ranges[i - 1].minified &&
-                     *ranges[i].minified == *ranges[i - 1].minified;
+                     *ranges[i].minified == *ranges[i - 1].minified && ranges[i].original;
     if (continues) {
       ++chains.back().count;
     } else {
@@ -298,7 +303,8 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
     intern(field.type);
     intern(field.name);
   }
-  std::string out(1, static_cast<char>(kClassRecordVersion));
+  const bool merged = !mapping.merged_names.empty();
+  std::string out(1, static_cast<char>(merged ? kMergedClassRecordVersion : kClassRecordVersion));
   putString(out, mapping.original_name);
   putString(out, mapping.source_file);
   out.push_back(static_cast<char>(mapping.synthesized ? 1 : 0));
@@ -354,6 +360,10 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
     putVarint(out, index.at(field.name));
     out.push_back(static_cast<char>(field.synthesized ? 1 : 0));
   }
+  if (merged) {
+    putVarint(out, mapping.merged_names.size());
+    for (const std::string& name : mapping.merged_names) putString(out, name);
+  }
   return out;
 }
 
@@ -362,7 +372,7 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   // record's arena and rebase the views onto the arena's copy of the bytes.
   ClassRecord record;
   Cursor in(encoded);
-  auto version = checkVersion(in, "class", 1, kClassRecordVersion);
+  auto version = checkVersion(in, "class", 1, kMergedClassRecordVersion);
   if (!version) return version.error();
   record.original_name = in.string();
   record.source_file = in.string();
@@ -451,6 +461,11 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
       field.synthesized = (in.byte() & 1) != 0;
     }
   }
+  std::vector<std::string_view> merged;
+  if (*version >= 3 && in.ok()) {
+    size_t merged_count = in.count();
+    for (size_t i = 0; i < merged_count && in.ok(); ++i) merged.push_back(in.string());
+  }
   if (!in.ok() || bad_index || !in.atEnd()) return corrupt("class");
 
   std::vector<MethodRecord::Chain> chains;
@@ -507,6 +522,8 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   };
   record.original_name = rebase(record.original_name);
   record.source_file = rebase(record.source_file);
+  for (std::string_view name : merged) record.merged_.push_back(rebase(name));
+  record.merged_names = std::span<const std::string_view>(record.merged_);
   auto* arena_strings = placeArray<std::string_view>(arena + at_strings, strings.size());
   for (size_t i = 0; i < strings.size(); ++i) arena_strings[i] = rebase(strings[i]);
   record.strings = std::span<const std::string_view>(arena_strings, strings.size());
@@ -629,6 +646,7 @@ size_t ClassRecord::memoryBytes() const {
     bytes += sizeof(OutlineCallsite) + callsite.positions.capacity() * 8 + callsite.outline.capacity();
   }
   for (const RewriteRule& rule : rules_) bytes += sizeof(RewriteRule) + rule.throws_descriptors.size() * 48;
+  bytes += merged_.capacity() * sizeof(std::string_view);
   return bytes;
 }
 

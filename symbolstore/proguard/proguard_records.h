@@ -17,7 +17,8 @@
 // kProguardRecordVersion for the others. Integers are LEB128 varints, strings are varint length +
 // bytes.
 //
-// ClassRecord v2 (v1 is the same without the field section; both are read):
+// ClassRecord v2 (v1 is the same without the field section; v3 adds the merged-class section
+// and is written only for classes that have one; all three are read):
 //   u8 version=2 | str original_name | str source_file | u8 class_flags (1 = synthesized)
 //   varint string_count | str × string_count           (types, names, holders: each once)
 //   varint method_count | method × method_count        (sorted by obfuscated name)
@@ -29,6 +30,8 @@
 //           [varint rule_count, (varint n, str descriptor × n, varint remove_inner) × rule_count]
 //   varint field_count | field × field_count           (v2; file order)
 //   field:  str obfuscated_name | varint type | varint name | u8 flags (1 = synthesized)
+//   varint merged_count | str × merged_count            (v3: other original classes under this
+//                                                        obfuscated name, mapping order)
 //
 // Worked example: the block
 //   com.example.Foo -> a.b:
@@ -64,8 +67,10 @@ namespace restack::proguard {
 
 // Version byte of build pointers, map-id pointers, map infos and source-file records.
 inline constexpr uint8_t kProguardRecordVersion = 1;
-// Version byte written in class records; versions 1 and 2 are read.
+// Version byte written in class records; versions 1 to 3 are read. Version 3 (the merged-class
+// section) is written only for a class that has merged names, so other records stay as before.
 inline constexpr uint8_t kClassRecordVersion = 2;
+inline constexpr uint8_t kMergedClassRecordVersion = 3;
 
 // A fast 64-bit hash of a name (class, method), used for cache keys and method tables.
 uint64_t hashName(std::string_view name, uint64_t seed = 0);
@@ -130,8 +135,9 @@ struct MethodRecord {
   std::span<const RangeRecord> ranges;  // file order: inline chains contiguous, innermost first
 
   // Derived when decoding, so that a lookup allocates nothing for them: the inline chains
-  // (consecutive ranges with the same minified range; a range without one stands alone) and the
-  // overloads they form (chains grouped by the outermost frame's signature, in file order).
+  // (consecutive ranges with the same minified range, each caller with an original line; a range
+  // without a minified range stands alone) and the overloads they form (chains grouped by the outermost frame's
+  // signature, in file order).
   struct Chain {
     uint32_t first = 0;
     uint32_t count = 0;
@@ -162,6 +168,9 @@ class ClassRecord {
   std::span<const std::string_view> strings;
   std::span<const MethodRecord> methods;  // sorted by obfuscated_name
   std::span<const FieldRecord> fields;    // file order (empty for v1 records)
+  // The other original classes obfuscated to the same name (ClassMapping::merged_names); empty
+  // for almost every class.
+  std::span<const std::string_view> merged_names;
 
   const MethodRecord* findMethod(std::string_view obfuscated) const;
   // The same with hashName(obfuscated) computed by the caller.
@@ -206,6 +215,7 @@ class ClassRecord {
   std::span<const uint64_t> method_slots_;
   std::vector<OutlineCallsite> callsites_;  // rare: kept apart
   std::vector<RewriteRule> rules_;
+  std::vector<std::string_view> merged_;  // rare: kept apart, views into the arena's bytes
 };
 
 std::string encodeClassRecord(const ClassMapping& mapping);

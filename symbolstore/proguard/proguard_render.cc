@@ -27,6 +27,10 @@ void renderJavaLine(const stack::StackLine& line, const JavaLineResult& result, 
     out.push_back(std::move(text));
     return;
   }
+  if (line.javaMore() != nullptr && result.more_count) {
+    if (*result.more_count > 0) out.push_back(line.indent + "... " + std::to_string(*result.more_count) + " more");
+    return;
+  }
   const auto* frame = line.javaFrame();
   const FrameLookup& lookup = result.lookup;
   if (frame == nullptr || lookup.status != FrameStatus::kSymbolicated || lookup.note == "not in mapping") {

@@ -11,6 +11,8 @@
 //                                 restored too, see proguard_message.h)
 //   "\tat app//a.a(SourceFile:4)" -> "\tat app//com.example.Foo.bar(Foo.java:12)"  (Java 9+ module
 //                                 and class-loader prefix kept)
+//   "\t... 2 more"               ->  "\t... 1 more"   (the restored lines the elided frames stand
+//                                 for: JavaLineResult::more_count; no line when 0)
 #pragma once
 
 #include <span>

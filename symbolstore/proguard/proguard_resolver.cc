@@ -19,6 +19,9 @@
 //    the event or the frame's r8-map-id-<id> source file names).
 //  - Exception header lines: exception_class restored (or the input when unknown), and
 //    exception_message set when names inside the message were restored (proguard_message.h);
+//    when class merging put several original classes under the obfuscated name (mergedClasses),
+//    the frames below the line choose among them (chooseMergedClass), and the candidates left
+//    are listed in exception_class_alternatives;
 //    "... N more" and other lines: kSymbolicated with nothing to restore.
 #include "symbolstore/proguard/proguard_resolver.h"
 
@@ -381,6 +384,121 @@ struct ProguardResolver::Impl {
 
 namespace {
 
+// The class part of a restored frame's "com.example.Foo.bar".
+std::string_view frameClass(const SymbolizedFrame& frame) {
+  size_t dot = frame.function.rfind('.');
+  return dot == std::string::npos ? std::string_view() : std::string_view(frame.function).substr(0, dot);
+}
+
+// Number of leading package segments ("com", "example") two class names share.
+size_t sharedPackageDepth(std::string_view a, std::string_view b) {
+  size_t depth = 0;
+  for (size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) {
+    if (a[i] == '.') ++depth;
+  }
+  return depth;
+}
+
+// The original classes an object of this obfuscated class may have been created as: its own,
+// those of other class blocks under the same name (ClassRecord::merged_names), and classes whose
+// constructors the class holds as methods of their own ("void a.Sub.<init>(…) -> <init>", not
+// inlined into another method): the classes merged into it by a mapping that lists no block
+// for them (ProGuard 6 merging InvalidFormatException into MismatchedInputException). Mapping
+// order, the block's own class first.
+std::vector<std::string> mergedClasses(const proguard::ClassRecord& record) {
+  std::vector<std::string> candidates{std::string(record.original_name)};
+  for (std::string_view merged : record.merged_names) candidates.emplace_back(merged);
+  if (const proguard::MethodRecord* init = record.findMethod("<init>")) {
+    for (const auto& chain : init->chains) {
+      std::string_view holder = record.strings[init->outermost(chain).holder];
+      if (!holder.empty() && std::find(candidates.begin(), candidates.end(), holder) == candidates.end()) {
+        candidates.emplace_back(holder);
+      }
+    }
+  }
+  return candidates;
+}
+
+// Picks, among the original classes one obfuscated exception class stands for, those the frames
+// of its trace point to: a class whose own code (or whose nested or outer class's code) appears
+// in the frames is the strongest sign (a factory method, a `throw` inside the class); failing
+// that, the classes sharing the most package segments with the innermost restored frame, since
+// code mostly throws exceptions declared next to it. Returns every candidate with the best score
+// (mapping order), so more than one left means the trace does not tell.
+std::vector<std::string> chooseMergedClass(const std::vector<std::string>& candidates,
+                                           std::span<const JavaLineResult> below) {
+  auto related = [](std::string_view candidate, std::string_view frame_class) {
+    auto nested = [](std::string_view outer, std::string_view inner) {
+      return inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '$';
+    };
+    return frame_class == candidate || nested(candidate, frame_class) || nested(frame_class, candidate);
+  };
+  std::string_view innermost;
+  for (const JavaLineResult& line : below) {
+    if (line.lookup.note != "not in mapping" && !line.lookup.removed && !line.lookup.frames.empty()) {
+      innermost = frameClass(line.lookup.frames.front());
+      break;
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> scores;  // (frames of the class, shared package depth)
+  for (const std::string& candidate : candidates) {
+    size_t own = 0;
+    for (const JavaLineResult& line : below) {
+      for (const SymbolizedFrame& frame : line.lookup.frames) own += related(candidate, frameClass(frame)) ? 1 : 0;
+    }
+    scores.emplace_back(own > 0 ? 1 : 0, innermost.empty() ? 0 : sharedPackageDepth(candidate, innermost));
+  }
+  const auto best = *std::max_element(scores.begin(), scores.end());
+  std::vector<std::string> chosen;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (scores[i] == best) chosen.push_back(candidates[i]);
+  }
+  return chosen;
+}
+
+// Lines a frame's result prints (without "<OR>" lines): the deepest answer, 0 when dropped.
+size_t printedDepth(const FrameLookup& lookup) {
+  if (lookup.status != FrameStatus::kSymbolicated) return 1;  // printed as received
+  if (lookup.removed) return 0;
+  size_t depth = lookup.frames.size();
+  for (const auto& alternative : lookup.alternatives) depth = std::max(depth, alternative.size());
+  return depth;
+}
+
+// Sets JavaLineResult::more_count for the "... N more" lines of a run. The N elided frames are
+// the last N of the enclosing trace (the previous trace at the same indentation for "Caused
+// by:", the nearest one indented less for "Suppressed:"), whose own "... M more" is expanded
+// the same way; their restored lines are counted.
+void countMoreLines(std::span<const stack::StackLine> lines, std::vector<JavaLineResult>& results) {
+  struct Block {
+    size_t indent = 0;
+    std::vector<size_t> frames;  // line indices, "... M more" expanded
+  };
+  std::vector<Block> blocks;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const stack::StackLine& line = lines[i];
+    if (line.javaException() != nullptr) {
+      blocks.push_back({line.indent.size(), {}});
+    } else if (line.javaFrame() != nullptr) {
+      if (!blocks.empty()) blocks.back().frames.push_back(i);
+    } else if (const auto* more = line.javaMore(); more != nullptr && blocks.size() >= 2) {
+      const Block* enclosing = nullptr;
+      for (size_t b = blocks.size() - 1; b-- > 0;) {
+        if (blocks[b].indent <= blocks.back().indent) {
+          enclosing = &blocks[b];
+          break;
+        }
+      }
+      if (enclosing == nullptr || more->count > enclosing->frames.size()) continue;
+      std::vector<size_t> tail(enclosing->frames.end() - more->count, enclosing->frames.end());
+      size_t printed = 0;
+      for (size_t frame : tail) printed += printedDepth(results[frame].lookup);
+      if (printed != more->count) results[i].more_count = static_cast<uint32_t>(printed);
+      blocks.back().frames.insert(blocks.back().frames.end(), tail.begin(), tail.end());
+    }
+  }
+}
+
 FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) {
   FrameLookup lookup;
   lookup.status = FrameStatus::kSymbolicated;
@@ -514,6 +632,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   std::vector<Impl::PreparedClass> prepared(lines.size());
   proguard::RetraceContext context;
   Impl::RunMemo memo;
+  std::vector<std::pair<size_t, std::vector<std::string>>> merged_headers;  // line, candidates
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i % Impl::kPrepareWindow == 0) {
       impl_->prepareWindow(*event_choice, lines, i, std::min(lines.size(), i + Impl::kPrepareWindow), prepared);
@@ -536,6 +655,8 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
         if (record && *record != nullptr) {
           result.exception_class = std::string((*record)->original_name);
           result.lookup.tier = "mapping";
+          std::vector<std::string> candidates = mergedClasses(**record);
+          if (candidates.size() > 1) merged_headers.emplace_back(i, std::move(candidates));
         }
         if (exception->has_message) {
           auto message = impl_->restoreMessage(*event_choice->map, exception->message);
@@ -551,6 +672,19 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
       continue;
     }
     result.lookup.status = FrameStatus::kSymbolicated;  // "... N more", blank: nothing to restore
+  }
+  countMoreLines(lines, results);
+  for (auto& [index, candidates] : merged_headers) {
+    // The frames under the header, after the lines a multi-line message continues on.
+    size_t begin = index + 1;
+    while (begin < lines.size() && lines[begin].kind == stack::LineKind::kUnknown) ++begin;
+    size_t end = begin;
+    while (end < lines.size() && lines[end].javaFrame() != nullptr) ++end;
+    std::vector<std::string> chosen =
+        chooseMergedClass(candidates, std::span<const JavaLineResult>(results).subspan(begin, end - begin));
+    JavaLineResult& header = results[index];
+    header.exception_class = chosen.front();
+    header.exception_class_alternatives.assign(chosen.begin() + 1, chosen.end());
   }
   return results;
 }

@@ -25,6 +25,14 @@ struct JavaLineResult {
   // For kJavaException lines: the message with the obfuscated names inside it restored
   // (proguard_message.h); empty when nothing in it changed (print the message as received).
   std::string exception_message;
+  // For kJavaException lines whose obfuscated class stands for several original classes (class
+  // merging): the other candidates when the frames below the line do not single one out (then
+  // exception_class is the first candidate in mapping order); empty when the choice is certain.
+  std::vector<std::string> exception_class_alternatives;
+  // For kJavaMore lines ("... N more"): how many restored lines the N elided frames stand for,
+  // when that differs from N (inline chains add frames, dropped synthesized frames remove
+  // some); unset when N stays right. 0: every elided frame was dropped, so the line goes too.
+  std::optional<uint32_t> more_count;
 };
 
 class ProguardResolver {

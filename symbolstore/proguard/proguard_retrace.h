@@ -3,7 +3,8 @@
 //
 // Given frame `a.b.c(SourceFile:5)` and the record of class `a.b`:
 //  1. The ranges of method `c` are cut into inline chains (consecutive ranges with the same
-//     minified range; a range without one stands alone) and the chains into methods, keyed by
+//     minified range, every caller with an original line; a range without a minified range
+//     stands alone) and the chains into methods, keyed by
 //     the outermost frame's original signature. Several methods = overloads sharing a name.
 //  2. Each method contributes the first chain whose minified range holds the position (5). With
 //     no position (missing or 0): the chain holding 0 (the `0:65535` catch-all), else the first

@@ -122,6 +122,70 @@ TEST(MappingReader, RewriteFrameRules) {
   EXPECT_EQ(reader.warnings().size(), 1u);
 }
 
+// ProGuard's "name$<hash of the original descriptor>" (the mapping of a real ProGuard 7 build of
+// tests/proguard/java with every optimization on holds "castToCart$5d527804", the hex of
+// "(Ljava/lang/Object;)I".hashCode()); javac's and Kotlin's own '$' names stay as they are.
+TEST(MappingReader, RestoresProguardSpecializedMethodNames) {
+  EXPECT_EQ(restoreSpecializedName("castToCart$5d527804"), "castToCart");
+  EXPECT_EQ(restoreSpecializedName("run$1a2b3"), "run");
+  EXPECT_EQ(restoreSpecializedName("run$ffffffff80000000"), "run");
+  EXPECT_EQ(restoreSpecializedName("run$5d527804$3c1d0e2f"), "run");
+  EXPECT_EQ(restoreSpecializedName("lambda$main$0$5d527804"), "lambda$main$0");
+  for (const char* kept :
+       {"run", "lambda$main$0", "lambda$main$12345", "access$000", "access$decade", "access$getFoo$p", "run$default",
+        "run$1a2b", "run$0a2b3c4d", "run$123456789", "run$5D527804", "$5d527804"}) {
+    EXPECT_EQ(restoreSpecializedName(kept), kept);
+  }
+  const std::string proguard =
+      "org.restack.demo.Main -> org.restack.demo.Main:\n"
+      "    3040:3040:int castToStage$5d527804(org.restack.demo.Cart):40:40 -> c\n"
+      "    34:34:void lambda$messageScenarios$6() -> c\n";
+  MappingReader reader(proguard);
+  auto classes = readAll(proguard, reader);
+  ASSERT_EQ(classes.size(), 1u);
+  ASSERT_EQ(classes[0].methods.size(), 2u);
+  EXPECT_EQ(classes[0].methods[0].signature.name, "castToStage");
+  EXPECT_EQ(classes[0].methods[1].signature.name, "lambda$messageScenarios$6");
+  // R8 keeps source names in its mappings: a '$' name there is the method's real name.
+  const std::string r8 = "# compiler: R8\n" + proguard;
+  MappingReader r8_reader(r8);
+  auto r8_classes = readAll(r8, r8_reader);
+  ASSERT_EQ(r8_classes.size(), 1u);
+  EXPECT_EQ(r8_classes[0].methods[0].signature.name, "castToStage$5d527804");
+  MappingReaderOptions keep;
+  keep.restore_specialized_names = false;
+  MappingReader kept_reader(proguard, keep);
+  auto kept_classes = readAll(proguard, kept_reader);
+  ASSERT_EQ(kept_classes.size(), 1u);
+  EXPECT_EQ(kept_classes[0].methods[0].signature.name, "castToStage$5d527804");
+}
+
+// Lambda classes of desugarers are hidden frames' classes: marked synthesized in mappings other
+// than R8's (which marks its own, and whose unmarked ones the R8 specification prints).
+TEST(MappingReader, DesugaredLambdaClassesAreSynthesizedOutsideR8Mappings) {
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$ExternalSyntheticLambda2", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.-$$Lambda$Main$3xYz", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$Lambda$0", ""));
+  EXPECT_TRUE(isDesugaredLambdaClass("org.app.Whatever", "D8$$SyntheticClass"));
+  EXPECT_FALSE(isDesugaredLambdaClass("org.app.Main$1", "Main.java"));
+  EXPECT_FALSE(isDesugaredLambdaClass("org.app.LambdaRunner", ""));
+  const std::string proguard =
+      "org.restack.demo.Main$$ExternalSyntheticLambda2 -> org.restack.demo.d:\n"
+      "# {\"fileName\":\"D8$$SyntheticClass\",\"id\":\"sourceFile\"}\n"
+      "    void run() -> run\n"
+      "org.restack.demo.Main -> org.restack.demo.Main:\n";
+  MappingReader reader(proguard);
+  auto classes = readAll(proguard, reader);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_TRUE(classes[0].synthesized);
+  EXPECT_FALSE(classes[1].synthesized);
+  const std::string r8 = "# compiler: R8\n" + proguard;
+  MappingReader r8_reader(r8);
+  auto r8_classes = readAll(r8, r8_reader);
+  ASSERT_EQ(r8_classes.size(), 2u);
+  EXPECT_FALSE(r8_classes[0].synthesized);
+}
+
 struct MalformedCase {
   const char* text;
   const char* message;

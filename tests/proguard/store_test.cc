@@ -92,6 +92,119 @@ TEST(ProguardStore, StructuredResultsOfAFrame) {
   EXPECT_EQ(**exception_type, "org.app.Gamma");
 }
 
+// ProGuard's class merging writes one block per merged class, all under the surviving class's
+// obfuscated name. Every block is kept (not only the last one), frames restore to the class
+// that declared the method, and an exception line picks the class its frames point to.
+TEST(ProguardStore, ClassesMergedUnderOneNameAreAllKeptAndExceptionsChooseByFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(
+      lines({"com.example.io.ParseError -> a.a:", "    1:1:void <init>(java.lang.String):4:4 -> <init>",
+             "com.example.io.Reader -> a.c:", "    1:2:void read():20:21 -> a",  // between the merged blocks
+             "com.example.net.HttpError -> a.a:", "    1:1:void <init>(java.lang.String):7:7 -> <init>",
+             "    5:6:com.example.net.HttpError fromStatus(int):30:31 -> a",  //
+             "com.example.net.Client -> a.b:", "    1:3:void send(int):10:12 -> a"})));
+  auto results = harness.retraceResults(lines({"a.a: bad input", "\tat a.c.a(SourceFile:2)",  // 0-1: thrown in io
+                                               "Caused by: a.a: 500", "\tat a.a.a(SourceFile:5)",
+                                               "\tat a.b.a(SourceFile:2)",  // 2-4: HttpError's own code
+                                               "a.a: unknown", "\tat x.y.Z.run(Z.java:3)"}));  // 5-6: nothing tells
+  ASSERT_TRUE(results);
+  ASSERT_EQ(results->size(), 7u);
+  EXPECT_EQ((*results)[0].exception_class, "com.example.io.ParseError");
+  EXPECT_TRUE((*results)[0].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[2].exception_class, "com.example.net.HttpError");
+  EXPECT_TRUE((*results)[2].exception_class_alternatives.empty());
+  ASSERT_EQ((*results)[3].lookup.frames.size(), 1u);
+  EXPECT_EQ((*results)[3].lookup.frames[0].function, "com.example.net.HttpError.fromStatus");
+  EXPECT_EQ((*results)[3].lookup.frames[0].file, "HttpError.java");
+  EXPECT_EQ((*results)[3].lookup.frames[0].line, 30u);
+  EXPECT_EQ((*results)[5].exception_class, "com.example.io.ParseError");
+  EXPECT_EQ((*results)[5].exception_class_alternatives, std::vector<std::string>{"com.example.net.HttpError"});
+  EXPECT_EQ(harness.retrace(lines({"a.a: 500", "\tat a.a.a(SourceFile:6)"})),
+            lines({"com.example.net.HttpError: 500", "\tat com.example.net.HttpError.fromStatus(HttpError.java:31)"}));
+  // The merged record round-trips, and a class without merged names keeps the v2 layout.
+  proguard::ClassMapping plain;
+  plain.original_name = "p.Plain";
+  plain.obfuscated_name = "b";
+  EXPECT_EQ(proguard::encodeClassRecord(plain)[0], static_cast<char>(proguard::kClassRecordVersion));
+  plain.merged_names = {"p.Other", "p.Third"};
+  auto decoded = proguard::decodeClassRecord(proguard::encodeClassRecord(plain));
+  ASSERT_TRUE(decoded) << decoded.error().describe();
+  ASSERT_EQ(decoded->merged_names.size(), 2u);
+  EXPECT_EQ(decoded->merged_names[1], "p.Third");
+  proguard::ClassRecord moved = std::move(*decoded);
+  EXPECT_EQ(moved.merged_names[0], "p.Other");
+}
+
+// "... N more" counts the elided frames of the obfuscated run; restored, those frames may print
+// more lines (an inline chain) or none (a dropped lambda proxy), and the count follows.
+TEST(ProguardStore, MoreLinesCountTheRestoredFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(
+      lines({"org.app.Main -> a:", "    1:1:void inner():5:5 -> a", "    1:1:void outer():9 -> a",
+             "    3:3:void main():20:20 -> b", "org.app.Main$$ExternalSyntheticLambda0 -> c:",
+             "# {\"fileName\":\"D8$$SyntheticClass\",\"id\":\"sourceFile\"}", "    void run() -> run"})));
+  EXPECT_EQ(
+      harness.retrace(lines({"java.lang.IllegalStateException: top", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+                             "\tat a.a(SourceFile:1)", "Caused by: java.lang.RuntimeException: cause",
+                             "\tat a.b(SourceFile:3)", "\t... 1 more"})),
+      lines({"java.lang.IllegalStateException: top", "\tat org.app.Main.main(Main.java:20)",
+             "\tat org.app.Main.inner(Main.java:5)", "\tat org.app.Main.outer(Main.java:9)",
+             "Caused by: java.lang.RuntimeException: cause", "\tat org.app.Main.main(Main.java:20)", "\t... 2 more"}));
+  auto results = harness.retraceResults(
+      lines({"java.lang.IllegalStateException: top", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+             "Caused by: java.lang.RuntimeException: x", "\tat a.b(SourceFile:3)", "\t... 1 more"}));
+  ASSERT_TRUE(results);
+  EXPECT_EQ((*results)[5].more_count, std::optional<uint32_t>(0));  // only the dropped proxy was elided
+  EXPECT_FALSE((*results)[4].more_count.has_value());
+  EXPECT_EQ(harness.retrace(lines({"java.lang.Error", "\tat a.b(SourceFile:3)", "\tat c.run(SourceFile)",
+                                   "Caused by: java.lang.Error", "\tat a.b(SourceFile:3)", "\t... 1 more"})),
+            lines({"java.lang.Error", "\tat org.app.Main.main(Main.java:20)", "Caused by: java.lang.Error",
+                   "\tat org.app.Main.main(Main.java:20)"}));
+}
+
+// ProGuard writes a class's bridge methods one after the other with the same lines and no
+// original range (from Jackson's MapDeserializer): two methods, not an inline chain of two frames.
+// ProGuard 6 merged Jackson's InvalidFormatException into MismatchedInputException and listed no
+// block for it, only its constructor and factory among the target's methods (lines from that
+// mapping): the header follows the factory frame below it.
+TEST(ProguardStore, ClassMergedWithoutABlockOfItsOwnIsChosenByItsFrames) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines(
+      {"com.fasterxml.jackson.databind.exc.MismatchedInputException -> com.fasterxml.jackson.databind.d.d:",
+       "    47:48:void <init>(com.fasterxml.jackson.core.JsonParser,java.lang.String):47:48 -> <init>",
+       "    1060:1062:void com.fasterxml.jackson.databind.exc.InvalidFormatException.<init>(com.fasterxml.jackson.core."
+       "JsonParser,java.lang.String,java.lang.Class):60:62 -> <init>",
+       "    1067:1067:com.fasterxml.jackson.databind.exc.InvalidFormatException com.fasterxml.jackson.databind.exc."
+       "InvalidFormatException.from(com.fasterxml.jackson.core.JsonParser,java.lang.String,java.lang.Object,java."
+       "lang.Class):67:67 -> d",
+       "    63:63:com.fasterxml.jackson.databind.exc.MismatchedInputException from(com.fasterxml.jackson.core."
+       "JsonParser,java.lang.String):63:63 -> e"})));
+  auto results = harness.retraceResults(lines(
+      {"com.fasterxml.jackson.databind.d.d: bad",
+       " at [Source: UNKNOWN; byte offset: #UNKNOWN]",  // the message goes on
+       "\tat com.fasterxml.jackson.databind.d.d.d(SourceFile:1067)", "com.fasterxml.jackson.databind.d.d: worse",
+       "\tat com.fasterxml.jackson.databind.d.d.e(SourceFile:63)", "com.fasterxml.jackson.databind.d.d: unknown"}));
+  ASSERT_TRUE(results);
+  EXPECT_EQ((*results)[0].exception_class, "com.fasterxml.jackson.databind.exc.InvalidFormatException");
+  EXPECT_TRUE((*results)[0].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[3].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_TRUE((*results)[3].exception_class_alternatives.empty());
+  EXPECT_EQ((*results)[5].exception_class, "com.fasterxml.jackson.databind.exc.MismatchedInputException");
+  EXPECT_EQ((*results)[5].exception_class_alternatives,
+            std::vector<std::string>{"com.fasterxml.jackson.databind.exc.InvalidFormatException"});
+}
+
+TEST(ProguardStore, RangesWithoutOriginalLinesAreNotInlineCallers) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines(
+      {"org.app.MapDeser -> s:", "    32:32:java.lang.Object deserialize(org.app.P,org.app.C,java.lang.Object) -> d",
+       "    32:32:java.lang.Object deserialize(org.app.P,org.app.C) -> d", "    5:5:void org.app.Util.log():7:7 -> e",
+       "    5:5:void run():14 -> e"})));
+  EXPECT_EQ(harness.retrace(lines({"\tat s.d(SourceFile:32)", "\tat s.e(SourceFile:5)"})),
+            lines({"\tat org.app.MapDeser.deserialize(MapDeser.java:32)", "\tat org.app.Util.log(Util.java:7)",
+                   "\tat org.app.MapDeser.run(MapDeser.java:14)"}));
+}
+
 TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
   RetraceHarness harness;
   auto empty = harness.ingest("# just a comment\n");

@@ -148,6 +148,10 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
           const std::string& message = result.exception_message.empty() ? header->message : result.exception_message;
           text.push_back(formatJavaException(java, name, message));
           out.sections.push_back({header->prefix, name, message, out.frames.size()});
+        } else if (java.kind == stack::LineKind::kJavaMore && result.more_count) {
+          // The elided frames restore to a different number of lines (proguard_resolver.h).
+          if (*result.more_count > 0)
+            text.push_back(java.indent + "... " + std::to_string(*result.more_count) + " more");
         } else {
           text.push_back(java.raw);
         }
