@@ -4,10 +4,14 @@
 //   build/loadtest/worker/restack_loadtest --events 20000 --threads 2
 //   build/loadtest/worker/restack_loadtest --brokers host:9092 --events 100000   (a real cluster;
 //                                            the topics must exist and be empty)
+//   build/loadtest/worker/restack_loadtest --brokers host:9092 --rate 2000 --events 30000
+//     latency: events produced at a steady rate while the worker runs; for each event, the time
+//     from its produce call to its restored output (or DLQ record) read back with read_committed
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -35,6 +39,7 @@ struct Options {
   uint32_t batch = 500;
   std::string brokers;
   std::string delivery;  // "" = exactly_once on a real cluster, at_least_once on the mock cluster
+  uint32_t rate = 0;     // events/s for the latency run; 0 = the throughput run
 };
 
 double seconds(Clock::duration d) {
@@ -179,6 +184,109 @@ int endToEnd(const Options& options, const std::vector<std::string>& events) {
   return seen == events.size() ? 0 : 1;
 }
 
+// The index i of an output whose event id is "lt<i>-…" (makeEvents), or npos.
+size_t eventIndex(std::string_view value) {
+  const std::string_view marker = "\"event_id\":\"lt";
+  size_t at = value.find(marker);
+  if (at == std::string_view::npos) return std::string_view::npos;
+  size_t index = 0, i = at + marker.size();
+  bool digits = false;
+  for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i, digits = true) {
+    index = index * 10 + static_cast<size_t>(value[i] - '0');
+  }
+  return digits ? index : std::string_view::npos;
+}
+
+// Latency at a steady rate: the worker runs first; events are produced `options.rate` a second;
+// each output read back (read_committed) is matched to its event's produce time.
+int latencyRun(const Options& options, const std::vector<std::string>& events) {
+  config::Config config;
+  config.kafka.group_id = "restack-loadtest-latency";
+  config.kafka.session_timeout_ms = 6000;
+  config.kafka.brokers = options.brokers;
+  config.kafka.delivery = options.delivery.empty() ? "exactly_once" : options.delivery;
+  config.observability.http_port = 0;
+  config.worker.threads = options.threads;
+  config.worker.batch_size = options.batch;
+  auto producer = worker::makeProducer(config, "restack-loadtest-producer", nullptr);
+  if (!producer) return std::fprintf(stderr, "%s\n", producer.error().message().c_str()), 1;
+  Status published = demo::publishSampleSymbols(**producer, config.kafka.topics, {});
+  if (!published) return std::fprintf(stderr, "%s\n", published.error().message().c_str()), 1;
+  (*producer)->flush(60000);
+
+  auto dir = TempDir::create("restack-loadtest-store-");
+  config.store.path = dir->path();
+  worker::Metrics metrics;
+  auto worker = worker::Worker::create(config, metrics);
+  if (!worker) return std::fprintf(stderr, "%s\n", worker.error().message().c_str()), 1;
+  std::atomic<bool> stop{false};
+  Status worker_status;
+  std::thread worker_thread([&] { worker_status = (*worker)->run(stop); });
+  // Wait until the worker owns its partitions, then give it a moment to apply the symbols: the
+  // run measures steady state, not the group join (the throughput run reports that).
+  const auto ready_deadline = Clock::now() + std::chrono::minutes(2);
+  while (metrics.assigned_partitions == 0 && Clock::now() < ready_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+
+  auto properties = worker::commonProperties(config, "restack-loadtest-reader");
+  properties["group.id"] = "restack-loadtest-latency-reader";
+  properties["auto.offset.reset"] = "earliest";
+  properties["isolation.level"] = "read_committed";
+  properties["fetch.wait.max.ms"] = "5";
+  auto conf = worker::makeConf(properties);
+  std::string error;
+  std::unique_ptr<RdKafka::KafkaConsumer> reader(RdKafka::KafkaConsumer::create(conf->get(), error));
+  reader->subscribe({config.kafka.topics.symbolicated, config.kafka.topics.dlq});
+
+  std::vector<std::atomic<int64_t>> produced_at(events.size());
+  const auto origin = Clock::now();
+  auto micros = [&] { return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - origin).count(); };
+  std::thread produce_thread([&] {
+    const auto interval = std::chrono::nanoseconds(1'000'000'000LL / std::max<uint32_t>(options.rate, 1));
+    auto next = Clock::now();
+    for (size_t i = 0; i < events.size(); ++i) {
+      std::this_thread::sleep_until(next);
+      next += interval;
+      produced_at[i] = micros();
+      (void)demo::produceRecord(**producer, config.kafka.topics.events, demo::eventKey(events[i]), events[i], {});
+      (*producer)->poll(0);
+    }
+    (*producer)->flush(60000);
+  });
+  std::vector<int64_t> latencies;
+  latencies.reserve(events.size());
+  std::vector<bool> seen(events.size(), false);
+  const auto deadline = Clock::now() + std::chrono::seconds(events.size() / std::max<uint32_t>(options.rate, 1) + 120);
+  while (latencies.size() < events.size() && Clock::now() < deadline) {
+    std::unique_ptr<RdKafka::Message> message(reader->consume(100));
+    if (message->err() != RdKafka::ERR_NO_ERROR) continue;
+    const int64_t now = micros();
+    size_t index = eventIndex(std::string_view(static_cast<const char*>(message->payload()), message->len()));
+    if (index >= events.size() || seen[index]) continue;
+    seen[index] = true;
+    latencies.push_back(now - produced_at[index]);
+  }
+  produce_thread.join();
+  reader->close();
+  stop = true;
+  worker_thread.join();
+  std::sort(latencies.begin(), latencies.end());
+  auto percentile = [&](double p) {
+    if (latencies.empty()) return 0.0;
+    size_t at = std::min(latencies.size() - 1, static_cast<size_t>(p * static_cast<double>(latencies.size())));
+    return static_cast<double>(latencies[at]) / 1000.0;
+  };
+  std::printf(
+      "latency through Kafka (%s, %s, worker.threads=%u, batch %u) at %u events/s: %zu of %zu events out\n"
+      "  produce to output read back: p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms\n",
+      options.brokers.c_str(), config.kafka.delivery.c_str(), options.threads, options.batch, options.rate,
+      latencies.size(), events.size(), percentile(0.5), percentile(0.99), percentile(0.999), percentile(1.0));
+  if (!worker_status) return std::fprintf(stderr, "worker: %s\n", worker_status.error().message().c_str()), 1;
+  return latencies.size() == events.size() ? 0 : 1;
+}
+
 }  // namespace
 }  // namespace restack::loadtest
 
@@ -193,9 +301,17 @@ int main(int argc, char** argv) {
   app.add_option("--delivery", options.delivery,
                  "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster)")
       ->check(CLI::IsMember({"exactly_once", "at_least_once"}));
+  app.add_option("--rate", options.rate,
+                 "Latency run: produce this many events/s while the worker runs and report produce-to-output "
+                 "percentiles (needs --brokers)");
   CLI11_PARSE(app, argc, argv);
+  if (options.rate > 0 && options.brokers.empty()) {
+    std::fprintf(stderr, "--rate needs --brokers: the mock cluster's acknowledgement delay would be measured\n");
+    return 2;
+  }
   spdlog::set_level(spdlog::level::warn);
   auto events = restack::loadtest::makeEvents(options.events);
+  if (options.rate > 0) return restack::loadtest::latencyRun(options, events);
   int status = restack::loadtest::pipelineOnly(options, events);
   if (status != 0) return status;
   return restack::loadtest::endToEnd(options, events);
