@@ -2,53 +2,27 @@
 
 #include <simdjson.h>
 
-#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <optional>
 
+#include "formats/common/text_lines.h"
 #include "formats/stack/stack_line.h"
+#include "formats/stack/text_scan.h"
 
 namespace restack::crash_report {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-  return text;
-}
+using stack::scan::parseDecimal;
+using stack::scan::parseHex;
+using stack::scan::trim;
 
-std::vector<std::string_view> splitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-  }
+// Every line, without the blank ones at the end.
+std::vector<std::string_view> reportLines(std::string_view text) {
+  std::vector<std::string_view> lines = splitLines(text);
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
   return lines;
-}
-
-std::optional<uint64_t> parseHex(std::string_view text) {
-  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
-  if (text.empty() || text.size() > 16) return std::nullopt;
-  uint64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-std::optional<uint64_t> parseDecimal(std::string_view text) {
-  uint64_t value = 0;
-  if (text.empty()) return std::nullopt;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
 }
 
 std::string hex(uint64_t value, int width) {
@@ -576,7 +550,7 @@ Expected<CrashReport> parseCrashReport(std::string_view text) {
   if (start.starts_with("{") && start.substr(0, start.find('\n')).find("\"bug_type\"") != std::string_view::npos) {
     if (Status read = readAppleIps(start, report); !read) return read.error();
   } else {
-    const std::vector<std::string_view> lines = splitLines(start);
+    const std::vector<std::string_view> lines = reportLines(start);
     bool apple = false, tombstone = false, logcat = false, java = false, javascript = false, native = false;
     for (std::string_view raw : lines) {
       std::string_view line = trim(raw);

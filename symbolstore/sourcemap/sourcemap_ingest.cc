@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "formats/common/mapped_file.h"
+#include "formats/common/text_lines.h"
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/sourcemap/mappings.h"
@@ -48,20 +49,6 @@ class RecordWriter {
   rocksdb::WriteBatch batch_;
   Status status_;
 };
-
-std::vector<std::string_view> splitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
 
 // Cuts the decoded mappings into chunks of kSegmentsPerChunk segments.
 class ChunkBuilder {

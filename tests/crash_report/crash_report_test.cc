@@ -8,6 +8,7 @@
 #include <string>
 
 #include "formats/stack/stack_line.h"
+#include "tests/support/mutate.h"
 
 namespace restack::crash_report {
 namespace {
@@ -276,21 +277,7 @@ TEST(CrashReport, DeterministicMutationRunNeverCrashes) {
                                "TypeError: x\n    at f (https://a/b.js:1:2)\n"};
   for (const std::string& seed : seeds) {
     for (int round = 0; round < 400; ++round) {
-      std::string mutated = seed;
-      const int edits = 1 + static_cast<int>(random() % 6);
-      for (int e = 0; e < edits && !mutated.empty(); ++e) {
-        const size_t at = random() % mutated.size();
-        switch (random() % 3) {
-          case 0:
-            mutated[at] = static_cast<char>(random());
-            break;
-          case 1:
-            mutated.erase(at, 1 + random() % 16);
-            break;
-          default:
-            mutated.insert(at, mutated.substr(random() % mutated.size(), 1 + random() % 32));
-        }
-      }
+      const std::string mutated = test_support::mutate(seed, random, 6, 16);
       auto report = parseCrashReport(mutated);
       if (report) {
         ++read;

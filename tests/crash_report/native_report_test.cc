@@ -8,8 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,17 +19,10 @@ namespace {
 
 using test_support::runCommand;
 using test_support::shellQuote;
-
-void writeFile(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test_support::writeTextFile;
 
 std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
+  return test_support::outputLines(text);
 }
 
 std::string basename(const std::string& path) {
@@ -100,7 +91,7 @@ std::vector<std::vector<std::string>> reference(const std::string& object, const
     query += "0x" + hex(addresses[i] - (i == 0 && first_is_pc ? 0 : 1)) + "\n";
   }
   const std::string folder = std::filesystem::path(object).parent_path().string();
-  writeFile(folder + "/addresses.txt", query);
+  writeTextFile(folder + "/addresses.txt", query);
   auto ran = runCommand("llvm-symbolizer-19 --inlines --functions=linkage --obj=" + shellQuote(object), "",
                         folder + "/addresses.txt", false);
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
@@ -173,7 +164,7 @@ TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
   auto dir = TempDir::create("restack-tombstone-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  writeFile(root + "/cart.c", kSource);
+  writeTextFile(root + "/cart.c", kSource);
   auto built = runCommand(
       "clang-19 --target=aarch64-linux-android24 -g -O2 -fPIC -ffreestanding -nostdlib -shared -fuse-ld=lld "
       "-Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
@@ -195,7 +186,7 @@ TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
     tombstone += "      #" + std::string(index) + " pc " + hex(addresses[i]) +
                  "  /data/app/~~x==/com.example.cart-y==/lib/arm64/libcart.so (BuildId: " + build_id + ")\n";
   }
-  writeFile(root + "/tombstone.txt", tombstone);
+  writeTextFile(root + "/tombstone.txt", tombstone);
   auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
                              root + "/tombstone.txt", false);
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
@@ -209,7 +200,7 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   auto dir = TempDir::create("restack-apple-report-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  writeFile(root + "/cart.c", kSource);
+  writeTextFile(root + "/cart.c", kSource);
   auto built = runCommand(
       "clang-19 --target=arm64-apple-ios14 -g -O2 -c cart.c -o cart.o && "
       "clang-19 --target=arm64-apple-ios14 -fuse-ld=lld -nostdlib -Wl,-undefined,dynamic_lookup -Wl,-e,_entry "
@@ -252,7 +243,7 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   }
   report += "\nBinary Images:\n       0x" + hex(load).substr(7) + " -        0x" + hex(load + 0xffff).substr(7) +
             " +Cart arm64  <" + uuid_plain + "> /private/var/containers/Bundle/Application/X/Cart.app/Cart\n";
-  writeFile(root + "/Cart.crash", report);
+  writeTextFile(root + "/Cart.crash", report);
   auto restored =
       runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", root, root + "/Cart.crash", false);
   ASSERT_EQ(restored.exit_code, 0) << restored.output;

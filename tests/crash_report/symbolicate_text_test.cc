@@ -10,8 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,20 +21,13 @@ namespace {
 
 using test_support::runCommand;
 using test_support::shellQuote;
-
-const std::string kDepsDir = RESTACK_DEPS_DIR;
-
-void writeFile(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test_support::writeTextFile;
 
 std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
+  return test_support::outputLines(text);
 }
+
+const std::string kDepsDir = RESTACK_DEPS_DIR;
 
 std::string trimmed(std::string line) {
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.erase(0, 1);
@@ -116,15 +107,15 @@ TEST(SymbolicateText, AnObfuscatedJavaCrashReadsAsTheOriginalRun) {
   auto dir = TempDir::create("restack-symbolicate-java-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  writeFile(root + "/src/com/shop/cart/Cart.java", kCartJava);
-  writeFile(root + "/src/com/shop/cart/Discounts.java", kDiscountsJava);
-  writeFile(root + "/src/com/shop/Main.java", kMainJava);
-  writeFile(root + "/proguard.pro",
-            "-injars in.jar\n-outjars out.jar\n"
-            "-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
-            "-keep class com.shop.Main { public static void main(java.lang.String[]); }\n"
-            "-dontoptimize\n-keepattributes SourceFile,LineNumberTable\n"
-            "-renamesourcefileattribute SourceFile\n-printmapping mapping.txt\n");
+  writeTextFile(root + "/src/com/shop/cart/Cart.java", kCartJava);
+  writeTextFile(root + "/src/com/shop/cart/Discounts.java", kDiscountsJava);
+  writeTextFile(root + "/src/com/shop/Main.java", kMainJava);
+  writeTextFile(root + "/proguard.pro",
+                "-injars in.jar\n-outjars out.jar\n"
+                "-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
+                "-keep class com.shop.Main { public static void main(java.lang.String[]); }\n"
+                "-dontoptimize\n-keepattributes SourceFile,LineNumberTable\n"
+                "-renamesourcefileattribute SourceFile\n-printmapping mapping.txt\n");
   auto built = runCommand(
       "javac --release 17 -g -d classes $(find src -name '*.java') && jar cf in.jar -C classes . && java -cp " +
           shellQuote(proguard + "/*") + " proguard.ProGuard @proguard.pro",
@@ -139,7 +130,7 @@ TEST(SymbolicateText, AnObfuscatedJavaCrashReadsAsTheOriginalRun) {
     ASSERT_NE(original.exit_code, 0) << original.output;
     ASSERT_NE(obfuscated.exit_code, 0) << obfuscated.output;
     ASSERT_NE(original.output, obfuscated.output) << "ProGuard left the names as they were";
-    writeFile(root + "/pasted.txt", obfuscated.output);
+    writeTextFile(root + "/pasted.txt", obfuscated.output);
     const std::string output = restack(root, "--symbols mapping.txt", root + "/pasted.txt");
 
     std::vector<std::string> expected;
@@ -208,9 +199,9 @@ TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
   auto dir = TempDir::create("restack-symbolicate-js-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  writeFile(root + "/src/money.mjs", kMoneyJs);
-  writeFile(root + "/src/cart.mjs", kCartJs);
-  writeFile(root + "/src/main.mjs", kMainJs);
+  writeTextFile(root + "/src/money.mjs", kMoneyJs);
+  writeTextFile(root + "/src/cart.mjs", kCartJs);
+  writeTextFile(root + "/src/main.mjs", kMainJs);
   auto built = runCommand(shellQuote(esbuild) +
                               " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
                               "--log-level=error",
@@ -221,7 +212,7 @@ TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
   ASSERT_EQ(original.exit_code, 0) << original.output;
   ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
   ASSERT_NE(original.output.find("TypeError"), std::string::npos) << original.output;
-  writeFile(root + "/pasted.txt", bundled.output);
+  writeTextFile(root + "/pasted.txt", bundled.output);
   const std::string output = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
 
   std::vector<std::string> expected_stack;

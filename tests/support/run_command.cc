@@ -2,8 +2,14 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/common/text_lines.h"
 
 namespace restack::test_support {
 
@@ -33,6 +39,25 @@ CommandOutput runCommand(const std::string& command, const std::string& dir, con
   const int status = ::pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+bool writeTextFile(const std::string& path, const std::string& text) {
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) {
+    ADD_FAILURE() << "cannot write " << path;
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> outputLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::string_view line : splitLines(text)) lines.emplace_back(line);
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
 }
 
 }  // namespace restack::test_support

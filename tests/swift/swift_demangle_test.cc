@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/mutate.h"
+
 namespace restack::swift {
 namespace {
 
@@ -73,21 +75,7 @@ TEST(SwiftDemangle, DeterministicMutationRunNeverCrashes) {
   const auto vectors = swiftProjectVectors();
   for (const auto& [mangled, expected] : vectors) {
     for (int round = 0; round < 200; ++round) {
-      std::string mutated = mangled;
-      const int edits = 1 + static_cast<int>(random() % 4);
-      for (int e = 0; e < edits && !mutated.empty(); ++e) {
-        const size_t at = random() % mutated.size();
-        switch (random() % 3) {
-          case 0:
-            mutated[at] = static_cast<char>(random());
-            break;
-          case 1:
-            mutated.erase(at, 1 + random() % 4);
-            break;
-          default:
-            mutated.insert(at, mutated.substr(random() % mutated.size(), 1 + random() % 8));
-        }
-      }
+      const std::string mutated = test_support::mutate(mangled, random, 4, 4);
       for (SwiftNameStyle style : {SwiftNameStyle::kComplete, SwiftNameStyle::kNameOnly}) {
         if (auto name = demangleSwift(mutated, style)) {
           ++demangled;

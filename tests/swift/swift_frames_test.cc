@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "formats/common/temp_dir.h"
@@ -29,7 +28,7 @@ TEST(SwiftFrames, MangledSymbolsAreRestoredDemangledFromDwarfAndFromTheSymbolTab
   auto dir = TempDir::create("restack-swift-frames-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  std::ofstream(root + "/s.c") << kSource;
+  ASSERT_TRUE(test_support::writeTextFile(root + "/s.c", kSource));
   std::filesystem::create_directories(root + "/stripped");
   auto built = runCommand(
       "clang-19 --target=aarch64-linux-android24 -g -O2 -fPIC -ffreestanding -nostdlib -shared -fuse-ld=lld "
@@ -43,7 +42,7 @@ TEST(SwiftFrames, MangledSymbolsAreRestoredDemangledFromDwarfAndFromTheSymbolTab
   char line[200];
   std::snprintf(line, sizeof line, "pc 0x%016llx libswifty.so [arm64-v8a::%s]\n",
                 std::stoull(start.output, nullptr, 16) + 4, id.output.substr(0, id.output.find('\n')).c_str());
-  std::ofstream(root + "/crash.txt") << line;
+  ASSERT_TRUE(test_support::writeTextFile(root + "/crash.txt", line));
 
   const std::string expected = swift::demangleSwift("$s4main3runyyFyycfU_").value_or("<not demangled>");
   ASSERT_EQ(expected, "closure #1 () -> () in main.run() -> ()");
