@@ -169,4 +169,44 @@ Outcome Pipeline::process(const std::string& input_key, const std::string& event
   return outcome;
 }
 
+void CorpusTally::add(const std::string& label, int site, const std::string& fingerprint) {
+  Row& row = rows_[label];
+  row.sites.insert(site);
+  ++row.events;
+  row.sites_of[fingerprint].insert(site);
+  row.fingerprints_of[site].insert(fingerprint);
+}
+
+std::pair<size_t, size_t> CorpusTally::report(const char* kind_column, const std::string& label,
+                                              const std::function<std::string(int)>& describe_site) {
+  std::printf(
+      "\n| %s | true sites | events | fingerprints | split sites | merged fingerprints |\n"
+      "|---|---:|---:|---:|---:|---:|\n",
+      kind_column);
+  for (const auto& [name, row] : rows_) {
+    size_t split = 0, merged = 0;
+    for (const auto& [site, fingerprints] : row.fingerprints_of) split += fingerprints.size() > 1;
+    for (const auto& [fingerprint, sites] : row.sites_of) merged += sites.size() > 1;
+    std::printf("| %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu |\n", name.c_str(), row.sites.size(), row.events,
+                row.sites_of.size(), split, 100.0 * double(split) / double(row.sites.size()), merged);
+  }
+  for (const auto& [source, count] : sources_)
+    std::printf("source and quality %s: %zu events\n", source.c_str(), count);
+  const Row& all = rows_[label];
+  size_t split = 0, merged = 0;
+  for (const auto& [site, fingerprints] : all.fingerprints_of) {
+    if (fingerprints.size() < 2) continue;
+    if (++split > 5) continue;
+    std::printf("split site %d (%s):\n", site, describe_site(site).c_str());
+    for (const std::string& fingerprint : fingerprints) std::printf("  %s\n", shown_[fingerprint].c_str());
+  }
+  for (const auto& [fingerprint, sites] : all.sites_of) {
+    if (sites.size() < 2) continue;
+    if (++merged > 5) continue;
+    std::printf("merged %zu sites (first %d, %s): %s\n", sites.size(), *sites.begin(),
+                describe_site(*sites.begin()).c_str(), shown_[fingerprint].c_str());
+  }
+  return {split, merged};
+}
+
 }  // namespace restack::grouping_e2e

@@ -15,10 +15,14 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/common/temp_dir.h"
@@ -86,6 +90,33 @@ class Pipeline {
   std::unique_ptr<SymbolStore> store_;
   std::unique_ptr<Symbolizer> symbolizer_;
   std::unique_ptr<pipeline::EventProcessor> processor_;
+};
+
+// How a corpus grouped: fingerprints against the true crash sites, per label (a kind of crash,
+// and "all"), printed as the table of docs/grouping.md with a few examples of what split or
+// merged.
+class CorpusTally {
+ public:
+  // One event of true `site` that got `fingerprint`, counted under `label`.
+  void add(const std::string& label, int site, const std::string& fingerprint);
+  // What the first event of `fingerprint` hashed, to show in the examples.
+  void show(const std::string& fingerprint, std::string text) { shown_.emplace(fingerprint, std::move(text)); }
+  void countSource(const std::string& source_and_quality) { ++sources_[source_and_quality]; }
+  // Prints the table (its first column headed `kind_column`), the source counts and up to 5
+  // splits and merges of `label`; returns that label's split sites and merged fingerprints.
+  std::pair<size_t, size_t> report(const char* kind_column, const std::string& label,
+                                   const std::function<std::string(int)>& describe_site);
+
+ private:
+  struct Row {
+    std::set<int> sites;
+    size_t events = 0;
+    std::map<std::string, std::set<int>> sites_of;         // fingerprint -> true sites
+    std::map<int, std::set<std::string>> fingerprints_of;  // site -> fingerprints
+  };
+  std::map<std::string, Row> rows_;
+  std::map<std::string, std::string> shown_;  // fingerprint -> what the first event of it hashed
+  std::map<std::string, size_t> sources_;     // "<source> <quality>" -> events
 };
 
 }  // namespace restack::grouping_e2e

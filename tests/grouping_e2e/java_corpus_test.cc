@@ -155,13 +155,6 @@ std::vector<Trace> splitTraces(const std::string& output) {
   return traces;
 }
 
-struct Row {
-  std::set<int> sites;
-  size_t events = 0;
-  std::map<std::string, std::set<int>> sites_of;         // fingerprint -> true sites
-  std::map<int, std::set<std::string>> fingerprints_of;  // site -> fingerprints
-};
-
 // "<source> | frame | frame" of one outcome, to show what a split or merge hashed.
 std::string hashedFrames(const Outcome& outcome) {
   std::string out = outcome.source + " " + outcome.exception_type;
@@ -220,10 +213,8 @@ TEST(JavaCorpus, RealBuildsGroupByCrashSite) {
 
   auto pipeline = Pipeline::create();
   ASSERT_NE(pipeline, nullptr);
-  std::map<std::string, Row> rows;  // by kind, and "all"
+  CorpusTally tally;  // by kind, and "all"
   size_t events = 0;
-  std::map<std::string, std::string> shown;  // fingerprint -> what the first event of it hashed
-  std::map<std::string, size_t> sources;     // "<source> <quality>" -> events
   for (const Build& build : builds) {
     SCOPED_TRACE(build.name);
     const std::string folder = root + "/" + build.name;
@@ -253,44 +244,17 @@ TEST(JavaCorpus, RealBuildsGroupByCrashSite) {
         ASSERT_TRUE(outcome.processed || !outcome.fingerprint.empty()) << event;
         ++events;
         for (const std::string& label : {std::string(kKindNames[kindOf(trace.site)]), std::string("all")}) {
-          Row& row = rows[label];
-          row.sites.insert(trace.site);
-          ++row.events;
-          row.sites_of[outcome.fingerprint].insert(trace.site);
-          row.fingerprints_of[trace.site].insert(outcome.fingerprint);
+          tally.add(label, trace.site, outcome.fingerprint);
         }
-        shown.emplace(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
-        ++sources[outcome.source + " " + outcome.quality];
+        tally.show(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
+        tally.countSource(outcome.source + " " + outcome.quality);
       }
     }
   }
 
-  std::printf(
-      "\n| crash kind | true sites | events | fingerprints | split sites | merged fingerprints |\n"
-      "|---|---:|---:|---:|---:|---:|\n");
-  for (const auto& [label, row] : rows) {
-    size_t split = 0, merged = 0;
-    for (const auto& [site, fingerprints] : row.fingerprints_of) split += fingerprints.size() > 1;
-    for (const auto& [fingerprint, sites] : row.sites_of) merged += sites.size() > 1;
-    std::printf("| %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu |\n", label.c_str(), row.sites.size(), row.events,
-                row.sites_of.size(), split, 100.0 * double(split) / double(row.sites.size()), merged);
-  }
-  for (const auto& [source, count] : sources) std::printf("source and quality %s: %zu events\n", source.c_str(), count);
-  const Row& all = rows["all"];
+  const auto [split, merged] =
+      tally.report("crash kind", "all", [](int site) { return std::string(kKindNames[kindOf(site)]); });
   EXPECT_EQ(events, size_t(kSites * kPaths) * builds.size() * 2);
-  size_t split = 0, merged = 0;
-  for (const auto& [site, fingerprints] : all.fingerprints_of) {
-    if (fingerprints.size() < 2) continue;
-    if (++split > 5) continue;
-    std::printf("split site %d (%s):\n", site, kKindNames[kindOf(site)]);
-    for (const std::string& fingerprint : fingerprints) std::printf("  %s\n", shown[fingerprint].c_str());
-  }
-  for (const auto& [fingerprint, sites] : all.sites_of) {
-    if (sites.size() < 2) continue;
-    if (++merged > 5) continue;
-    std::printf("merged %zu sites (first %d, %s): %s\n", sites.size(), *sites.begin(),
-                kKindNames[kindOf(*sites.begin())], shown[fingerprint].c_str());
-  }
   EXPECT_EQ(merged, 0u);
   EXPECT_LT(double(split), 0.01 * kSites);
 }

@@ -124,13 +124,6 @@ void indexMapBuild(const std::string& folder) {
                 "}]}");
 }
 
-struct Row {
-  std::set<int> sites;
-  size_t events = 0;
-  std::map<std::string, std::set<int>> sites_of;
-  std::map<int, std::set<std::string>> fingerprints_of;
-};
-
 std::string hashedFrames(const Outcome& outcome) {
   std::string out = outcome.source + " " + outcome.quality + " " + outcome.exception_type;
   for (const std::string& frame : outcome.frames) out += " | " + frame;
@@ -175,9 +168,7 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
 
   auto pipeline = Pipeline::create();
   ASSERT_NE(pipeline, nullptr);
-  std::map<std::string, Row> rows;
-  std::map<std::string, std::string> shown;
-  std::map<std::string, size_t> sources;
+  CorpusTally tally;
   for (const Build& build : builds) {
     SCOPED_TRACE(build.name);
     const std::string folder = root + "/" + build.name;
@@ -215,43 +206,16 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
       std::vector<std::string> labels = {"all builds, one without sourcesContent"};
       if (build.counted) labels = {kKindNames[kindOf(site)], "all", labels.front()};
       for (const std::string& label : labels) {
-        Row& row = rows[label];
-        row.sites.insert(site);
-        ++row.events;
-        row.sites_of[outcome.fingerprint].insert(site);
-        row.fingerprints_of[site].insert(outcome.fingerprint);
+        tally.add(label, site, outcome.fingerprint);
       }
-      shown.emplace(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
-      if (build.counted) ++sources[outcome.source + " " + outcome.quality];
+      tally.show(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
+      if (build.counted) tally.countSource(outcome.source + " " + outcome.quality);
     }
     EXPECT_EQ(errors, size_t(kSites * kPaths));
   }
 
-  std::printf(
-      "\n| error kind | true sites | events | fingerprints | split sites | merged fingerprints |\n"
-      "|---|---:|---:|---:|---:|---:|\n");
-  for (const auto& [label, row] : rows) {
-    size_t split = 0, merged = 0;
-    for (const auto& [site, fingerprints] : row.fingerprints_of) split += fingerprints.size() > 1;
-    for (const auto& [fingerprint, sites] : row.sites_of) merged += sites.size() > 1;
-    std::printf("| %s | %zu | %zu | %zu | %zu (%.2f %%) | %zu |\n", label.c_str(), row.sites.size(), row.events,
-                row.sites_of.size(), split, 100.0 * double(split) / double(row.sites.size()), merged);
-  }
-  for (const auto& [source, count] : sources) std::printf("source and quality %s: %zu events\n", source.c_str(), count);
-  const Row& all = rows["all"];
-  size_t split = 0, merged = 0;
-  for (const auto& [site, fingerprints] : all.fingerprints_of) {
-    if (fingerprints.size() < 2) continue;
-    if (++split > 5) continue;
-    std::printf("split site %d (%s):\n", site, kKindNames[kindOf(site)]);
-    for (const std::string& fingerprint : fingerprints) std::printf("  %s\n", shown[fingerprint].c_str());
-  }
-  for (const auto& [fingerprint, sites] : all.sites_of) {
-    if (sites.size() < 2) continue;
-    if (++merged > 5) continue;
-    std::printf("merged %zu sites (first %d, %s): %s\n", sites.size(), *sites.begin(),
-                kKindNames[kindOf(*sites.begin())], shown[fingerprint].c_str());
-  }
+  const auto [split, merged] =
+      tally.report("error kind", "all", [](int site) { return std::string(kKindNames[kindOf(site)]); });
   EXPECT_EQ(merged, 0u);
   EXPECT_LT(double(split), 0.01 * kSites);
 }

@@ -223,4 +223,18 @@ Expected<std::vector<KafkaRecord>> produceAll(const std::string& bootstrap, cons
   return sent;
 }
 
+std::vector<KafkaRecord> waitForRecords(const std::string& bootstrap, const std::string& topic, size_t count,
+                                        std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::vector<KafkaRecord> records;
+  ConsumeOptions options;
+  options.idle = std::chrono::milliseconds(200);
+  while (true) {
+    auto got = consumeAll(bootstrap, topic, options);
+    if (got) records = std::move(*got);
+    if (records.size() >= count || std::chrono::steady_clock::now() > deadline) return records;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
 }  // namespace restack::testkafka

@@ -56,6 +56,11 @@ struct ConsumeOptions {
 Expected<std::vector<KafkaRecord>> consumeAll(const std::string& bootstrap, const std::string& topic,
                                               const ConsumeOptions& options = {});
 
+// Reads `topic` again and again until it holds at least `count` records or `limit` is up; what
+// it last read either way.
+std::vector<KafkaRecord> waitForRecords(const std::string& bootstrap, const std::string& topic, size_t count,
+                                        std::chrono::milliseconds limit = std::chrono::seconds(60));
+
 struct ProduceOptions {
   // Extra librdkafka producer properties. Defaults set here: partitioner=murmur2_random (the
   // Java client's choice, as Restack's producers use), acks=all, enable.idempotence=true.

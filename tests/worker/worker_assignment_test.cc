@@ -22,6 +22,7 @@ namespace restack::worker_test {
 namespace {
 
 using testkafka::KafkaRecord;
+using testkafka::waitForRecords;
 
 constexpr int kOffsetFetch = 9;      // Kafka API key
 constexpr int kNotCoordinator = 16;  // Kafka error code
@@ -31,21 +32,6 @@ KafkaRecord eventRecord(const std::string& id, const NativeLibrary& library) {
   record.key = "shop:1.0";
   record.value = nativeCrashEvent(id, "shop", "1.0", library);
   return record;
-}
-
-std::vector<KafkaRecord> waitForOutputs(const std::string& bootstrap, const std::string& topic, size_t count,
-                                        std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  std::vector<KafkaRecord> records;
-  testkafka::ConsumeOptions options;
-  options.idle = std::chrono::milliseconds(300);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto got = testkafka::consumeAll(bootstrap, topic, options);
-    if (got) records = std::move(*got);
-    if (records.size() >= count) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  }
-  return records;
 }
 
 std::multiset<std::string> eventIds(const std::vector<KafkaRecord>& records) {
@@ -81,7 +67,7 @@ TEST(WorkerAssignment, PartitionsAssignedWhileOffsetQueriesFailAreConsumedFromTh
   kafka.failRequests(kOffsetFetch, 20, kNotCoordinator);
   auto first = RunningWorker::start(config);
   ASSERT_TRUE(first);
-  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 2, std::chrono::seconds(60));
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 2, std::chrono::seconds(60));
   EXPECT_EQ(eventIds(restored), (std::multiset<std::string>{"e1", "e2"}))
       << "the events partition assigned while its committed offset could not be read was never consumed";
   ASSERT_TRUE(first->stop());
@@ -92,10 +78,10 @@ TEST(WorkerAssignment, PartitionsAssignedWhileOffsetQueriesFailAreConsumedFromTh
   kafka.failRequests(kOffsetFetch, 20, kNotCoordinator);
   auto second = RunningWorker::start(config);
   ASSERT_TRUE(second);
-  restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(60));
+  restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(60));
   // Whatever might still come late (a repeat) has had its chance.
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(10));
+  restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(10));
   ASSERT_TRUE(second->stop());
   EXPECT_EQ(eventIds(restored), (std::multiset<std::string>{"e1", "e2", "e3"}));
 }

@@ -62,6 +62,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 using testkafka::KafkaBroker;
 using testkafka::KafkaRecord;
+using testkafka::waitForRecords;
 
 // ---------------------------------------------------------------------------------------------
 // Partitioning witnesses: librdkafka's murmur2_random (what Restack configures) and Kafka's
@@ -161,21 +162,6 @@ std::string missingIds(const std::map<std::string, int>& seen, const std::string
     if (++missing <= 10) text += (text.empty() ? "" : ", ") + prefix + std::to_string(i);
   }
   return missing == 0 ? std::string() : text + (missing > 10 ? " …" : "") + " (" + std::to_string(missing) + ")";
-}
-
-// Reads `topic` until it holds at least `count` records or the time is up.
-std::vector<KafkaRecord> waitForRecords(const std::string& bootstrap, const std::string& topic, size_t count,
-                                        std::chrono::milliseconds limit = 60s) {
-  const auto deadline = Clock::now() + limit;
-  std::vector<KafkaRecord> records;
-  while (true) {
-    testkafka::ConsumeOptions options;
-    options.idle = 200ms;
-    auto got = testkafka::consumeAll(bootstrap, topic, options);
-    if (got) records = std::move(*got);
-    if (records.size() >= count || Clock::now() > deadline) return records;
-    std::this_thread::sleep_for(300ms);
-  }
 }
 
 // How often each event id was published.

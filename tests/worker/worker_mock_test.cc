@@ -19,6 +19,7 @@ namespace restack::worker_test {
 namespace {
 
 using testkafka::KafkaRecord;
+using testkafka::waitForRecords;
 
 KafkaRecord uploadRecord(const NativeLibrary& library, const std::string& app, const std::string& build) {
   auto file = readFile(library.path);
@@ -43,22 +44,6 @@ std::string eventId(const KafkaRecord& record) {
   std::string_view id;
   if (parser.parse(*record.value).get(root) || root["event_id"].get_string().get(id)) return {};
   return std::string(id);
-}
-
-// Reads the restored-events topic until `count` records are there (or the time is up).
-std::vector<KafkaRecord> waitForOutputs(const std::string& bootstrap, const std::string& topic, size_t count,
-                                        std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  std::vector<KafkaRecord> records;
-  testkafka::ConsumeOptions options;
-  options.idle = std::chrono::milliseconds(300);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto got = testkafka::consumeAll(bootstrap, topic, options);
-    if (got) records = std::move(*got);
-    if (records.size() >= count) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  }
-  return records;
 }
 
 void produce(const std::string& bootstrap, const std::string& topic, const std::vector<KafkaRecord>& records) {
@@ -97,9 +82,9 @@ TEST(WorkerOnMockCluster, RestoresPublishesFingerprintsAndDeadLetters) {
 
   auto worker = RunningWorker::start(config);
   ASSERT_TRUE(worker);
-  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 3);
-  auto fingerprints = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 3);
-  auto dead = waitForOutputs(kafka.bootstrap(), topics.dlq, 2);
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 3);
+  auto fingerprints = waitForRecords(kafka.bootstrap(), topics.fingerprints, 3);
+  auto dead = waitForRecords(kafka.bootstrap(), topics.dlq, 2);
   ASSERT_TRUE(worker->stop());
 
   ASSERT_EQ(restored.size(), 3u);
@@ -168,8 +153,8 @@ TEST(WorkerOnMockCluster, ARecordTheProducerRefusesGoesToTheDlqInsteadOfFailingT
 
   auto worker = RunningWorker::start(config);
   ASSERT_TRUE(worker);
-  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 1);
-  auto dead = waitForOutputs(kafka.bootstrap(), topics.dlq, 1);
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 1);
+  auto dead = waitForRecords(kafka.bootstrap(), topics.dlq, 1);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (worker->metrics().batches_committed == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -206,7 +191,7 @@ TEST(WorkerOnMockCluster, ARestartInTheMiddleLosesNothingAndRepeatsNothing) {
 
   auto worker = RunningWorker::start(config);
   ASSERT_TRUE(worker);
-  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 10);
+  waitForRecords(kafka.bootstrap(), topics.symbolicated, 10);
   ASSERT_TRUE(worker->stop());  // SIGTERM's path: finish the batch, commit, leave
   const uint64_t uploads_first_run = worker->metrics().uploads_ingested;
   worker.reset();
@@ -214,7 +199,7 @@ TEST(WorkerOnMockCluster, ARestartInTheMiddleLosesNothingAndRepeatsNothing) {
 
   auto restarted = RunningWorker::start(config);
   ASSERT_TRUE(restarted);
-  auto outputs = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 60);
+  auto outputs = waitForRecords(kafka.bootstrap(), topics.symbolicated, 60);
   ASSERT_TRUE(restarted->stop());
   std::map<std::string, int> seen;
   for (const auto& record : outputs) ++seen[eventId(record)];
@@ -248,7 +233,7 @@ TEST(WorkerOnMockCluster, TwoWorkersShareTheGroupAndEachReplaysItsOwnSymbols) {
   auto worker_a = RunningWorker::start(config_a);
   ASSERT_TRUE(worker_a);
   produce(kafka.bootstrap(), topics.events, batch1);
-  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 16);
+  waitForRecords(kafka.bootstrap(), topics.symbolicated, 16);
   auto worker_b = RunningWorker::start(config_b);
   ASSERT_TRUE(worker_b);
   // Wait for the rebalance to give B its share before sending more.
@@ -257,10 +242,10 @@ TEST(WorkerOnMockCluster, TwoWorkersShareTheGroupAndEachReplaysItsOwnSymbols) {
   }
   EXPECT_GT(worker_b->metrics().assigned_partitions, 0u);
   produce(kafka.bootstrap(), topics.events, batch2);
-  waitForOutputs(kafka.bootstrap(), topics.symbolicated, 32);
+  waitForRecords(kafka.bootstrap(), topics.symbolicated, 32);
   ASSERT_TRUE(worker_a->stop());  // B takes every partition over
   produce(kafka.bootstrap(), topics.events, batch3);
-  auto outputs = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 48);
+  auto outputs = waitForRecords(kafka.bootstrap(), topics.symbolicated, 48);
   ASSERT_TRUE(worker_b->stop());
 
   std::map<std::string, int> seen;
@@ -297,7 +282,7 @@ TEST(WorkerOnMockCluster, EventsWaitingForSymbolsAreRestoredWhenTheyArrive) {
 
   auto worker = RunningWorker::start(config);
   ASSERT_TRUE(worker);
-  auto first = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 1);
+  auto first = waitForRecords(kafka.bootstrap(), topics.fingerprints, 1);
   ASSERT_EQ(first.size(), 1u);
   for (int i = 0; i < 100 && worker->metrics().pending_events == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -305,8 +290,8 @@ TEST(WorkerOnMockCluster, EventsWaitingForSymbolsAreRestoredWhenTheyArrive) {
   EXPECT_EQ(worker->metrics().pending_events, 1u);
   // The symbols arrive after the event was published as pending.
   produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "late")});
-  auto restored = waitForOutputs(kafka.bootstrap(), topics.symbolicated, 2);
-  auto records = waitForOutputs(kafka.bootstrap(), topics.fingerprints, 2);
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 2);
+  auto records = waitForRecords(kafka.bootstrap(), topics.fingerprints, 2);
   ASSERT_TRUE(worker->stop());
 
   ASSERT_EQ(restored.size(), 2u);
