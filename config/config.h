@@ -146,7 +146,11 @@ struct Observability {
   // Address the HTTP port listens on: an IPv4 or IPv6 literal. "0.0.0.0" (default) answers on
   // the pod IP, where Kubernetes probes and Prometheus connect; "127.0.0.1" is local only.
   std::string bind_address = "0.0.0.0";
-  std::string log_level = "info";   // trace | debug | info | warn | error
+  // Lines below this level are not written, librdkafka's included. Default "info".
+  std::string log_level = "info";  // trace | debug | info | warn | error
+  // "text" (default) for a terminal; "json": one JSON object per line with time, level, logger,
+  // message, and event_id/topic/partition/offset when the line is about one event
+  // (worker/logging/log.h, docs/operations.md §11).
   std::string log_format = "text";  // text | json
 };
 

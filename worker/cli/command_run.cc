@@ -1,5 +1,4 @@
 // restack run: the Kafka worker.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include "worker/cli/commands.h"
 #include "worker/kafka/http_status.h"
 #include "worker/kafka/worker.h"
+#include "worker/logging/log.h"
 
 namespace restack::cli {
 namespace {
@@ -20,20 +20,17 @@ void onSignal(int) {
   g_stop = true;
 }
 
-void configureLogging(const config::Observability& observability) {
-  spdlog::set_level(spdlog::level::from_str(observability.log_level));
-  if (observability.log_format == "json") {
-    spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","message":"%v"})");
-  }
-}
-
 int run(const std::string& config_path) {
   auto config = config::loadConfig(config_path, config::processEnvironment());
   if (!config) {
     std::cerr << "restack run: " << config.error().message() << "\n";
     return 2;
   }
-  configureLogging(config->observability);
+  if (Status logging = logging::configureLogging(config->observability.log_level, config->observability.log_format);
+      !logging) {
+    std::cerr << "restack run: " << logging.error().message() << "\n";
+    return 2;
+  }
   std::signal(SIGTERM, onSignal);
   std::signal(SIGINT, onSignal);
 

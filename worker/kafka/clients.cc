@@ -5,8 +5,31 @@
 
 #include <memory>
 
+#include "worker/logging/log.h"
+
 namespace restack::worker {
 namespace {
+
+// librdkafka's log and error lines go through the worker's logger, so that they share its level
+// and format (a JSON log stays one JSON object per line). Stateless, so one instance serves every
+// client for the life of the process.
+class KafkaLogRouter final : public RdKafka::EventCb {
+ public:
+  void event_cb(RdKafka::Event& event) override {
+    switch (event.type()) {
+      case RdKafka::Event::EVENT_LOG:
+        logging::logFromKafka(static_cast<int>(event.severity()), event.fac(), "librdkafka", event.str());
+        break;
+      case RdKafka::Event::EVENT_ERROR:
+        logging::logFromKafka(event.fatal() ? 2 : 3, RdKafka::err2str(event.err()), "librdkafka", event.str());
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+KafkaLogRouter g_kafka_log_router;
 
 // librdkafka may quote the value it refused ("Invalid value \"…\" for configuration property");
 // for a secret that must not reach the message.
@@ -48,6 +71,9 @@ Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& propert
       }
       return invalidArgument("kafka property " + name + "=" + value + ": " + error);
     }
+  }
+  if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(&g_kafka_log_router), error) != RdKafka::Conf::CONF_OK) {
+    return Error(ErrorCode::kInternal, "event_cb: " + error);
   }
   return conf;
 }

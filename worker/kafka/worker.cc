@@ -16,6 +16,7 @@
 #include "worker/kafka/clients.h"
 #include "worker/kafka/pending_events.h"
 #include "worker/kafka/symbol_feed.h"
+#include "worker/logging/log.h"
 #include "worker/pipeline/event_processor.h"
 
 namespace restack::worker {
@@ -551,6 +552,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     auto work = [&](size_t first) {
       for (size_t i = first; i < which.size(); i += threads) {
         const BatchEvent& event = batch[which[i]];
+        const logging::ScopedLogContext log_context({.event_id = {},
+                                                     .topic = config.kafka.topics.events,
+                                                     .partition = event.partition,
+                                                     .offset = event.offset});
         results[i] = guardedProcess(*processor, event.key, event.value);
       }
     };
@@ -741,6 +746,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
             out.headers.emplace_back("restack.source.partition", std::to_string(batch[i].partition));
             out.headers.emplace_back("restack.source.offset", std::to_string(batch[i].offset));
             if (dlq_log.allow()) {
+              const logging::ScopedLogContext log_context({.event_id = result.event_id,
+                                                           .topic = config.kafka.topics.events,
+                                                           .partition = batch[i].partition,
+                                                           .offset = batch[i].offset});
               spdlog::warn("event at {}/{}:{} sent to the DLQ: {}", config.kafka.topics.events, batch[i].partition,
                            batch[i].offset, result.error);
             }
@@ -824,6 +833,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
               out.headers.emplace_back("restack.source.topic", config.kafka.topics.pending);
               out.headers.emplace_back("restack.source.partition", std::to_string(entry.partition));
               if (dlq_log.allow()) {
+                const logging::ScopedLogContext log_context({.event_id = entry.event_id,
+                                                             .topic = config.kafka.topics.events,
+                                                             .partition = entry.partition,
+                                                             .offset = -1});
                 spdlog::warn("pending event {} sent to the DLQ: {}", entry.event_id, result->error);
               }
             }
