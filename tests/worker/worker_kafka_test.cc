@@ -54,6 +54,7 @@
 #include "tests/support/kafka_records.h"
 #include "tests/worker/worker_fixtures.h"
 #include "tests/worker/worker_process.h"
+#include "worker/kafka/metrics.h"
 
 namespace restack::worker_test {
 namespace {
@@ -973,6 +974,20 @@ TEST_F(WorkerOnKafka, HealthReadinessAndMetricsEndpoints) {
   EXPECT_EQ(metric(port, "uploads_ingested_total"), std::optional<uint64_t>(builds.size()));
   EXPECT_EQ(metric(port, "assigned_partitions"), std::optional<uint64_t>(kEventPartitions));
   EXPECT_EQ(httpGet(port, "/healthz").status, 200);
+  // What the dashboard (helm/restack/dashboards/restack.json) plots.
+  uint64_t by_platform = 0;
+  for (const char* platform : worker::kPlatforms) {
+    by_platform += metric(port, std::string("events_by_platform_total{platform=\"") + platform + "\"}").value_or(0);
+  }
+  EXPECT_EQ(by_platform, 12u);
+  EXPECT_EQ(metric(port, "restore_seconds_count"), std::optional<uint64_t>(12));
+  EXPECT_EQ(metric(port, "restore_seconds_bucket{le=\"+Inf\"}"), std::optional<uint64_t>(12));
+  EXPECT_EQ(metric(port, "end_to_end_latency_seconds_count"), std::optional<uint64_t>(12));
+  // The gauges are refreshed every 5 s from the loop.
+  EXPECT_TRUE(waitUntil([&] { return metric(port, "store_bytes").value_or(0) > 0; }, 20s))
+      << httpGet(port, "/metrics").body;
+  EXPECT_TRUE(waitUntil([&] { return metric(port, "consumer_lag") == std::optional<uint64_t>(0); }, 20s));
+  EXPECT_TRUE(waitUntil([&] { return metric(port, "symbols_lag") == std::optional<uint64_t>(0); }, 20s));
 
   auto status = process->terminate();
   ASSERT_TRUE(status);

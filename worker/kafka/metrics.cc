@@ -1,6 +1,7 @@
 #include "worker/kafka/metrics.h"
 
 #include <chrono>
+#include <cstdio>
 #include <tuple>
 
 namespace restack::worker {
@@ -13,6 +14,41 @@ void counter(std::string& out, const char* name, const char* help, uint64_t valu
 }
 
 }  // namespace
+
+void Histogram::observe(double seconds) {
+  if (!(seconds >= 0)) seconds = 0;  // a clock step back, or NaN
+  size_t bucket = 0;
+  while (bucket < kBounds.size() && seconds > kBounds[bucket]) ++bucket;
+  buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_us_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+void Histogram::write(std::string& out, const char* name, const char* help) const {
+  const std::string metric = std::string("restack_") + name;
+  out += "# HELP " + metric + " " + help + "\n";
+  out += "# TYPE " + metric + " histogram\n";
+  uint64_t cumulative = 0;
+  char bound[32];
+  for (size_t i = 0; i < kBounds.size(); ++i) {
+    cumulative += buckets_[i].load(std::memory_order_relaxed);
+    std::snprintf(bound, sizeof bound, "%g", kBounds[i]);
+    out += metric + "_bucket{le=\"" + bound + "\"} " + std::to_string(cumulative) + "\n";
+  }
+  cumulative += buckets_[kBounds.size()].load(std::memory_order_relaxed);
+  out += metric + "_bucket{le=\"+Inf\"} " + std::to_string(cumulative) + "\n";
+  std::snprintf(bound, sizeof bound, "%.6f", static_cast<double>(sum_us_.load(std::memory_order_relaxed)) / 1e6);
+  out += metric + "_sum " + bound + "\n";
+  // _count equals the +Inf bucket, as Prometheus expects, even while observations race the read.
+  out += metric + "_count " + std::to_string(cumulative) + "\n";
+}
+
+size_t platformIndex(std::string_view platform) {
+  for (size_t i = 0; i + 1 < kPlatforms.size(); ++i) {
+    if (platform == kPlatforms[i]) return i;
+  }
+  return kPlatforms.size() - 1;
+}
 
 std::string Metrics::prometheusText() const {
   std::string out;
@@ -59,6 +95,23 @@ std::string Metrics::prometheusText() const {
           batches_committed);
   counter(out, "rebalances_total", "Consumer group rebalances seen.", rebalances);
   counter(out, "assigned_partitions", "Events partitions owned by this worker.", assigned_partitions, "gauge");
+  out +=
+      "# HELP restack_events_by_platform_total Events read and restored, by the platform they name.\n"
+      "# TYPE restack_events_by_platform_total counter\n";
+  for (size_t i = 0; i < kPlatforms.size(); ++i) {
+    out += std::string("restack_events_by_platform_total{platform=\"") + kPlatforms[i] + "\"} " +
+           std::to_string(events_by_platform[i].load()) + "\n";
+  }
+  restore_seconds.write(out, "restore_seconds", "Time to restore one event (lookups, grouping, output).");
+  end_to_end_seconds.write(out, "end_to_end_latency_seconds",
+                           "From an event's Kafka timestamp to its outputs acknowledged (transaction committed).");
+  pending_wait_seconds.write(out, "pending_wait_seconds",
+                             "How long pending events waited for their symbols before they were restored again.");
+  counter(out, "consumer_lag", "Events not read yet on the assigned partitions (high watermark - position).",
+          consumer_lag, "gauge");
+  counter(out, "symbols_lag", "Symbol uploads not applied yet (the symbols consumers' lag).", symbols_lag, "gauge");
+  counter(out, "store_bytes", "Bytes of the local symbol store: SST files plus memtables.", store_bytes, "gauge");
+  counter(out, "pending_bytes", "Raw bytes of the events kept pending.", pending_bytes, "gauge");
   return out;
 }
 

@@ -5,10 +5,33 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "formats/common/status.h"
 
 namespace restack::worker {
+
+// A Prometheus histogram of durations in seconds with fixed buckets, lock-free: restoring threads
+// observe into it while the status server reads it.
+class Histogram {
+ public:
+  // Upper bounds in seconds: from 1 ms (a warm restore) to 60 s (an event waiting out a broker
+  // failover).
+  static constexpr std::array<double, 16> kBounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                     0.5,   1,      2.5,   5,    10,    20,   30,  60};
+  void observe(double seconds);
+  // "# HELP", "# TYPE" and the _bucket/_sum/_count series of restack_<name>.
+  void write(std::string& out, const char* name, const char* help) const;
+
+ private:
+  std::array<std::atomic<uint64_t>, kBounds.size() + 1> buckets_{};  // the last one: +Inf only
+  std::atomic<uint64_t> count_{0};
+  std::atomic<uint64_t> sum_us_{0};
+};
+
+// The platforms events are counted by; anything else counts as "other".
+inline constexpr std::array<const char*, 5> kPlatforms = {"ios", "android", "web", "react_native", "other"};
+size_t platformIndex(std::string_view platform);
 
 struct Metrics {
   std::atomic<uint64_t> events_consumed{0};
@@ -32,6 +55,22 @@ struct Metrics {
   std::atomic<uint64_t> batches_committed{0};
   std::atomic<uint64_t> rebalances{0};
   std::atomic<uint64_t> assigned_partitions{0};
+  // By platform (kPlatforms), for events that could be read.
+  std::array<std::atomic<uint64_t>, kPlatforms.size()> events_by_platform{};
+  // Wall time to restore one event (parse, lookups, grouping, JSON), per worker thread.
+  Histogram restore_seconds;
+  // From the event's Kafka timestamp to its outputs acknowledged by the brokers (and, with
+  // exactly_once, its transaction committed): what a reader of the restored topic waits.
+  Histogram end_to_end_seconds;
+  // How long pending events waited for their symbols, observed when they are restored again.
+  Histogram pending_wait_seconds;
+  // Events not read yet on the assigned partitions (high watermark - position), summed.
+  std::atomic<uint64_t> consumer_lag{0};
+  // Symbol uploads not applied yet (the symbols consumers' lag), summed over their partitions.
+  std::atomic<uint64_t> symbols_lag{0};
+  // Bytes of the local store on disk (SST files) plus its memtables.
+  std::atomic<uint64_t> store_bytes{0};
+  std::atomic<uint64_t> pending_bytes{0};
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 

@@ -548,4 +548,18 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
       std::chrono::milliseconds(100));
 }
 
+uint64_t SymbolFeed::lag() const {
+  uint64_t lag = 0;
+  for (const auto& key : impl_->assigned) {
+    int64_t low = 0, high = 0;
+    if (impl_->consumer->get_watermark_offsets(key.first, key.second, &low, &high) != RdKafka::ERR_NO_ERROR || high < 0)
+      continue;
+    auto applied = impl_->store.appliedOffset(key.first, key.second);
+    if (!applied) continue;
+    const int64_t at = applied->value_or(std::max<int64_t>(low, 0));
+    if (high > at) lag += static_cast<uint64_t>(high - at);
+  }
+  return lag;
+}
+
 }  // namespace restack::worker

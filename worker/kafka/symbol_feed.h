@@ -62,6 +62,9 @@ class SymbolFeed {
   // Applies uploads until the given symbols partitions (and the shared topic) are applied up to
   // the high watermarks the consumer last saw. Returns how many uploads were applied.
   Expected<size_t> catchUpToHighWatermarks(const std::set<int32_t>& partitions);
+  // Uploads not applied yet over every assigned symbols partition (shared topic included): the
+  // high watermarks of the consumer's last fetches minus the applied offsets. For the metrics.
+  uint64_t lag() const;
 
   // Catch-ups give up only after uploads.catch_up_stall_s without progress (no upload read, no
   // high watermark advance); a long one logs where each partition stands every few seconds.

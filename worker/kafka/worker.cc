@@ -116,11 +116,13 @@ struct Staged {
 // Counters of a batch, added to the metrics once it is committed.
 struct BatchCounts {
   uint64_t dead_lettered = 0, published = 0, pending_symbols = 0, frames_total = 0, frames_symbolicated = 0;
+  std::array<uint64_t, kPlatforms.size()> by_platform{};
 };
 
 struct BatchEvent {
   int32_t partition = 0;
   int64_t offset = 0;
+  int64_t timestamp_ms = -1;  // the record's Kafka timestamp; -1 when the broker gave none
   std::string key;
   std::string value;
 };
@@ -141,6 +143,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
   std::set<int32_t> owned;                 // events partitions assigned to this worker
+  int64_t gauges_updated_ms = 0;           // steady ms of the last updateGauges()
   std::map<int32_t, int64_t> uncommitted;  // at_least_once: partition -> next offset, outputs acknowledged
   std::unique_ptr<PendingEvents> pending;
   // Apps whose pending events are re-checked ("" = every app), each with the key the next slice
@@ -556,7 +559,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
                                                      .topic = config.kafka.topics.events,
                                                      .partition = event.partition,
                                                      .offset = event.offset});
+        const auto started = std::chrono::steady_clock::now();
         results[i] = guardedProcess(*processor, event.key, event.value);
+        metrics.restore_seconds.observe(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
     };
     std::vector<std::future<void>> running;
@@ -693,6 +699,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         uncommitted[partition] = std::max(uncommitted[partition], offset);
       }
     }
+    const int64_t acknowledged_ms = wallMs();
+    for (const BatchEvent& event : batch) {
+      if (event.timestamp_ms >= 0) metrics.end_to_end_seconds.observe((acknowledged_ms - event.timestamp_ms) / 1000.0);
+    }
     batch.clear();
     // The records are durable: bring the local cache in line.
     for (const PendingEvent& kept : staged.kept) RESTACK_RETURN_IF_ERROR(pending->put(kept));
@@ -705,6 +715,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     metrics.frames_symbolicated += counts.frames_symbolicated;
     metrics.events_restored_later += staged.restored_later;
     metrics.events_pending_expired += staged.expired;
+    for (size_t k = 0; k < counts.by_platform.size(); ++k) metrics.events_by_platform[k] += counts.by_platform[k];
     if (!exactly_once) commitUncommitted();
     return Status::ok();
   }
@@ -760,6 +771,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         counts.dead_lettered += result.dead_letter ? 1 : 0;
         counts.published += result.dead_letter ? 0 : 1;
         counts.pending_symbols += result.pending_symbols ? 1 : 0;
+        if (!result.dead_letter) ++counts.by_platform[platformIndex(result.platform)];
         counts.frames_total += result.frames_total;
         counts.frames_symbolicated += result.frames_symbolicated;
         next_offsets[batch[i].partition] = std::max(next_offsets[batch[i].partition], batch[i].offset + 1);
@@ -846,6 +858,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           return Error(ErrorCode::kInternal, std::string("publishing a restored pending event: ") + error.what());
         }
         ++staged.restored_later;
+        metrics.pending_wait_seconds.observe((wallMs() - entry.enqueued_ms) / 1000.0);
         RESTACK_RETURN_IF_ERROR(finishPending(entry, staged));
       }
       if (finished_app) {
@@ -908,6 +921,38 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
   }
 
+  // Gauges that cost a walk over partitions or a RocksDB property read: refreshed every few
+  // seconds from the loop rather than per scrape, so /metrics never touches the clients.
+  void updateGauges() {
+    const int64_t now = steadyMs();
+    if (now - gauges_updated_ms < 5000) return;
+    gauges_updated_ms = now;
+    uint64_t lag = 0;
+    std::vector<RdKafka::TopicPartition*> positions;
+    for (int32_t partition : owned)
+      positions.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition));
+    if (!positions.empty() && events->position(positions) == RdKafka::ERR_NO_ERROR) {
+      for (const RdKafka::TopicPartition* position : positions) {
+        int64_t low = 0, high = 0;
+        if (events->get_watermark_offsets(position->topic(), position->partition(), &low, &high) !=
+                RdKafka::ERR_NO_ERROR ||
+            high < 0)
+          continue;
+        // Before the first fetch the position is invalid: everything from the low watermark is lag.
+        const int64_t at = position->offset() >= 0 ? position->offset() : low;
+        if (high > at) lag += static_cast<uint64_t>(high - at);
+      }
+    }
+    for (RdKafka::TopicPartition* position : positions) delete position;
+    metrics.consumer_lag = lag;
+    metrics.symbols_lag = symbols->lag();
+    uint64_t sst = 0, memtables = 0;
+    store->db().GetIntProperty("rocksdb.total-sst-files-size", &sst);
+    store->db().GetIntProperty("rocksdb.cur-size-all-mem-tables", &memtables);
+    metrics.store_bytes = sst + memtables;
+    metrics.pending_bytes = pending->bytes();
+  }
+
   Status loop(const std::atomic<bool>& stop) {
     while (!stop) {
       metrics.last_loop_ms = steadyMs();
@@ -926,6 +971,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         BatchEvent event;
         event.partition = message->partition();
         event.offset = message->offset();
+        const RdKafka::MessageTimestamp timestamp = message->timestamp();
+        if (timestamp.type != RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE)
+          event.timestamp_ms = timestamp.timestamp;
         if (message->key()) event.key = *message->key();
         event.value.assign(static_cast<const char*>(message->payload()), message->len());
         batch.push_back(std::move(event));
@@ -934,6 +982,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       RESTACK_RETURN_IF_ERROR(processBatch(true));
       if (!exactly_once) commitUncommitted();
       producer->poll(0);
+      updateGauges();
     }
     return Status::ok();
   }

@@ -67,6 +67,7 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
   result.pending_symbols = restored->state == SymbolicationState::kPending;
   result.app = raw->app;
   result.event_id = raw->event_id;
+  result.platform = raw->platform;
   result.fingerprint = fingerprint.hash;
   result.frames_total = restored->frames_total;
   result.frames_symbolicated = restored->frames_symbolicated;

@@ -46,6 +46,7 @@ struct ProcessResult {
   bool pending_symbols = false;  // some frames wait for symbols that were never uploaded
   std::string app;               // of a readable event
   std::string event_id;
+  std::string platform;     // of a readable event: ios | android | web | react_native | as sent
   std::string fingerprint;  // the hash published for it
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;

@@ -1,0 +1,56 @@
+// The Prometheus text of the worker's histograms (worker/kafka/metrics.h): cumulative buckets,
+// +Inf equal to _count, and the sum in seconds.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "worker/kafka/metrics.h"
+
+namespace restack::worker {
+namespace {
+
+std::string lineOf(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(prefix)) return line;
+  }
+  return "<missing " + prefix + ">";
+}
+
+TEST(Histogram, BucketsAreCumulativeAndCountEqualsInf) {
+  Histogram histogram;
+  for (double seconds : {0.0005, 0.001, 0.003, 0.2, 0.2, 7.0, 120.0}) histogram.observe(seconds);
+  histogram.observe(-1);  // a clock step back counts as 0
+  std::string text;
+  histogram.write(text, "restore_seconds", "help");
+  EXPECT_EQ(lineOf(text, "# TYPE "), "# TYPE restack_restore_seconds histogram");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"0.001\"}"),
+            "restack_restore_seconds_bucket{le=\"0.001\"} 3");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"0.005\"}"),
+            "restack_restore_seconds_bucket{le=\"0.005\"} 4");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"0.25\"}"),
+            "restack_restore_seconds_bucket{le=\"0.25\"} 6");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"10\"}"), "restack_restore_seconds_bucket{le=\"10\"} 7");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"60\"}"), "restack_restore_seconds_bucket{le=\"60\"} 7");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_bucket{le=\"+Inf\"}"),
+            "restack_restore_seconds_bucket{le=\"+Inf\"} 8");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_count"), "restack_restore_seconds_count 8");
+  EXPECT_EQ(lineOf(text, "restack_restore_seconds_sum"), "restack_restore_seconds_sum 127.404500");
+}
+
+TEST(Metrics, EventsByPlatformHaveALineEachAndUnknownPlatformsCountAsOther) {
+  Metrics metrics;
+  ++metrics.events_by_platform[platformIndex("android")];
+  ++metrics.events_by_platform[platformIndex("flutter")];
+  const std::string text = metrics.prometheusText();
+  EXPECT_EQ(lineOf(text, "restack_events_by_platform_total{platform=\"android\"}"),
+            "restack_events_by_platform_total{platform=\"android\"} 1");
+  EXPECT_EQ(lineOf(text, "restack_events_by_platform_total{platform=\"other\"}"),
+            "restack_events_by_platform_total{platform=\"other\"} 1");
+  EXPECT_EQ(lineOf(text, "restack_events_by_platform_total{platform=\"ios\"}"),
+            "restack_events_by_platform_total{platform=\"ios\"} 0");
+  EXPECT_NE(text.find("# TYPE restack_end_to_end_latency_seconds histogram\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace restack::worker
