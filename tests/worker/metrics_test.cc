@@ -52,5 +52,19 @@ TEST(Metrics, EventsByPlatformHaveALineEachAndUnknownPlatformsCountAsOther) {
   EXPECT_NE(text.find("# TYPE restack_end_to_end_latency_seconds histogram\n"), std::string::npos);
 }
 
+TEST(Metrics, DeadLettersAreCountedByTheCodeOfTheirReason) {
+  Metrics metrics;
+  metrics.countDeadLetter(ErrorCode::kMalformedInput);
+  metrics.countDeadLetter(ErrorCode::kMalformedInput);
+  metrics.countDeadLetter(ErrorCode::kTooLarge);
+  const std::string text = metrics.prometheusText();
+  EXPECT_EQ(lineOf(text, "restack_events_dead_lettered_by_code_total{code=\"malformed_input\"}"),
+            "restack_events_dead_lettered_by_code_total{code=\"malformed_input\"} 2");
+  EXPECT_EQ(lineOf(text, "restack_events_dead_lettered_by_code_total{code=\"too_large\"}"),
+            "restack_events_dead_lettered_by_code_total{code=\"too_large\"} 1");
+  EXPECT_EQ(lineOf(text, "restack_events_dead_lettered_by_code_total{code=\"internal\"}"),
+            "restack_events_dead_lettered_by_code_total{code=\"internal\"} 0");
+}
+
 }  // namespace
 }  // namespace restack::worker

@@ -131,6 +131,13 @@ TEST(WorkerOnMockCluster, RestoresPublishesFingerprintsAndDeadLetters) {
   EXPECT_TRUE(saw_upload);
   EXPECT_EQ(worker->metrics().uploads_ingested, 1u);
   EXPECT_EQ(worker->metrics().uploads_rejected, 1u);
+  // The broken event counts under its reason's code, the one its DLQ record carries.
+  for (const KafkaRecord& record : dead) {
+    if (*record.header("restack.source.topic") != topics.events) continue;
+    ASSERT_TRUE(record.header("restack.error.code"));
+    EXPECT_EQ(*record.header("restack.error.code"), "malformed_input");
+  }
+  EXPECT_EQ(worker->metrics().events_dead_lettered_by_code[static_cast<size_t>(ErrorCode::kMalformedInput)], 1u);
 }
 
 // The configuration keeps limits.max_output_bytes under message.max.bytes; should a record still

@@ -77,6 +77,14 @@ std::string Metrics::prometheusText() const {
     out += std::string("restack_uploads_refused_total{code=\"") + errorCodeName(static_cast<ErrorCode>(code)) + "\"} " +
            std::to_string(uploads_refused_by_code[code].load()) + "\n";
   }
+  out +=
+      "# HELP restack_events_dead_lettered_by_code_total Events sent to the DLQ, by the code of the reason.\n"
+      "# TYPE restack_events_dead_lettered_by_code_total counter\n";
+  for (size_t code = 0; code <= static_cast<size_t>(ErrorCode::kInternal); ++code) {
+    out += std::string("restack_events_dead_lettered_by_code_total{code=\"") +
+           errorCodeName(static_cast<ErrorCode>(code)) + "\"} " +
+           std::to_string(events_dead_lettered_by_code[code].load()) + "\n";
+  }
   counter(out, "upload_retries_total", "Retries of uploads whose fetch had failed for a passing reason.",
           upload_retries);
   counter(out, "uploads_given_up_total", "Deferred uploads sent to the DLQ after uploads.retry_deadline_s.",

@@ -74,6 +74,12 @@ struct Metrics {
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 
+  // Events sent to the DLQ, by the code of their reason (restack.error.code).
+  std::array<std::atomic<uint64_t>, 16> events_dead_lettered_by_code{};
+  void countDeadLetter(ErrorCode code) {
+    ++events_dead_lettered_by_code[static_cast<size_t>(code) % events_dead_lettered_by_code.size()];
+  }
+
   void countRefusal(ErrorCode code) {
     ++uploads_rejected;
     ++uploads_refused_by_code[static_cast<size_t>(code) % uploads_refused_by_code.size()];

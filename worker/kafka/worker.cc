@@ -117,6 +117,7 @@ struct Staged {
 struct BatchCounts {
   uint64_t dead_lettered = 0, published = 0, pending_symbols = 0, frames_total = 0, frames_symbolicated = 0;
   std::array<uint64_t, kPlatforms.size()> by_platform{};
+  std::vector<ErrorCode> dead_letter_codes;
 };
 
 struct BatchEvent {
@@ -709,6 +710,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (const std::string& key : staged.removed) RESTACK_RETURN_IF_ERROR(pending->remove(key));
     metrics.pending_events = pending->count();
     metrics.events_dead_lettered += counts.dead_lettered;
+    for (ErrorCode code : counts.dead_letter_codes) metrics.countDeadLetter(code);
     metrics.events_published += counts.published;
     metrics.events_pending_symbols += counts.pending_symbols;
     metrics.frames_total += counts.frames_total;
@@ -769,6 +771,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         }
         if (result.pending_symbols) RESTACK_RETURN_IF_ERROR(keepPending(batch[i], result, staged));
         counts.dead_lettered += result.dead_letter ? 1 : 0;
+        if (result.dead_letter) counts.dead_letter_codes.push_back(result.error_code);
         counts.published += result.dead_letter ? 0 : 1;
         counts.pending_symbols += result.pending_symbols ? 1 : 0;
         if (!result.dead_letter) ++counts.by_platform[platformIndex(result.platform)];

@@ -16,6 +16,7 @@ ProcessResult EventProcessor::deadLetter(std::string_view input_key, std::string
   ProcessResult result;
   result.dead_letter = true;
   result.error = error.message();
+  result.error_code = error.code();
   result.records.push_back(deadLetterRecord(input_key, value, error, options_.max_output_bytes));
   return result;
 }

@@ -42,9 +42,10 @@ struct ProcessorOptions {
 struct ProcessResult {
   std::vector<OutputRecord> records;
   bool dead_letter = false;
-  std::string error;             // why it went to the DLQ
-  bool pending_symbols = false;  // some frames wait for symbols that were never uploaded
-  std::string app;               // of a readable event
+  std::string error;                            // why it went to the DLQ
+  ErrorCode error_code = ErrorCode::kInternal;  // its code (the restack.error.code header)
+  bool pending_symbols = false;                 // some frames wait for symbols that were never uploaded
+  std::string app;                              // of a readable event
   std::string event_id;
   std::string platform;     // of a readable event: ios | android | web | react_native | as sent
   std::string fingerprint;  // the hash published for it
