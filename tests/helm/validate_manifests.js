@@ -60,7 +60,8 @@ check(sts, 'no StatefulSet rendered');
 if (sts) {
   const pod = sts.spec.template;
   const container = pod.spec.containers[0];
-  const configMap = byKind.ConfigMap;
+  // The worker's ConfigMap (the chart may also render the Grafana dashboard's).
+  const configMap = documents.find((m) => m.kind === 'ConfigMap' && m.data && m.data['restack.yaml']);
   const restackYaml = configMap && YAML.parse(configMap.data['restack.yaml']);
   const httpPort = restackYaml && restackYaml.observability.http_port;
   check(matches(sts.spec.selector.matchLabels, pod.metadata.labels),

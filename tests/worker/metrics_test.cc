@@ -52,6 +52,19 @@ TEST(Metrics, EventsByPlatformHaveALineEachAndUnknownPlatformsCountAsOther) {
   EXPECT_NE(text.find("# TYPE restack_end_to_end_latency_seconds histogram\n"), std::string::npos);
 }
 
+TEST(Metrics, FramesByKindAndStatusAndTheOnesNotRestoredByReason) {
+  Metrics metrics;
+  metrics.frames_by_family[pipeline::frameTallyIndex(pipeline::FrameFamily::kJava, FrameStatus::kSymbolicated)] = 7;
+  metrics.frames_by_family[pipeline::frameTallyIndex(pipeline::FrameFamily::kNative, FrameStatus::kMissingSymbols)] = 3;
+  const std::string text = metrics.prometheusText();
+  EXPECT_EQ(lineOf(text, "restack_frames_by_kind_total{kind=\"java\",status=\"symbolicated\"}"),
+            "restack_frames_by_kind_total{kind=\"java\",status=\"symbolicated\"} 7");
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"native\",reason=\"missing_symbols\"}"),
+            "restack_frames_not_restored_total{kind=\"native\",reason=\"missing_symbols\"} 3");
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"java\",reason=\"symbolicated\"}"),
+            "<missing restack_frames_not_restored_total{kind=\"java\",reason=\"symbolicated\"}>");
+}
+
 TEST(Metrics, DeadLettersAreCountedByTheCodeOfTheirReason) {
   Metrics metrics;
   metrics.countDeadLetter(ErrorCode::kMalformedInput);

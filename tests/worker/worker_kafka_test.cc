@@ -981,6 +981,9 @@ TEST_F(WorkerOnKafka, HealthReadinessAndMetricsEndpoints) {
   }
   EXPECT_EQ(by_platform, 12u);
   EXPECT_EQ(metric(port, "restore_seconds_count"), std::optional<uint64_t>(12));
+  const auto native_restored = metric(port, "frames_by_kind_total{kind=\"native\",status=\"symbolicated\"}");
+  EXPECT_GT(native_restored.value_or(0), 0u);
+  EXPECT_EQ(native_restored, metric(port, "frames_symbolicated_total"));
   EXPECT_EQ(metric(port, "restore_seconds_bucket{le=\"+Inf\"}"), std::optional<uint64_t>(12));
   EXPECT_EQ(metric(port, "end_to_end_latency_seconds_count"), std::optional<uint64_t>(12));
   // The gauges are refreshed every 5 s from the loop.

@@ -67,6 +67,26 @@ std::string Metrics::prometheusText() const {
           "gauge");
   counter(out, "frames_total", "Raw frames seen.", frames_total);
   counter(out, "frames_symbolicated_total", "Raw frames restored.", frames_symbolicated);
+  // Every family and status has a line, zeros included, so that rates exist from the first scrape.
+  out +=
+      "# HELP restack_frames_by_kind_total Raw frames seen, by stack kind and status.\n"
+      "# TYPE restack_frames_by_kind_total counter\n";
+  std::string not_restored =
+      "# HELP restack_frames_not_restored_total Raw frames not restored, by stack kind and reason.\n"
+      "# TYPE restack_frames_not_restored_total counter\n";
+  for (size_t family = 0; family < pipeline::kFrameFamilyCount; ++family) {
+    for (size_t status = 0; status < pipeline::kFrameStatusCount; ++status) {
+      const char* kind = pipeline::frameFamilyName(static_cast<pipeline::FrameFamily>(family));
+      const char* name = frameStatusName(static_cast<FrameStatus>(status));
+      const std::string value =
+          std::to_string(frames_by_family[family * pipeline::kFrameStatusCount + status].load()) + "\n";
+      out += std::string("restack_frames_by_kind_total{kind=\"") + kind + "\",status=\"" + name + "\"} " + value;
+      if (static_cast<FrameStatus>(status) == FrameStatus::kSymbolicated) continue;
+      not_restored +=
+          std::string("restack_frames_not_restored_total{kind=\"") + kind + "\",reason=\"" + name + "\"} " + value;
+    }
+  }
+  out += not_restored;
   counter(out, "uploads_ingested_total", "Symbol uploads parsed into the store.", uploads_ingested);
   counter(out, "uploads_rejected_total", "Symbol uploads refused to the DLQ (all reasons).", uploads_rejected);
   static_assert(static_cast<size_t>(ErrorCode::kInternal) < std::tuple_size_v<decltype(uploads_refused_by_code)>);

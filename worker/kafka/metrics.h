@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "formats/common/status.h"
+#include "worker/pipeline/restored_event.h"
 
 namespace restack::worker {
 
@@ -74,6 +75,8 @@ struct Metrics {
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 
+  // Raw frames by family and status (pipeline::FrameTally's layout).
+  std::array<std::atomic<uint64_t>, pipeline::kFrameFamilyCount * pipeline::kFrameStatusCount> frames_by_family{};
   // Events sent to the DLQ, by the code of their reason (restack.error.code).
   std::array<std::atomic<uint64_t>, 16> events_dead_lettered_by_code{};
   void countDeadLetter(ErrorCode code) {

@@ -94,6 +94,7 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
   auto record = [&](const stack::StackLine& line, FrameFamily family, FrameLookup lookup) {
     ++raw_frames;
     ++summary.frames_total;
+    ++summary.frames_by_family[frameTallyIndex(family, lookup.status)];
     if (lookup.status == FrameStatus::kSymbolicated) ++summary.frames_symbolicated;
     if (lookup.status == FrameStatus::kMissingSymbols) {
       summary.any_missing = true;

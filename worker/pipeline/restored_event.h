@@ -2,6 +2,8 @@
 // restored text of docs/design.md §5, plus the event-level symbolication summary.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +15,15 @@ namespace restack::pipeline {
 
 enum class FrameFamily { kNative, kJava, kJs, kUnknown };
 const char* frameFamilyName(FrameFamily family);
+
+// Raw frames counted by family and status (FrameStatus, symbolstore/frame_lookup.h), for the
+// worker's metrics: index = family * kFrameStatusCount + status.
+inline constexpr size_t kFrameFamilyCount = 4;
+inline constexpr size_t kFrameStatusCount = 4;
+using FrameTally = std::array<uint32_t, kFrameFamilyCount * kFrameStatusCount>;
+inline size_t frameTallyIndex(FrameFamily family, FrameStatus status) {
+  return static_cast<size_t>(family) * kFrameStatusCount + static_cast<size_t>(status);
+}
 
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
@@ -59,6 +70,7 @@ struct RestoredEvent {
   bool any_unrestored = false;        // some frame was not found or not parsed
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
+  FrameTally frames_by_family{};
 };
 
 }  // namespace restack::pipeline
