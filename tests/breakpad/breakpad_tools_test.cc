@@ -1,0 +1,295 @@
+// Breakpad .sym uploads against the DWARF they were made from. C and C++ programs are built at
+// test time (clang-19 and gcc; x86_64 and aarch64; -O0 and -O2 with inlining; DWARF 4 and 5),
+// Mozilla's dump_syms (scripts/setup.d/breakpad.sh) turns each into a .sym, and the .sym goes
+// into one store, the binary itself into another. Every address of the code section is looked up
+// in both: function, file, line and the whole inline chain must be equal. What .sym cannot carry
+// is left out of the comparison: columns (line records have none) and the compiler-clone kind
+// (`clone`, taken from the symbol table's suffix). A sample is also compared with
+// llvm-symbolizer-19 on the binary, as tests/native does. No answer is written by hand.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "symbolstore/breakpad/breakpad_ingest.h"
+#include "symbolstore/native/native_resolver.h"
+#include "tests/native/native_test_support.h"
+#include "tests/native/test_sources.h"
+
+namespace restack::native_test {
+namespace {
+
+// More inlining shapes than tests/native's sources: a four-deep always_inline chain, one inline
+// function called from several sites, a static function gcc clones (constprop/isra), and a
+// function split into hot and cold parts.
+constexpr const char* kDeepSource = R"C(
+static inline __attribute__((always_inline)) int d4(int v) { return v * 7 + (v >> 2); }
+static inline __attribute__((always_inline)) int d3(int v) { return d4(v) ^ d4(v + 1); }
+static inline __attribute__((always_inline)) int d2(int v) { return d3(v) + d3(v * 3); }
+static inline __attribute__((always_inline)) int d1(int v) { return d2(v) - d2(v - 5); }
+
+static int __attribute__((noinline)) tuned(int* p, int k, int unused) {
+  (void)unused;
+  return p[0] * k + p[1];
+}
+
+static __attribute__((noinline, cold)) int rare(int v) { return v * 13 + 1; }
+
+__attribute__((noinline)) int deep_entry(int* data, int n) {
+  int total = 0;
+  for (int i = 0; i < n; ++i) {
+    total += d1(data[i]);
+    if (data[i] == 12345) total += rare(total);
+  }
+  return total + tuned(data, 3, n) + tuned(data + 1, 3, n);
+}
+)C";
+
+std::string dumpSyms() {
+  return std::string(RESTACK_DEPS_DIR) + "/breakpad/bin/dump_syms";
+}
+
+bool haveDumpSyms() {
+  if (std::filesystem::exists(dumpSyms())) return true;
+  ADD_FAILURE() << dumpSyms() << " is missing: run scripts/setup.sh (scripts/setup.d/breakpad.sh)";
+  return false;
+}
+
+struct Toolchain {
+  std::string label;
+  std::string cc;    // compiles .c
+  std::string cxx;   // compiles .cc
+  std::string link;  // links the shared library
+  std::vector<std::string> tools;
+};
+
+Toolchain clangX86() {
+  return {"clang-19 x86_64",
+          "clang-19 -fPIC -ffreestanding",
+          "clang++-19 -fPIC -ffreestanding",
+          "clang-19 -shared -nostdlib -fuse-ld=lld -Wl,--build-id",
+          {"clang-19", "clang++-19", "ld.lld-19"}};
+}
+Toolchain gccX86() {
+  return {"gcc x86_64",
+          "gcc -fPIC -ffreestanding",
+          "g++ -fPIC -ffreestanding",
+          "gcc -shared -nostdlib -Wl,--build-id",
+          {"gcc", "g++"}};
+}
+Toolchain clangArm64() {
+  const std::string android = "clang-19 --target=aarch64-linux-android24 -fPIC -ffreestanding -nostdlibinc";
+  return {"clang-19 aarch64",
+          android,
+          android,
+          android + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id",
+          {"clang-19", "ld.lld-19"}};
+}
+Toolchain gccArm64() {
+  return {"gcc aarch64",
+          "aarch64-linux-gnu-gcc -fPIC -ffreestanding",
+          "aarch64-linux-gnu-g++ -fPIC -ffreestanding",
+          "aarch64-linux-gnu-gcc -shared -nostdlib -Wl,--build-id",
+          {"aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++"}};
+}
+
+std::string describe(const FrameLookup& lookup) {
+  std::ostringstream out;
+  out << frameStatusName(lookup.status) << " " << lookup.tier << " ";
+  for (const auto& f : lookup.frames) {
+    out << "[" << f.function << " " << f.file << ":" << f.line << (f.inlined ? " inlined" : "") << "] ";
+  }
+  return out.str();
+}
+std::string describe(const std::vector<OracleFrame>& frames) {
+  std::ostringstream out;
+  for (const auto& f : frames) out << "[" << f.function << " " << f.file << ":" << f.line << "] ";
+  return out.str();
+}
+
+// Frames equal in everything a .sym carries.
+bool sameFrames(const FrameLookup& a, const FrameLookup& b) {
+  if (a.status != b.status || a.frames.size() != b.frames.size()) return false;
+  for (size_t i = 0; i < a.frames.size(); ++i) {
+    const SymbolizedFrame& x = a.frames[i];
+    const SymbolizedFrame& y = b.frames[i];
+    if (x.function != y.function || x.file != y.file || x.line != y.line || x.inlined != y.inlined ||
+        x.module != y.module) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string hex(uint64_t value) {
+  char buffer[24];
+  snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+struct Tally {
+  size_t addresses = 0;
+  size_t dwarf = 0;    // the binary's DWARF answered
+  size_t symbols = 0;  // the binary's symbol table answered
+  size_t with_inlines = 0;
+  size_t max_depth = 0;
+  size_t clones = 0;  // answers whose outermost frame is a compiler clone (kind not compared)
+  size_t mismatches = 0;
+  size_t oracle_checked = 0;
+  size_t oracle_mismatches = 0;
+};
+
+Expected<IngestReport> ingestFile(SymbolStore& store, const std::string& path, bool breakpad) {
+  UploadMeta meta;
+  meta.app = "demo";
+  meta.build_id = "1.0";
+  UploadContent content;
+  content.path = path;
+  content.display_name = std::filesystem::path(path).filename().string();
+  if (breakpad) return ingestBreakpad(store, meta, content, IngestOptions{});
+  meta.kind = SymbolKind::kElf;
+  return ingestNative(store, meta, content, IngestOptions{});
+}
+
+// Builds the sources with `toolchain` and `flags` into a shared library, dumps it, ingests both
+// and compares every code address.
+Tally buildAndCompare(const Toolchain& toolchain, const std::string& flags, const std::string& name) {
+  Tally tally;
+  if (!haveDumpSyms()) return tally;
+  for (const std::string& tool : toolchain.tools) {
+    if (!requireTool(tool)) return tally;
+  }
+  if (!requireTool("llvm-symbolizer-19")) return tally;
+  TempDir dir;
+  writeFile(dir.file("shapes.cc"), kCxxSource);
+  writeFile(dir.file("blend.c"), kCSource);
+  writeFile(dir.file("deep.c"), kDeepSource);
+  const std::string so = dir.file(name);
+  const std::string sym = so + ".sym";
+  if (!runOrFail(toolchain.cxx + " " + flags + " -c " + dir.file("shapes.cc") + " -o " + dir.file("shapes.o")) ||
+      !runOrFail(toolchain.cc + " " + flags + " -c " + dir.file("blend.c") + " -o " + dir.file("blend.o")) ||
+      !runOrFail(toolchain.cc + " " + flags + " -c " + dir.file("deep.c") + " -o " + dir.file("deep.o")) ||
+      !runOrFail(toolchain.link + " " + dir.file("shapes.o") + " " + dir.file("blend.o") + " " + dir.file("deep.o") +
+                 " -o " + so) ||
+      !runOrFail(dumpSyms() + " --inlines --output " + sym + " " + so)) {
+    return tally;
+  }
+
+  TestStore from_sym;
+  TestStore from_binary;
+  auto sym_report = ingestFile(*from_sym.store, sym, true);
+  auto binary_report = ingestFile(*from_binary.store, so, false);
+  if (!sym_report || !binary_report) {
+    ADD_FAILURE() << (sym_report ? binary_report.error().describe() : sym_report.error().describe());
+    return tally;
+  }
+  // The .sym upload serves the image's own id: the full GNU build id.
+  EXPECT_EQ(sym_report->ids, binary_report->ids);
+  EXPECT_EQ(sym_report->kind, SymbolKind::kElf);
+  EXPECT_GT(sym_report->records, 0u);
+  EXPECT_TRUE(sym_report->warnings.empty()) << sym_report->warnings.front();
+  if (binary_report->ids.empty()) return tally;
+  const std::string id = binary_report->ids[0];
+
+  NativeResolver sym_resolver(*from_sym.store, {});
+  NativeResolver binary_resolver(*from_binary.store, {});
+  stack::NativeFrameLine frame;
+  frame.debug_id = id;
+  frame.module = name;
+  const EventScope scope{"demo", "1.0", "android", ""};
+  const CodeRange code = codeRange(so);
+  EXPECT_LT(code.begin, code.end);
+  std::vector<uint64_t> sample;
+  std::map<uint64_t, FrameLookup> sym_answers;
+  for (uint64_t address = code.begin; address < code.end; ++address) {
+    auto expected = binary_resolver.lookup(scope, frame, address);
+    auto got = sym_resolver.lookup(scope, frame, address);
+    if (!expected || !got) {
+      ADD_FAILURE() << (expected ? got.error().describe() : expected.error().describe());
+      return tally;
+    }
+    ++tally.addresses;
+    bool same = true;
+    if (expected->status == FrameStatus::kSymbolicated && expected->tier == "dwarf") {
+      ++tally.dwarf;
+      if (!expected->frames.back().clone.empty()) ++tally.clones;
+      if (expected->frames.size() > 1) ++tally.with_inlines;
+      tally.max_depth = std::max(tally.max_depth, expected->frames.size());
+      same = got->tier == "dwarf" && sameFrames(*expected, *got);
+      if (address % 7 == 0) sample.push_back(address);
+    } else if (expected->status == FrameStatus::kSymbolicated) {
+      // Symbol table only (no DWARF covers the address): a PUBLIC record must name it alike.
+      ++tally.symbols;
+      same = got->status == FrameStatus::kSymbolicated && !got->frames.empty() &&
+             got->frames.back().function == expected->frames.back().function;
+    } else {
+      same = got->status != FrameStatus::kSymbolicated || got->tier == "symtab";
+    }
+    EXPECT_TRUE(got->frames.empty() || got->frames.back().clone.empty());
+    if (!same && ++tally.mismatches <= 10) {
+      ADD_FAILURE() << toolchain.label << " " << flags << " " << hex(address) << "\n  binary: " << describe(*expected)
+                    << "\n  .sym:   " << describe(*got);
+    }
+    if (address % 7 == 0) sym_answers.emplace(address, std::move(*got));
+  }
+
+  // llvm-symbolizer on the binary, on a sample of the addresses its DWARF covers.
+  auto oracle = symbolizeWithLlvm(so, sample);
+  EXPECT_EQ(oracle.size(), sample.size());
+  for (size_t i = 0; i < sample.size() && i < oracle.size(); ++i) {
+    const FrameLookup& got = sym_answers.at(sample[i]);
+    ++tally.oracle_checked;
+    bool same = got.frames.size() == oracle[i].size();
+    for (size_t f = 0; same && f < oracle[i].size(); ++f) {
+      same = got.frames[f].function == oracle[i][f].function && got.frames[f].file == oracle[i][f].file &&
+             got.frames[f].line == oracle[i][f].line;
+    }
+    if (!same && ++tally.oracle_mismatches <= 5) {
+      ADD_FAILURE() << toolchain.label << " " << flags << " " << hex(sample[i])
+                    << "\n  llvm-symbolizer: " << describe(oracle[i]) << "\n  .sym:            " << describe(got);
+    }
+  }
+  EXPECT_EQ(tally.mismatches, 0u) << "of " << tally.addresses << " addresses";
+  EXPECT_EQ(tally.oracle_mismatches, 0u) << "of " << tally.oracle_checked << " sampled addresses";
+  EXPECT_GT(tally.dwarf, 100u);
+  printf(
+      "  %s %s: %zu addresses (dwarf %zu, symbols %zu), %zu with inlines, deepest %zu frames, %zu in clones, "
+      "%zu mismatches; llvm-symbolizer sample %zu, %zu mismatches\n",
+      toolchain.label.c_str(), flags.c_str(), tally.addresses, tally.dwarf, tally.symbols, tally.with_inlines,
+      tally.max_depth, tally.clones, tally.mismatches, tally.oracle_checked, tally.oracle_mismatches);
+  return tally;
+}
+
+TEST(BreakpadTools, ClangX86O0Dwarf4) {
+  buildAndCompare(clangX86(), "-g -gdwarf-4 -O0", "libclang_o0_d4.so");
+}
+
+TEST(BreakpadTools, ClangX86O2Dwarf5Inlines) {
+  Tally tally = buildAndCompare(clangX86(), "-g -gdwarf-5 -O2", "libclang_o2_d5.so");
+  EXPECT_GT(tally.with_inlines, 50u);
+  EXPECT_GE(tally.max_depth, 5u);  // d1..d4 inside deep_entry
+}
+
+TEST(BreakpadTools, GccX86O0Dwarf5) {
+  buildAndCompare(gccX86(), "-g -gdwarf-5 -O0", "libgcc_o0_d5.so");
+}
+
+TEST(BreakpadTools, GccX86O2Dwarf4Inlines) {
+  Tally tally = buildAndCompare(gccX86(), "-g -gdwarf-4 -O2", "libgcc_o2_d4.so");
+  EXPECT_GT(tally.with_inlines, 50u);
+  EXPECT_GE(tally.max_depth, 5u);
+}
+
+TEST(BreakpadTools, ClangArm64O2Dwarf5Inlines) {
+  Tally tally = buildAndCompare(clangArm64(), "-g -gdwarf-5 -O2", "libclang_arm64_o2.so");
+  EXPECT_GT(tally.with_inlines, 20u);
+}
+
+TEST(BreakpadTools, GccArm64O2Dwarf4Inlines) {
+  Tally tally = buildAndCompare(gccArm64(), "-g -gdwarf-4 -O2", "libgcc_arm64_o2.so");
+  EXPECT_GT(tally.with_inlines, 20u);
+}
+
+}  // namespace
+}  // namespace restack::native_test
