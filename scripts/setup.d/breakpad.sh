@@ -1,8 +1,8 @@
 # Mozilla's dump_syms (tests/breakpad): turns the test programs' DWARF into Breakpad .sym files so
 # the Breakpad ingester is checked against real producer output. Installed with cargo from
 # crates.io into .deps/breakpad/bin/dump_syms, pinned and --locked. Only the `cli` feature: the
-# default `http` feature (symbol-server downloads) is not needed and doubles the build. A cold
-# build takes several minutes on 2 cores (see the stamp's neighbour build.log for the last one).
+# default `http` feature (symbol-server downloads) is not needed and adds a TLS stack to build.
+# A cold build took 25 min wall clock (5 min CPU) on a busy 2-core machine.
 # Sourced by scripts/setup.sh with `set -euo pipefail` and cwd = repo root. Idempotent: returns at
 # once when the pinned version is installed.
 breakpad_version=2.3.9

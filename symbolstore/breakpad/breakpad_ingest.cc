@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "formats/breakpad/sym_reader.h"
-#include "formats/native/demangle.h"
 #include "formats/native/native_object.h"
 #include "symbolstore/breakpad/sym_function.h"
 #include "symbolstore/native/native_records.h"
@@ -322,7 +321,8 @@ class Ingest {
       return kNoString;
     }
     if (found->second.id == kNoString) {
-      auto id = strings_->intern(demangle ? native::demangleName(found->second.text) : std::string(found->second.text));
+      auto id = strings_->intern(demangle ? breakpad_store::llvmStyleName(found->second.text)
+                                          : std::string(found->second.text));
       if (!id) return id;
       found->second.id = *id;
     }
@@ -335,7 +335,7 @@ class Ingest {
     breakpad_store::SymStringIds ids;
     ids.name = [this](std::string_view name) -> Expected<uint32_t> {
       if (name.empty()) return kNoString;
-      return strings_->intern(native::demangleName(name));
+      return strings_->intern(breakpad_store::llvmStyleName(name));
     };
     ids.file = [this](uint64_t number) { return slotId(files_, number, unknown_files_, false); };
     ids.origin = [this](uint64_t number) { return slotId(origins_, number, unknown_origins_, true); };
@@ -369,7 +369,7 @@ class Ingest {
       chunk.begin = publics_[first].address;
       chunk.next_chunk = last < publics_.size() ? publics_[last].address : 0;
       for (size_t i = first; i < last; ++i) {
-        chunk.symbols.push_back({publics_[i].address, 0, 0, native::demangleName(publics_[i].name)});
+        chunk.symbols.push_back({publics_[i].address, 0, 0, breakpad_store::llvmStyleName(publics_[i].name)});
       }
       RESTACK_RETURN_IF_ERROR(writer_.put(symbolKey(id_, chunk.begin), encodeSymbolChunk(chunk)));
     }

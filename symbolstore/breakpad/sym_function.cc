@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
+
+#include "formats/native/demangle.h"
 
 namespace restack::breakpad_store {
 namespace {
@@ -47,7 +50,63 @@ class Painter {
   std::map<uint64_t, uint32_t> starts_;
 };
 
+// "#N}" at `at`: N, and the position after the brace.
+std::optional<std::pair<uint64_t, size_t>> closureNumber(std::string_view name, size_t at) {
+  if (at >= name.size() || name[at] != '#') return std::nullopt;
+  size_t end = at + 1;
+  uint64_t number = 0;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9' && end - at < 12) {
+    number = number * 10 + static_cast<uint64_t>(name[end] - '0');
+    ++end;
+  }
+  if (end == at + 1 || end >= name.size() || name[end] != '}' || number == 0) return std::nullopt;
+  return std::pair(number, end + 1);
+}
+
+// LLVM numbers closures "", "0", "1", … where GNU says #1, #2, #3, ….
+std::string llvmCount(uint64_t number) {
+  return number == 1 ? std::string() : std::to_string(number - 2);
+}
+
 }  // namespace
+
+std::string llvmStyleName(std::string_view name) {
+  std::string text = native::demangleName(name);
+  if (text.find('{') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  std::string_view rest = text;
+  constexpr std::string_view kLambda = "{lambda(";
+  constexpr std::string_view kUnnamed = "{unnamed type";
+  while (!rest.empty()) {
+    if (rest.starts_with(kLambda)) {
+      // Parameters run to the matching parenthesis.
+      size_t depth = 1;
+      size_t i = kLambda.size();
+      for (; i < rest.size() && depth > 0; ++i) {
+        if (rest[i] == '(') ++depth;
+        if (rest[i] == ')') --depth;
+      }
+      if (depth == 0) {
+        if (auto number = closureNumber(rest, i)) {
+          out += "'lambda" + llvmCount(number->first) + "'";
+          out.append(rest.substr(kLambda.size() - 1, i - (kLambda.size() - 1)));
+          rest.remove_prefix(number->second);
+          continue;
+        }
+      }
+    } else if (rest.starts_with(kUnnamed)) {
+      if (auto number = closureNumber(rest, kUnnamed.size())) {
+        out += "'unnamed" + llvmCount(number->first) + "'";
+        rest.remove_prefix(number->second);
+        continue;
+      }
+    }
+    out += rest.front();
+    rest.remove_prefix(1);
+  }
+  return out;
+}
 
 Expected<native_store::FunctionRecord> buildFunctionRecord(const SymFunction& function, const SymStringIds& ids,
                                                            SymFunctionIssues& issues) {

@@ -61,6 +61,13 @@ struct SymFunctionIssues {
   uint64_t clipped_ranges = 0;  // line or inline ranges reaching outside the FUNC
 };
 
+// A function name as dump_syms wrote it, spelled as LLVM's demangler (and so llvm-symbolizer and
+// the DWARF path) spells it: a still-mangled name is demangled, and the GNU spelling of closure
+// and unnamed types is rewritten, "{lambda(int)#1}" -> "'lambda'(int)", "{lambda()#3}" ->
+// "'lambda1'()", "{unnamed type#2}" -> "'unnamed0'". What dump_syms' demangler leaves out cannot
+// be restored: a function template's return type ("int f<int>(int)" arrives as "f<int>(int)").
+std::string llvmStyleName(std::string_view name);
+
 Expected<native_store::FunctionRecord> buildFunctionRecord(const SymFunction& function, const SymStringIds& ids,
                                                            SymFunctionIssues& issues);
 

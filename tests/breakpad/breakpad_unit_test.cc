@@ -10,6 +10,7 @@
 #include "formats/breakpad/fuzz_entry.h"
 #include "formats/breakpad/sym_reader.h"
 #include "symbolstore/breakpad/breakpad_ingest.h"
+#include "symbolstore/breakpad/sym_function.h"
 #include "symbolstore/native/native_resolver.h"
 #include "tests/native/native_test_support.h"
 
@@ -135,6 +136,19 @@ TEST(BreakpadReader, DetectsTheModuleLine) {
       looksLikeBreakpad("\x7f"
                         "ELF\x02\x01\x01"));
   EXPECT_FALSE(looksLikeBreakpad("# compiler: R8\nfoo -> a:\n"));
+}
+
+TEST(BreakpadNames, GnuClosureSpellingsBecomeLlvms) {
+  using breakpad_store::llvmStyleName;
+  EXPECT_EQ(llvmStyleName("compute(int)::{lambda(int)#1}::operator()(int) const"),
+            "compute(int)::'lambda'(int)::operator()(int) const");
+  EXPECT_EQ(llvmStyleName("f()::{lambda(std::function<void (int)>)#3}::operator()"),
+            "f()::'lambda1'(std::function<void (int)>)::operator()");
+  EXPECT_EQ(llvmStyleName("g()::{unnamed type#2}::h()"), "g()::'unnamed0'::h()");
+  EXPECT_EQ(llvmStyleName("_ZN2ns3fooEi"), "ns::foo(int)");
+  EXPECT_EQ(llvmStyleName("odd{lambda(#1}"), "odd{lambda(#1}");
+  EXPECT_EQ(llvmStyleName("{lambda()#0}"), "{lambda()#0}");
+  EXPECT_EQ(llvmStyleName("plain_c"), "plain_c");
 }
 
 struct Ingested {
