@@ -35,13 +35,15 @@
 // What is written: FUNC records with their lines and INLINE records become FunctionRecords
 // (symbolstore/breakpad/sym_function.h: no columns, no clone kinds), PUBLIC records the symbol
 // tier (no sizes: each runs to the next symbol), names and FILE paths the image's string blocks,
-// plus the module index (app, build, MODULE name). As for native uploads, the DWARF tier of the
-// latest upload with functions replaces an earlier one of the same image, and the symbol tier is
-// replaced only by at least as many symbols. The report's kind is kElf or kMachO (the image the
-// file describes); its ids are the canonical ids above. Streaming: the file is mapped, one FUNC
-// is held at a time; FILE and INLINE_ORIGIN names (views into the mapping) and the PUBLIC
-// records are kept for the whole file, as the native path keeps an image's string dictionary and
-// symbol table.
+// plus the module index (app, build, MODULE name). Names are dump_syms' demangled names spelled
+// as LLVM spells them (breakpad_store::llvmStyleName); a function template's return type, which
+// llvm-symbolizer prints and dump_syms drops, cannot be restored, nor can the clone kind of gcc's
+// ".constprop.0"/".cold" parts (dump_syms names them by their source function). As for native uploads, the DWARF tier
+// of the latest upload with functions replaces an earlier one of the same image, and the symbol tier is replaced only
+// by at least as many symbols. The report's kind is kElf or kMachO (the image the file describes); its ids are the
+// canonical ids above. Streaming: the file is mapped, one FUNC is held at a time; FILE and INLINE_ORIGIN names (views
+// into the mapping) and the PUBLIC records are kept for the whole file, as the native path keeps an image's string
+// dictionary and symbol table.
 #pragma once
 
 #include <string_view>

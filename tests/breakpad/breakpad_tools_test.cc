@@ -174,7 +174,8 @@ struct Tally {
   size_t oracle_mismatches = 0;
 };
 
-Expected<IngestReport> ingestFile(SymbolStore& store, const std::string& path, bool breakpad) {
+Expected<IngestReport> ingestFile(SymbolStore& store, const std::string& path, bool breakpad,
+                                  SymbolKind kind = SymbolKind::kElf) {
   UploadMeta meta;
   meta.app = "demo";
   meta.build_id = "1.0";
@@ -182,8 +183,100 @@ Expected<IngestReport> ingestFile(SymbolStore& store, const std::string& path, b
   content.path = path;
   content.display_name = std::filesystem::path(path).filename().string();
   if (breakpad) return ingestBreakpad(store, meta, content, IngestOptions{});
-  meta.kind = SymbolKind::kElf;
+  meta.kind = kind;
   return ingestNative(store, meta, content, IngestOptions{});
+}
+
+// Ingests `binary` (as `kind`) into one store and `sym` into another and compares them at every
+// address of the code section of `code_object`; `image_base` is subtracted for lookups (Mach-O
+// frames carry offsets from __TEXT). A sample is compared with llvm-symbolizer on `oracle_object`.
+Tally compareUploads(const std::string& label, const std::string& binary, SymbolKind kind, const std::string& sym,
+                     const std::string& code_object, uint64_t image_base, const std::string& oracle_object,
+                     const std::string& module) {
+  Tally tally;
+  TestStore from_sym;
+  TestStore from_binary;
+  auto sym_report = ingestFile(*from_sym.store, sym, true);
+  auto binary_report = ingestFile(*from_binary.store, binary, false, kind);
+  if (!sym_report || !binary_report) {
+    ADD_FAILURE() << (sym_report ? binary_report.error().describe() : sym_report.error().describe());
+    return tally;
+  }
+  // The .sym upload serves the image's own id: the full GNU build id, or the Mach-O UUID.
+  EXPECT_EQ(sym_report->ids, binary_report->ids);
+  EXPECT_EQ(sym_report->kind, kind == SymbolKind::kElf ? SymbolKind::kElf : SymbolKind::kMachO);
+  EXPECT_GT(sym_report->records, 0u);
+  EXPECT_TRUE(sym_report->warnings.empty()) << sym_report->warnings.front();
+  if (binary_report->ids.empty()) return tally;
+  const std::string id = binary_report->ids[0];
+
+  NativeResolver sym_resolver(*from_sym.store, {});
+  NativeResolver binary_resolver(*from_binary.store, {});
+  stack::NativeFrameLine frame;
+  frame.debug_id = id;
+  frame.module = module;
+  const EventScope scope{"demo", "1.0", "android", ""};
+  const CodeRange code = codeRange(code_object);
+  EXPECT_LT(code.begin, code.end);
+  std::vector<uint64_t> sample;
+  std::map<uint64_t, FrameLookup> sym_answers;
+  for (uint64_t address = code.begin; address < code.end; ++address) {
+    auto expected = binary_resolver.lookup(scope, frame, address - image_base);
+    auto got = sym_resolver.lookup(scope, frame, address - image_base);
+    if (!expected || !got) {
+      ADD_FAILURE() << (expected ? got.error().describe() : expected.error().describe());
+      return tally;
+    }
+    ++tally.addresses;
+    bool same = true;
+    if (expected->status == FrameStatus::kSymbolicated && expected->tier == "dwarf") {
+      ++tally.dwarf;
+      if (!expected->frames.back().clone.empty()) ++tally.clones;
+      if (expected->frames.size() > 1) ++tally.with_inlines;
+      tally.max_depth = std::max(tally.max_depth, expected->frames.size());
+      same = got->tier == "dwarf" && sameFrames(*expected, *got, &tally.template_returns, &tally.clone_names);
+      if (address % 7 == 0) sample.push_back(address);
+    } else if (expected->status == FrameStatus::kSymbolicated) {
+      // Symbol table only (no DWARF covers the address): a PUBLIC record must name it alike.
+      ++tally.symbols;
+      same = got->status == FrameStatus::kSymbolicated && !got->frames.empty() &&
+             sameName(expected->frames.back().function, got->frames.back().function, &tally.template_returns);
+    } else {
+      same = got->status != FrameStatus::kSymbolicated || got->tier == "symtab";
+    }
+    EXPECT_TRUE(got->frames.empty() || got->frames.back().clone.empty());
+    if (!same && ++tally.mismatches <= 10) {
+      ADD_FAILURE() << label << " " << hex(address) << "\n  binary: " << describe(*expected)
+                    << "\n  .sym:   " << describe(*got);
+    }
+    if (address % 7 == 0) sym_answers.emplace(address, std::move(*got));
+  }
+
+  // llvm-symbolizer on the binary, on a sample of the addresses its DWARF covers.
+  auto oracle = symbolizeWithLlvm(oracle_object, sample);
+  EXPECT_EQ(oracle.size(), sample.size());
+  for (size_t i = 0; i < sample.size() && i < oracle.size(); ++i) {
+    const FrameLookup& got = sym_answers.at(sample[i]);
+    ++tally.oracle_checked;
+    bool same = got.frames.size() == oracle[i].size();
+    for (size_t f = 0; same && f < oracle[i].size(); ++f) {
+      same = sameName(oracle[i][f].function, got.frames[f].function, nullptr) &&
+             got.frames[f].file == oracle[i][f].file && got.frames[f].line == oracle[i][f].line;
+    }
+    if (!same && ++tally.oracle_mismatches <= 5) {
+      ADD_FAILURE() << label << " " << hex(sample[i]) << "\n  llvm-symbolizer: " << describe(oracle[i])
+                    << "\n  .sym:            " << describe(got);
+    }
+  }
+  EXPECT_EQ(tally.mismatches, 0u) << "of " << tally.addresses << " addresses";
+  EXPECT_EQ(tally.oracle_mismatches, 0u) << "of " << tally.oracle_checked << " sampled addresses";
+  EXPECT_GT(tally.dwarf, 100u);
+  printf(
+      "  %s: %zu addresses (dwarf %zu, symbols %zu), %zu with inlines, deepest %zu frames, %zu in clones, "
+      "%zu template return types, %zu clone names, %zu mismatches; llvm-symbolizer sample %zu, %zu mismatches\n",
+      label.c_str(), tally.addresses, tally.dwarf, tally.symbols, tally.with_inlines, tally.max_depth, tally.clones,
+      tally.template_returns, tally.clone_names, tally.mismatches, tally.oracle_checked, tally.oracle_mismatches);
+  return tally;
 }
 
 // Builds the sources with `toolchain` and `flags` into a shared library, dumps it, ingests both
@@ -215,90 +308,7 @@ Tally buildAndCompare(const Toolchain& toolchain, const std::string& flags, cons
     return tally;
   }
 
-  TestStore from_sym;
-  TestStore from_binary;
-  auto sym_report = ingestFile(*from_sym.store, sym, true);
-  auto binary_report = ingestFile(*from_binary.store, so, false);
-  if (!sym_report || !binary_report) {
-    ADD_FAILURE() << (sym_report ? binary_report.error().describe() : sym_report.error().describe());
-    return tally;
-  }
-  // The .sym upload serves the image's own id: the full GNU build id.
-  EXPECT_EQ(sym_report->ids, binary_report->ids);
-  EXPECT_EQ(sym_report->kind, SymbolKind::kElf);
-  EXPECT_GT(sym_report->records, 0u);
-  EXPECT_TRUE(sym_report->warnings.empty()) << sym_report->warnings.front();
-  if (binary_report->ids.empty()) return tally;
-  const std::string id = binary_report->ids[0];
-
-  NativeResolver sym_resolver(*from_sym.store, {});
-  NativeResolver binary_resolver(*from_binary.store, {});
-  stack::NativeFrameLine frame;
-  frame.debug_id = id;
-  frame.module = name;
-  const EventScope scope{"demo", "1.0", "android", ""};
-  const CodeRange code = codeRange(so);
-  EXPECT_LT(code.begin, code.end);
-  std::vector<uint64_t> sample;
-  std::map<uint64_t, FrameLookup> sym_answers;
-  for (uint64_t address = code.begin; address < code.end; ++address) {
-    auto expected = binary_resolver.lookup(scope, frame, address);
-    auto got = sym_resolver.lookup(scope, frame, address);
-    if (!expected || !got) {
-      ADD_FAILURE() << (expected ? got.error().describe() : expected.error().describe());
-      return tally;
-    }
-    ++tally.addresses;
-    bool same = true;
-    if (expected->status == FrameStatus::kSymbolicated && expected->tier == "dwarf") {
-      ++tally.dwarf;
-      if (!expected->frames.back().clone.empty()) ++tally.clones;
-      if (expected->frames.size() > 1) ++tally.with_inlines;
-      tally.max_depth = std::max(tally.max_depth, expected->frames.size());
-      same = got->tier == "dwarf" && sameFrames(*expected, *got, &tally.template_returns, &tally.clone_names);
-      if (address % 7 == 0) sample.push_back(address);
-    } else if (expected->status == FrameStatus::kSymbolicated) {
-      // Symbol table only (no DWARF covers the address): a PUBLIC record must name it alike.
-      ++tally.symbols;
-      same = got->status == FrameStatus::kSymbolicated && !got->frames.empty() &&
-             sameName(expected->frames.back().function, got->frames.back().function, &tally.template_returns);
-    } else {
-      same = got->status != FrameStatus::kSymbolicated || got->tier == "symtab";
-    }
-    EXPECT_TRUE(got->frames.empty() || got->frames.back().clone.empty());
-    if (!same && ++tally.mismatches <= 10) {
-      ADD_FAILURE() << toolchain.label << " " << flags << " " << hex(address) << "\n  binary: " << describe(*expected)
-                    << "\n  .sym:   " << describe(*got);
-    }
-    if (address % 7 == 0) sym_answers.emplace(address, std::move(*got));
-  }
-
-  // llvm-symbolizer on the binary, on a sample of the addresses its DWARF covers.
-  auto oracle = symbolizeWithLlvm(so, sample);
-  EXPECT_EQ(oracle.size(), sample.size());
-  for (size_t i = 0; i < sample.size() && i < oracle.size(); ++i) {
-    const FrameLookup& got = sym_answers.at(sample[i]);
-    ++tally.oracle_checked;
-    bool same = got.frames.size() == oracle[i].size();
-    for (size_t f = 0; same && f < oracle[i].size(); ++f) {
-      same = sameName(oracle[i][f].function, got.frames[f].function, nullptr) &&
-             got.frames[f].file == oracle[i][f].file && got.frames[f].line == oracle[i][f].line;
-    }
-    if (!same && ++tally.oracle_mismatches <= 5) {
-      ADD_FAILURE() << toolchain.label << " " << flags << " " << hex(sample[i])
-                    << "\n  llvm-symbolizer: " << describe(oracle[i]) << "\n  .sym:            " << describe(got);
-    }
-  }
-  EXPECT_EQ(tally.mismatches, 0u) << "of " << tally.addresses << " addresses";
-  EXPECT_EQ(tally.oracle_mismatches, 0u) << "of " << tally.oracle_checked << " sampled addresses";
-  EXPECT_GT(tally.dwarf, 100u);
-  printf(
-      "  %s %s: %zu addresses (dwarf %zu, symbols %zu), %zu with inlines, deepest %zu frames, %zu in clones, "
-      "%zu template return types, %zu clone names, %zu mismatches; llvm-symbolizer sample %zu, %zu mismatches\n",
-      toolchain.label.c_str(), flags.c_str(), tally.addresses, tally.dwarf, tally.symbols, tally.with_inlines,
-      tally.max_depth, tally.clones, tally.template_returns, tally.clone_names, tally.mismatches, tally.oracle_checked,
-      tally.oracle_mismatches);
-  return tally;
+  return compareUploads(toolchain.label + " " + flags, so, SymbolKind::kElf, sym, so, 0, so, name);
 }
 
 TEST(BreakpadTools, ClangX86O0Dwarf4) {
@@ -323,6 +333,32 @@ TEST(BreakpadTools, GccX86O2Dwarf4Inlines) {
 
 TEST(BreakpadTools, ClangArm64O2Dwarf5Inlines) {
   Tally tally = buildAndCompare(clangArm64(), "-g -gdwarf-5 -O2", "libclang_arm64_o2.so");
+  EXPECT_GT(tally.with_inlines, 20u);
+}
+
+// iOS: an arm64 Mach-O executable (__TEXT at 0x100000000) and its dSYM, dumped from the dSYM. The
+// .sym's MODULE id is the UUID unswapped and its addresses are offsets from __TEXT, as frames
+// carry them.
+TEST(BreakpadTools, MachOArm64ExecutableFromDsym) {
+  if (!haveDumpSyms()) return;
+  for (const char* tool : {"clang-19", "ld64.lld-19", "dsymutil-19", "llvm-symbolizer-19"}) {
+    if (!requireTool(tool)) return;
+  }
+  TempDir dir;
+  writeFile(dir.file("shapes.cc"), kCxxSource);
+  writeFile(dir.file("blend.c"), kCSource);
+  writeFile(dir.file("deep.c"), kDeepSource);
+  const std::string ios = "cd " + dir.path() + " && clang-19 --target=arm64-apple-ios14 -g -O2 ";
+  const std::string exe = dir.file("Demo");
+  const std::string dwarf = dir.file("Demo.dSYM/Contents/Resources/DWARF/Demo");
+  ASSERT_TRUE(runOrFail(ios + "-x c++ -c shapes.cc -o shapes.o") && runOrFail(ios + "-c blend.c -o blend.o") &&
+              runOrFail(ios + "-c deep.c -o deep.o") &&
+              runOrFail(ios + "-fuse-ld=lld -nostdlib -Wl,-e,_c_entry -undefined dynamic_lookup shapes.o blend.o "
+                              "deep.o -o Demo") &&
+              runOrFail("dsymutil-19 " + exe + " -o " + dir.file("Demo.dSYM")) &&
+              runOrFail(dumpSyms() + " --inlines -a arm64 --output " + dir.file("Demo.sym") + " " + dwarf));
+  Tally tally = compareUploads("clang-19 arm64 Mach-O -O2", dir.file("Demo.dSYM"), SymbolKind::kDsym,
+                               dir.file("Demo.sym"), exe, 0x100000000, dwarf, "Demo");
   EXPECT_GT(tally.with_inlines, 20u);
 }
 

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "formats/breakpad/fuzz_entry.h"
 #include "formats/breakpad/sym_reader.h"
 #include "symbolstore/breakpad/breakpad_ingest.h"
 #include "symbolstore/breakpad/sym_function.h"
 #include "symbolstore/native/native_resolver.h"
+#include "tests/breakpad/breakpad_fuzz_entry.h"
 #include "tests/native/native_test_support.h"
 
 namespace restack {
@@ -285,12 +285,17 @@ TEST(BreakpadFuzz, EveryCheckedInRegressionInputSurvives) {
     if (entry.path().extension() != ".sym") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    breakpad::fuzzSymReaderOnce(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    breakpad_test::fuzzBreakpadInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    // The whole ingest too: whatever it stored must read back (no malformed-record errors).
     auto ingested = ingestText(bytes, entry.path().filename().string());
     if (ingested->report) {
       NativeResolver resolver(*ingested->store.store, {});
       for (const std::string& id : ingested->report->ids) {
-        for (uint64_t address : {0x0ull, 0x10ull, 0x1000ull, 0x1010ull, 0x1234ull}) (void)frames(resolver, id, address);
+        for (uint64_t address : {0x0ull, 0x10ull, 0xff8ull, 0x1000ull, 0x1004ull, 0x1010ull, 0x1014ull, 0x1234ull,
+                                 0xfffffffffffffff4ull}) {
+          std::string answer = frames(resolver, id, address);
+          EXPECT_EQ(answer.rfind("error", 0), std::string::npos) << entry.path() << " " << address << ": " << answer;
+        }
       }
     }
     ++files;

@@ -1,5 +1,6 @@
-// libFuzzer target for the Breakpad .sym reader (formats/breakpad/fuzz_entry.h). Build it with the
-// library instrumented too, so that libFuzzer sees its coverage and ASan/UBSan check it:
+// libFuzzer target for the Breakpad ingest path without a store (breakpad_fuzz_entry.h: the .sym
+// reader and the FunctionRecord builder). Build it with the libraries instrumented too, so that libFuzzer sees its
+// coverage and ASan/UBSan check it:
 //   cmake -S . -B build-bpfuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 \
 //     -DCMAKE_C_COMPILER=clang-19 -DRESTACK_FUZZ=ON -DRESTACK_SANITIZE=ON \
 //     -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link
@@ -10,8 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/breakpad/fuzz_entry.h"
+#include "tests/breakpad/breakpad_fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return restack::breakpad::fuzzSymReaderOnce(data, size);
+  restack::breakpad_test::fuzzBreakpadInput(data, size);
+  return 0;
 }
