@@ -275,6 +275,64 @@ TEST(BreakpadIngest, ReadsAFileFromDisk) {
             "symbolicated dwarf | helper /src/util.h:3 inlined | run /src/a.c:9");
 }
 
+// Many functions, files and symbols: string blocks past the first 64 strings, symbol chunks past
+// the first 128 symbols, write batches flushed along the way, progress reported.
+TEST(BreakpadIngest, ManyRecordsSpanStringBlocksAndSymbolChunks) {
+  constexpr int kFunctions = 3000;
+  std::string text =
+      "MODULE Linux x86_64 0FE378BA649615D00FBA525AB5981B190 libmany.so\n"
+      "INFO CODE_ID BA78E30F9664D0150FBA525AB5981B190011AABB\n";
+  char line[160];
+  for (int i = 0; i < 200; ++i) {
+    snprintf(line, sizeof(line), "FILE %d /src/dir%d/file%d.c\nINLINE_ORIGIN %d inlined_%d\n", i, i % 7, i, i, i);
+    text += line;
+  }
+  for (int i = 0; i < kFunctions; ++i) {
+    const unsigned base = 0x10000 + i * 0x40;
+    snprintf(line, sizeof(line), "FUNC %x 40 0 function_%d(int)\nINLINE 0 %d %d %d %x 10\n%x 20 %d %d\n%x 20 %d %d\n",
+             base, i, 1000 + i, (i + 1) % 200, i % 200, base + 0x20, base, i + 1, i % 200, base + 0x20, i + 2,
+             (i + 3) % 200);
+    text += line;
+  }
+  for (int i = 0; i < kFunctions; ++i) {
+    snprintf(line, sizeof(line), "PUBLIC %x 0 public_%d\n", 0x100000 + i * 0x10, i);
+    text += line;
+  }
+  TestStore store;
+  UploadContent content;
+  content.bytes = text;
+  content.display_name = "libmany.so.sym";
+  IngestOptions options;
+  uint64_t last_done = 0;
+  size_t calls = 0;
+  options.progress = [&](uint64_t done, uint64_t total, std::string_view stage) {
+    EXPECT_EQ(total, text.size());
+    EXPECT_GE(done, last_done);
+    EXPECT_EQ(stage, "breakpad libmany.so");
+    last_done = done;
+    ++calls;
+  };
+  auto report = ingestBreakpad(*store.store, UploadMeta{}, content, options);
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_TRUE(report->warnings.empty()) << report->warnings.front();
+  EXPECT_EQ(last_done, text.size());
+  EXPECT_GE(calls, 2u);
+  // functions + string blocks + symbol chunks + aliases + module index + image
+  EXPECT_GT(report->records, static_cast<uint64_t>(kFunctions + kFunctions / 128));
+  NativeResolver resolver(*store.store, {});
+  for (int i : {0, 1, 63, 64, 65, 1234, kFunctions - 1}) {
+    const unsigned base = 0x10000 + i * 0x40;
+    char expected[200];
+    snprintf(expected, sizeof(expected),
+             "symbolicated dwarf | inlined_%d /src/dir%d/file%d.c:%d inlined | function_%d(int) /src/dir%d/file%d.c:%d",
+             i % 200, (i + 3) % 200 % 7, (i + 3) % 200, i + 2, i, (i + 1) % 200 % 7, (i + 1) % 200, 1000 + i);
+    EXPECT_EQ(frames(resolver, "ba78e30f9664d0150fba525ab5981b190011aabb", base + 0x24, "libmany.so"), expected) << i;
+    snprintf(expected, sizeof(expected), "symbolicated symtab | public_%d :0 +8", i);
+    EXPECT_EQ(frames(resolver, "ba78e30f9664d0150fba525ab5981b190011aabb", 0x100000 + i * 0x10 + 8, "libmany.so"),
+              expected);
+  }
+}
+
 std::filesystem::path regressionDir() {
   return std::filesystem::path(RESTACK_SOURCE_DIR) / "tests/breakpad/fuzz_regressions";
 }
