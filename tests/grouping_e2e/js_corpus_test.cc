@@ -264,11 +264,10 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
                                 R"(,"message":)" + jsonString(message) +
                                 R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(frames) + "}]}";
       Outcome outcome = pipeline->process("shop:" + build.name, event);
-      // Rows per bundler (its builds with sources, as an index map and without sources) and
-      // per error kind; "all" holds what the targets count, the last row every build.
-      const std::string bundler = build.name.substr(0, build.name.find('-'));
+      // Rows per build and per error kind; "all" holds what the targets count, the last row
+      // every build.
       std::vector<std::string> labels = {"all builds, also without sourcesContent",
-                                         "bundler " + bundler + (build.with_sources ? "" : " without sourcesContent")};
+                                         "build " + build.name + (counted ? "" : " (not counted)")};
       if (counted) {
         labels.push_back(kKindNames[kindOf(site)]);
         labels.push_back("all");

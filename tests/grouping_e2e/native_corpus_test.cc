@@ -421,7 +421,7 @@ TEST(NativeCorpus, RealAarch64BuildsGroupByCrashSite) {
         if (counted) {
           labels.push_back(kKindNames[kindOf(crash.site)]);
           labels.push_back("all");
-          labels.push_back("compiler " + build.name.substr(0, build.name.find('-')));
+          labels.push_back("build " + build.name);
         } else {
           labels.push_back("thread lambda, GCC -O2/-O3 (not counted)");
         }
