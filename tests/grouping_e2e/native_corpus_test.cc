@@ -1,29 +1,27 @@
 // A generated corpus of real native crashes with known true groups, through Restack's pipeline.
 //
 // The test writes a C++ app of `kSites` crash sites (each a chain of three functions in one of
-// `kFeatures` namespaces, ending in one of seven kinds of crash: a null dereference, abort(), an
+// `kFeatures` namespaces, ending in one of eight kinds of crash: a null dereference, abort(), an
 // uncaught app exception, std::vector::at throwing inside libstdc++, strlen(nullptr) crashing
-// inside libc, a lambda run by std::for_each, a comparator run by libc's qsort), reached through
-// `kPaths` routes. It compiles the app for aarch64 Linux eight ways (GCC 12 and Clang 19, -O0,
-// -O2 and -O3, PIE and fixed link addresses, a padding file linked first) and runs every build
-// under qemu-aarch64: the program forks one child per (site, path), whose crash handler writes
-// the tombstone lines of its own stack (the faulting pc from the signal context, then
-// backtrace()'s return addresses, each as an offset in its ELF image with the image's GNU build
-// id). Every crash becomes two raw Android events: one stating the signal in `exception` (as an
-// SDK sends it), one carrying the tombstone's reason lines in the stack text instead. Each
-// build's executable is ingested with its DWARF under the app; the aarch64 glibc and libstdc++
-// it ran against are ingested as shared system images (their dynamic symbols only).
+// inside libc, a lambda run by std::for_each, a comparator run by libc's qsort, a lambda run on its
+// own thread), reached through `kPaths` routes. It compiles the app for aarch64 Linux eight ways
+// (GCC 12 and Clang 19, -O0, -O2 and -O3, PIE and fixed link addresses, a padding file linked
+// first) and runs every build under qemu-aarch64: the program forks one child per (site, path),
+// whose crash handler writes the tombstone lines of its own stack (the faulting pc from the signal
+// context, then backtrace()'s return addresses, each as an offset in its ELF image with the image's
+// GNU build id). Every crash becomes two raw Android events: one stating the signal in `exception`
+// (as an SDK sends it), one carrying the tombstone's reason lines in the stack text instead. Each
+// build's executable is ingested with its DWARF under the app; the aarch64 glibc and libstdc++ it
+// ran against are ingested as shared system images (their dynamic symbols only).
 //
 // The true group is the site the child printed before crashing; nothing writes an expected
 // fingerprint. The table it prints is the one in docs/grouping.md.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "tests/grouping_e2e/e2e_support.h"
