@@ -28,6 +28,28 @@ void keyLambdasByPosition(const std::vector<GroupingFrame>& frames, AnnotatedSta
   }
 }
 
+// GCC describes the call operator of a type without linkage (a lambda, a local functor) in
+// DWARF by its bare name, "operator()", without the function it is defined in; inlined copies
+// then restore under that name only (an out-of-line copy has a mangled name that says more).
+// When the next app frame deeper on the stack is in the same file, that is the function the
+// call operator's code was inlined through (a synchronous callback: std::for_each, std::sort):
+// the frame is named as its lambda, so the position key below applies as for the other builds.
+void nameBareCallOperators(const std::vector<GroupingFrame>& frames, AnnotatedStack& stack) {
+  for (size_t i = 0; i < stack.decisions.size(); ++i) {
+    FrameDecision& decision = stack.decisions[i];
+    if (frames[i].kind != FrameKind::kNative || decision.normalized != "operator()" || frames[i].file.empty()) continue;
+    for (size_t j = i + 1; j < stack.decisions.size(); ++j) {
+      const FrameDecision& deeper = stack.decisions[j];
+      if (!candidate(deeper) || !deeper.in_app) continue;
+      if (frames[j].file == frames[i].file && deeper.normalized.find("::'lambda'") == std::string::npos) {
+        decision.normalized = deeper.normalized + "::'lambda'::operator()";
+        stack.notes[i].steps.push_back("native:bare-call-operator-in-enclosing");
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::string_view platform, const AppRules* rules,
@@ -93,6 +115,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     }
     previous_kept = &decision.normalized;
   }
+  nameBareCallOperators(frames, stack);
   keyLambdasByPosition(frames, stack);
   return stack;
 }

@@ -61,6 +61,21 @@ bool containsAny(std::string_view text, const auto& markers) {
   return false;
 }
 
+// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
+// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
+// an NDK's "…/sysroot/usr/include/").
+bool isSystemHeader(std::string_view file) {
+  if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
+      file.find("/sysroot/usr/include/") != std::string_view::npos) {
+    return true;
+  }
+  if (file.starts_with("/usr/include/") || file.starts_with("/usr/local/include/")) return true;
+  if (!file.starts_with("/usr/")) return false;
+  const size_t include = file.find("/include/", 5);
+  const std::string_view triple = include == std::string_view::npos ? std::string_view() : file.substr(5, include - 5);
+  return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
+}
+
 InAppDecision decideJava(std::string_view name) {
   for (std::string_view prefix : kJavaLibraryPrefixes) {
     if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
@@ -140,6 +155,12 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   if (frame.kind == FrameKind::kNative && (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
                                            normalized.starts_with("__cxxabiv1::"))) {
     return {false, "C++ standard library"};
+  }
+  // Inlined from a system or standard-library header into the app's image: GCC names such
+  // frames from DWARF without their namespace when a template argument has no linkage
+  // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
+  if (frame.kind == FrameKind::kNative && isSystemHeader(frame.file)) {
+    return {false, "system header"};
   }
   if (frame.in_app.has_value()) {
     return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};

@@ -237,7 +237,8 @@ bool isDistinctiveName(std::string_view normalized, FrameKind kind) {
     case FrameKind::kUnknown:
       break;
   }
-  return normalized.find("{lambda}") == std::string_view::npos &&
+  // A bare "operator()" is the call operator of a type without linkage (annotate.cc).
+  return normalized != "operator()" && normalized.find("{lambda}") == std::string_view::npos &&
          normalized.find("'lambda'") == std::string_view::npos && normalized.find("$_") == std::string_view::npos &&
          !normalized.ends_with("_block_invoke") && !normalized.starts_with("closure in ") && normalized != "main";
 }

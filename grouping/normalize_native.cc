@@ -484,6 +484,9 @@ NormalizedName normalizeNativeName(std::string_view function) {
   }
   note(stripTrailingQualifiers(s), "native:qualifiers");
   note(stripReturnType(s), "native:return-type");
+  // Clang names a lambda of an ordinary (non-inline) function "$_0", GCC "{lambda(int)#1}"
+  // (demangled "'lambda'(int)"): the same closure, so the same key whichever compiled it.
+  note(text::replaceAll(s, "::$_::operator()", "::'lambda'::operator()"), "native:clang-lambda");
   while (!s.empty() && s.front() == ':') s.erase(0, 1);  // "(extension in X):Y.z" -> "Y.z"
   note(stripRustHash(s), "rust:hash");
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for Restack: Debian packages (compiler, LLVM 19, librdkafka,
 # RocksDB, simdjson, …), then the test tools of scripts/setup.d/*.sh (Apache Kafka jars,
-# ProGuard, npm packages, Helm) into .deps/. Idempotent: a second run only checks.
+# ProGuard, npm packages and bundlers, Helm) into .deps/. Idempotent: a second run only checks.
 #
 #   scripts/setup.sh            everything (what the tests need)
 #   scripts/setup.sh --build    only what building and `restack demo` need
@@ -24,6 +24,8 @@ packages=(
 if ! $only_build; then
   packages+=(kcat)
   packages+=(gcc-12 g++-12 libpng-dev googletest libc6-dbg)  # tests/native/native_accuracy_test.cc
+  # tests/grouping_e2e/native_corpus_test.cc: aarch64 builds (glibc, libstdc++) run under qemu-user
+  packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
   # The machine image may bring its own Java, Maven and Node.js; use Debian's only when absent.
   command -v java >/dev/null && command -v javac >/dev/null || packages+=(openjdk-17-jdk-headless)
   command -v mvn >/dev/null || packages+=(maven)

@@ -153,6 +153,48 @@ TEST(Fingerprint, AndroidNativeAcrossNdkVersionsAndRecursionDepth) {
             (std::vector<std::string>{"json::Value::at", "json::Parser::parseValue", "shop::Config::load"}));
 }
 
+// The same lambda run by std::for_each, crashed in three aarch64 builds of one file (as
+// tests/grouping_e2e/native_corpus_test.cc restores them): GCC -O0 (mangled names), Clang -O0
+// ("$_0" for the closure) and GCC -O2, whose DWARF names the inlined call operator and the
+// std::for_each instance without their scopes.
+TEST(Fingerprint, NativeLambdaAcrossCompilersAndInlining) {
+  auto frame = [](std::string function, const char* file, uint32_t line, const char* module = "shop") {
+    GroupingFrame out = native(std::move(function), module);
+    out.file = file;
+    out.line = line;
+    out.in_app = std::string_view(module) == "shop";
+    return out;
+  };
+  const char* app = "/src/app.cc";
+  const char* algo = "/usr/aarch64-linux-gnu/include/c++/12/bits/stl_algo.h";
+  auto stack = [&](const std::string& lambda, const std::string& for_each) {
+    return crash("android", "SIGSEGV", "",
+                 {frame(lambda, app, 41), frame(for_each, algo, 3788), frame("shop::feature0::site60(int)", app, 40),
+                  frame("shop::feature0::step60(int)", app, 45), frame("shop::feature0::entry60(int)", app, 48),
+                  frame("__libc_start_main", "", 0, "libc.so.6")});
+  };
+  const Fingerprint gcc = computeFingerprint(
+      stack("shop::feature0::site60(int)::'lambda'(int)::operator()(int) const",
+            "'lambda'(int) std::for_each<int*, shop::feature0::site60(int)::'lambda'(int)>(int*, int*, "
+            "shop::feature0::site60(int)::'lambda'(int))"),
+      kDefaults);
+  EXPECT_EQ(gcc.frames_used, (std::vector<std::string>{"shop::feature0::site60::'lambda'::operator()@+1",
+                                                       "shop::feature0::site60", "shop::feature0::step60"}));
+  const Fingerprint clang = computeFingerprint(
+      stack("shop::feature0::site60(int)::$_0::operator()(int) const",
+            "shop::feature0::site60(int)::$_0 std::for_each<int*, shop::feature0::site60(int)::$_0>(int*, int*, "
+            "shop::feature0::site60(int)::$_0)"),
+      kDefaults);
+  EXPECT_EQ(clang.hash, gcc.hash);
+  const Fingerprint inlined =
+      computeFingerprint(stack("operator()",
+                               "for_each<__gnu_cxx::__normal_iterator<int*, std::vector<int> >, "
+                               "shop::feature0::site60(int)::<lambda(int)> >"),
+                         kDefaults);
+  EXPECT_EQ(inlined.hash, gcc.hash);
+  EXPECT_EQ(inlined.frames_used, gcc.frames_used);
+}
+
 TEST(Fingerprint, WebJsAcrossChunkHashes) {
   auto stack = [](const char* hash) {
     std::string chunk = std::string("https://shop.com/static/js/main.") + hash + ".js";

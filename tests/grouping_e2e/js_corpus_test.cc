@@ -4,11 +4,13 @@
 // `kFeatures` modules, ending in one of five kinds of error: a TypeError on null, an app
 // RangeError, a custom Error subclass, a SyntaxError thrown by the builtin JSON.parse, a
 // ReferenceError inside an arrow run by Array.forEach), reached through `kPaths` route modules.
-// It bundles the app four ways: esbuild --minify, esbuild --minify --target=es2017 with other
-// output names, an unminified esbuild bundle minified by terser (the map chained through
-// terser, sources included), and the esbuild bundle behind a separately built prelude in one
-// file described by an index map. Every build runs every (site, path) in one node process; each
-// error's V8 stack becomes a raw web event restored against that build's map.
+// It bundles the app with four bundlers: esbuild --minify, esbuild --minify --target=es2017 with
+// other output names, an unminified esbuild bundle minified by terser (the map chained through
+// terser, sources included), webpack 5 in production mode (terser inside) and rollup 4 with its
+// terser plugin; each of esbuild, webpack and rollup also without sourcesContent, and behind a
+// separately built prelude in one file described by an index map. Every build runs every
+// (site, path) in one node process; each error's V8 stack becomes a raw web event restored
+// against that build's map.
 //
 // The true group is the site the program printed with the error; nothing writes an expected
 // fingerprint. The table it prints is the one in docs/grouping.md.
@@ -31,12 +33,19 @@ constexpr int kSites = 200;
 constexpr int kFeatures = 20;
 constexpr int kPaths = 3;
 constexpr int kKinds = 5;
+// Maps without sourcesContent restore no function names, so their frames are keyed by original
+// position (docs/grouping.md, "JavaScript keys") and every site splits from the builds with
+// sources. Uploading the minified file beside its map lets the resolver name those frames; once
+// it does, set this to true: those builds are then counted in the targets like the others.
+constexpr bool kCountBuildsWithoutSourcesContent = false;
 const char* kKindNames[kKinds] = {"null property", "app RangeError", "custom error", "JSON.parse", "arrow in forEach"};
 
 int kindOf(int site) {
   return (site / kFeatures) % kKinds;
 }
 
+// Every body holds the site's number: a minifier keeps one copy of identical functions (webpack's
+// did for 40 sites of one kind each), and their crashes then really share one location.
 std::string crashBody(int site) {
   const std::string n = std::to_string(site);
   switch (kindOf(site)) {
@@ -45,9 +54,9 @@ std::string crashBody(int site) {
     case 1:
       return "throw new RangeError(\"range \" + x + \" at " + n + "\");";
     case 2:
-      return "throw new AppError(\"site \" + x);";
+      return "throw new AppError(\"site \" + x + \" at " + n + "\");";
     case 3:
-      return "return JSON.parse(\"{bad\" + x);";
+      return "return JSON.parse(\"{bad\" + x + \"" + n + "\");";
     default:
       return "[x].forEach((v) => {\n    missingFunction" + n + "(v);\n  });\n  return 0;";
   }
@@ -111,17 +120,47 @@ std::string withoutMapComment(const std::string& text, size_t& lines) {
   return out;
 }
 
-// cat/app.mjs = prelude/prelude.js + out/app.mjs, with an index map of two sections.
-void indexMapBuild(const std::string& folder) {
+// cat/<name> = prelude/prelude.js + the bundle `app` (relative to `folder`), with an index map
+// of two sections.
+void indexMapBuild(const std::string& folder, const std::string& app_path, const std::string& name) {
   size_t prelude_lines = 0, app_lines = 0;
   const std::string prelude = withoutMapComment(readFile(folder + "/prelude/prelude.js"), prelude_lines);
-  const std::string app = withoutMapComment(readFile(folder + "/out/app.mjs"), app_lines);
-  writeFile(folder + "/cat/app.mjs", prelude + app + "//# sourceMappingURL=app.mjs.map\n");
-  writeFile(folder + "/cat/app.mjs.map",
-            R"({"version":3,"file":"app.mjs","sections":[{"offset":{"line":0,"column":0},"map":)" +
+  const std::string app = withoutMapComment(readFile(folder + "/" + app_path), app_lines);
+  writeFile(folder + "/cat/" + name, prelude + app + "//# sourceMappingURL=" + name + ".map\n");
+  writeFile(folder + "/cat/" + name + ".map",
+            R"({"version":3,"file":")" + name + R"(","sections":[{"offset":{"line":0,"column":0},"map":)" +
                 readFile(folder + "/prelude/prelude.js.map") + R"(},{"offset":{"line":)" +
-                std::to_string(prelude_lines) + R"(,"column":0},"map":)" + readFile(folder + "/out/app.mjs.map") +
+                std::to_string(prelude_lines) + R"(,"column":0},"map":)" + readFile(folder + "/" + app_path + ".map") +
                 "}]}");
+}
+
+// webpack 5 through its Node API (no webpack-cli): production mode minifies with its bundled
+// terser plugin; `devtool` "source-map" keeps sourcesContent, "nosources-source-map" drops it.
+const char* kWebpackScript = R"(const path = require("path");
+const webpack = require(process.argv[2]);
+webpack({
+  mode: "production",
+  target: "node",
+  context: path.resolve(".."),
+  entry: "./src/main.js",
+  devtool: process.argv[3],
+  output: { path: path.resolve("dist"), filename: process.argv[4] },
+}, (error, stats) => {
+  if (error || stats.hasErrors()) {
+    console.error(error || stats.toString("errors-only"));
+    process.exit(1);
+  }
+});
+)";
+
+// rollup 4 with @rollup/plugin-terser; ROLLUP_NO_SOURCES drops sourcesContent.
+std::string rollupConfig(const std::string& modules) {
+  return "import terser from \"" + modules +
+         "@rollup/plugin-terser/dist/es/index.js\";\n"
+         "export default {\n  input: \"../src/main.js\",\n"
+         "  output: { file: process.env.ROLLUP_OUT, format: \"es\", sourcemap: true,\n"
+         "            sourcemapExcludeSources: process.env.ROLLUP_NO_SOURCES === \"1\" },\n"
+         "  plugins: [terser()],\n};\n";
 }
 
 std::string hashedFrames(const Outcome& outcome) {
@@ -140,30 +179,49 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
   const std::string root = dir->path();
   for (const auto& [path, text] : appSources()) writeFile(root + "/" + path, text);
 
+  const std::string bundlers = kDepsDir + "/bundlers/node_modules/";
+  ASSERT_TRUE(std::filesystem::exists(bundlers + "webpack")) << bundlers << ": run scripts/setup.sh";
+  ASSERT_TRUE(std::filesystem::exists(bundlers + ".bin/rollup")) << bundlers << ": run scripts/setup.sh";
+  writeFile(root + "/webpack.js", kWebpackScript);
+  writeFile(root + "/rollup.config.mjs", rollupConfig(bundlers));
+
   struct Build {
     std::string name;
     std::string bundle;  // the file node runs, relative to the build folder
     std::string command;
-    bool counted = true;  // false: reported on its own row only (a known limit, docs/grouping.md)
+    bool with_sources = true;  // false: the map has no sourcesContent (kCountBuildsWithoutSourcesContent)
+    std::string index_map_of;  // set: `bundle` is the prelude + this bundle under an index map
   };
   const std::string esbuild = "'" + bin + "esbuild' ../src/main.js --bundle --format=esm --log-level=error ";
+  // The prelude of the index-map builds: built apart, concatenated in front of the app.
+  const std::string prelude =
+      "'" + bin + "esbuild' ../src/prelude.js --minify --sourcemap --log-level=error --outfile=prelude/prelude.js && ";
+  const std::string webpack = "node ../webpack.js '" + bundlers + "webpack' ";
+  const std::string rollup = "ROLLUP_OUT=out/app.mjs '" + bundlers + ".bin/rollup' --silent -c ../rollup.config.mjs";
   const std::vector<Build> builds = {
-      {"esbuild", "out/app.mjs", esbuild + "--minify --sourcemap --outfile=out/app.mjs"},
+      {"esbuild", "out/app.mjs", esbuild + "--minify --sourcemap --outfile=out/app.mjs", true, ""},
       {"esbuild-es2017", "dist/bundle-es2017.mjs",
-       esbuild + "--minify --target=es2017 --sourcemap --outfile=dist/bundle-es2017.mjs"},
+       esbuild + "--minify --target=es2017 --sourcemap --outfile=dist/bundle-es2017.mjs", true, ""},
       {"terser", "min/main.min.mjs",
        esbuild + "--sourcemap --outfile=plain/main.mjs && mkdir -p min && '" + bin +
            "terser' plain/main.mjs --module --compress --mangle --source-map "
-           "\"content='plain/main.mjs.map',includeSources,url='main.min.mjs.map'\" -o min/main.min.mjs"},
+           "\"content='plain/main.mjs.map',includeSources,url='main.min.mjs.map'\" -o min/main.min.mjs",
+       true, ""},
       // An index map: a separately built prelude and the minified app concatenated into one
-      // file, the map a "sections" map with one section per part (indexMapBuild below).
-      {"index-map", "cat/app.mjs",
-       "'" + bin +
-           "esbuild' ../src/prelude.js --minify --sourcemap --log-level=error --outfile=prelude/prelude.js && " +
-           esbuild + "--minify --sourcemap --outfile=out/app.mjs"},
+      // file, the map a "sections" map with one section per part (indexMapBuild above).
+      {"esbuild-index-map", "cat/app.mjs", prelude + esbuild + "--minify --sourcemap --outfile=out/app.mjs", true,
+       "out/app.mjs"},
       // A map without sourcesContent: the resolver has no function names to give back.
       {"esbuild-no-sources", "out/app.mjs",
-       esbuild + "--minify --sourcemap --sources-content=false --outfile=out/app.mjs", false},
+       esbuild + "--minify --sourcemap --sources-content=false --outfile=out/app.mjs", false, ""},
+      // webpack: sources under "webpack://<namespace>/./src/…", a CommonJS-style runtime.
+      {"webpack", "dist/main.js", webpack + "source-map main.js", true, ""},
+      {"webpack-no-sources", "dist/main.js", webpack + "nosources-source-map main.js", false, ""},
+      {"webpack-index-map", "cat/bundle.js", prelude + webpack + "source-map main.js", true, "dist/main.js"},
+      // rollup: scope hoisting into one ES module, minified by its terser plugin.
+      {"rollup", "out/app.mjs", rollup, true, ""},
+      {"rollup-no-sources", "out/app.mjs", "ROLLUP_NO_SOURCES=1 " + rollup, false, ""},
+      {"rollup-index-map", "cat/app.mjs", prelude + rollup, true, "out/app.mjs"},
   };
 
   auto pipeline = Pipeline::create();
@@ -174,7 +232,10 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
     const std::string folder = root + "/" + build.name;
     std::filesystem::create_directories(folder);
     ASSERT_TRUE(runOrFail(folder, build.command));
-    if (build.name == "index-map") indexMapBuild(folder);
+    if (!build.index_map_of.empty()) {
+      indexMapBuild(folder, build.index_map_of, std::filesystem::path(build.bundle).filename().string());
+    }
+    const bool counted = build.with_sources || kCountBuildsWithoutSourcesContent;
     UploadMeta meta;
     meta.app = "shop";
     meta.build_id = build.name;
@@ -203,13 +264,19 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
                                 R"(,"message":)" + jsonString(message) +
                                 R"(},"threads":[{"name":"main","crashed":true,"stack":)" + jsonString(frames) + "}]}";
       Outcome outcome = pipeline->process("shop:" + build.name, event);
-      std::vector<std::string> labels = {"all builds, one without sourcesContent"};
-      if (build.counted) labels = {kKindNames[kindOf(site)], "all", labels.front()};
+      // Rows per build and per error kind; "all" holds what the targets count, the last row
+      // every build.
+      std::vector<std::string> labels = {"all builds, also without sourcesContent",
+                                         "build " + build.name + (counted ? "" : " (not counted)")};
+      if (counted) {
+        labels.push_back(kKindNames[kindOf(site)]);
+        labels.push_back("all");
+      }
       for (const std::string& label : labels) {
         tally.add(label, site, outcome.fingerprint);
       }
       tally.show(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
-      if (build.counted) tally.countSource(outcome.source + " " + outcome.quality);
+      if (counted) tally.countSource(outcome.source + " " + outcome.quality);
     }
     EXPECT_EQ(errors, size_t(kSites * kPaths));
   }
