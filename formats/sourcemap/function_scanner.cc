@@ -211,7 +211,8 @@ struct Scope {
 
 class FunctionMapBuilder {
  public:
-  explicit FunctionMapBuilder(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
+  FunctionMapBuilder(std::vector<Token> tokens, const TokenRenamer& rename)
+      : tokens_(std::move(tokens)), rename_(rename) {
     match_.assign(tokens_.size(), SIZE_MAX);
   }
 
@@ -277,6 +278,21 @@ class FunctionMapBuilder {
   }
   bool isIdent(size_t index) const { return index < tokens_.size() && tokens_[index].type == TokenType::kIdent; }
 
+  // An identifier as the original source spells it: the renamer's answer when scanning a
+  // minified file, else the token itself.
+  std::string textOf(size_t index) const {
+    const Token& token = tokens_[index];
+    if (rename_ && token.type == TokenType::kIdent) return rename_(token.line, token.column, token.text);
+    return std::string(token.text);
+  }
+
+  // `get x() {}` / `set x(v) {}`: the accessor keyword before a method name, when it is one.
+  bool isAccessorKeyword(size_t index) const {
+    if (!is(index, "get") && !is(index, "set")) return false;
+    return index == 0 || is(index - 1, "{") || is(index - 1, ",") || is(index - 1, ";") || is(index - 1, "}") ||
+           is(index - 1, "static");
+  }
+
   void add(uint32_t line, uint32_t column, const std::string& name) {
     auto [it, inserted] = name_index_.try_emplace(name, static_cast<uint32_t>(map_.names.size()));
     if (inserted) map_.names.push_back(name);
@@ -336,10 +352,12 @@ class FunctionMapBuilder {
         return quoted.size() >= 2 ? std::string(quoted.substr(1, quoted.size() - 2)) : "<anonymous>";
       }
       if (!isIdent(at)) return "<anonymous>";
-      std::string name(tokens_[at].text);
+      std::string name = textOf(at);
       while (at >= 2 && is(at - 1, ".") && isIdent(at - 2)) {
         at -= 2;
-        name = std::string(tokens_[at].text) + "." + name;
+        // V8 leaves "prototype" out of inferred names: A.prototype.m = function … -> "A.m".
+        if (tokens_[at].text == "prototype" && at >= 2 && is(at - 1, ".")) continue;
+        name = textOf(at) + "." + name;
       }
       return name;
     }
@@ -362,18 +380,22 @@ class FunctionMapBuilder {
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
-          scope.name = std::string(tokens_[before].text);
+          scope.name = textOf(before);
           start = is(before - 1, "*") ? before - 2 : before - 1;
           if (start > 0 && is(start - 1, "async")) --start;
         } else if (before != SIZE_MAX && (isIdent(before) || is(before, "]")) &&
                    !isControlKeyword(tokens_[before].text)) {
           // A method definition: name(…) {, get name(…) {, [computed](…) {.
           scope.kind = ScopeKind::kFunction;
-          std::string method = isIdent(before) ? std::string(tokens_[before].text) : "<computed>";
+          std::string method = isIdent(before) ? textOf(before) : "<computed>";
           start = before;
           if (is(before, "]") && match_[before] != SIZE_MAX) start = match_[before];
           const Scope* owner = enclosingBrace();
-          if (owner != nullptr && owner->kind == ScopeKind::kClass) {
+          if (start > 0 && isAccessorKeyword(start - 1)) {
+            // V8 names accessors "get x" / "set x", in classes and object literals alike.
+            scope.name = std::string(tokens_[start - 1].text) + " " + method;
+            --start;
+          } else if (owner != nullptr && owner->kind == ScopeKind::kClass) {
             scope.name = method == "constructor" ? owner->name : owner->name + "." + method;
           } else {
             scope.name = method;
@@ -394,14 +416,14 @@ class FunctionMapBuilder {
             scope.name = nameBefore(at);
           } else if (isIdent(at) && at > 0 && is(at - 1, "class")) {
             scope.kind = ScopeKind::kClass;
-            scope.name = std::string(tokens_[at].text);
+            scope.name = textOf(at);
           }
         } else if (is(previous, "class")) {
           scope.kind = ScopeKind::kClass;
           scope.name = nameBefore(previous);
         } else if (isIdent(previous) && previous > 0 && is(previous - 1, "class")) {
           scope.kind = ScopeKind::kClass;
-          scope.name = std::string(tokens_[previous].text);
+          scope.name = textOf(previous);
         }
       }
     }
@@ -427,6 +449,7 @@ class FunctionMapBuilder {
   }
 
   std::vector<Token> tokens_;
+  const TokenRenamer& rename_;
   std::vector<size_t> match_;  // for ')' and ']': index of the matching opener
   std::vector<Scope> scopes_;
   size_t depth_ = 0;
@@ -436,8 +459,8 @@ class FunctionMapBuilder {
 
 }  // namespace
 
-FunctionMap inferFunctionMap(std::string_view source) {
-  return FunctionMapBuilder(Tokenizer(source).run()).run();
+FunctionMap inferFunctionMap(std::string_view source, const TokenRenamer& rename) {
+  return FunctionMapBuilder(Tokenizer(source).run(), rename).run();
 }
 
 }  // namespace restack::sourcemap

@@ -142,6 +142,9 @@ struct ChunkSlot {
 struct MapState {
   uint64_t id = 0;
   std::shared_ptr<const MapHeader> header;
+  // Function scopes of the minified file with original names ('f' record), when the minified
+  // file was uploaded beside the map; positions are the map's generated ones (lines 1-based).
+  std::shared_ptr<const sourcemap::FunctionMap> generated_functions;
   std::vector<uint64_t> chunk_starts;  // sorted: the binary search runs over this dense array
   std::vector<ChunkSlot> slots;        // parallel to chunk_starts
   // Answers shared by segments: (source, original line, function) -> answer.

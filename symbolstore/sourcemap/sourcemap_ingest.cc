@@ -13,6 +13,7 @@
 #include "formats/sourcemap/url.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_generation.h"
+#include "symbolstore/sourcemap/sourcemap_minified.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 
 namespace restack {
@@ -206,6 +207,8 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
     mapped.emplace(std::move(*opened));
     bytes = mapped->bytes();
   }
+  // The minified file beside its map (sourcemap_minified.h) comes with the same kind.
+  if (looksLikeMinifiedSource(bytes.substr(0, 64 * 1024))) return ingestMinifiedSource(store, meta, content, options);
   const std::string display = !content.display_name.empty() ? content.display_name : content.path;
   if (bytes.size() > options.max_input_bytes) {
     return tooLarge(display + ": source map of " + std::to_string(bytes.size()) +
@@ -252,6 +255,8 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   }
   RESTACK_RETURN_IF_ERROR(writer.status());
   RESTACK_RETURN_IF_ERROR(writer.flush());
+  RESTACK_RETURN_IF_ERROR(
+      nameMapFromStoredMinifiedSource(store, app, meta.shared ? "" : meta.build_id, name, map_id, report));
   sourcemap_records::noteSourcemapIngested();
   report.ids.push_back(name);
   if (!doc->debug_id.empty()) report.ids.push_back(doc->debug_id);

@@ -1,0 +1,230 @@
+// The minified file uploaded beside a map without sourcesContent (sourcemap_minified.h): its
+// function scopes, named through the map's `names`, name the restored frames. The map is built
+// by the test, so every expected name is the `names` entry the test put at a token.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "formats/sourcemap/function_scanner.h"
+#include "formats/stack/stack_line.h"
+#include "symbolstore/ingest.h"
+#include "symbolstore/sourcemap/sourcemap_minified.h"
+#include "symbolstore/sourcemap/sourcemap_resolver.h"
+#include "tests/archive/archive_fixtures.h"
+#include "tests/sourcemap/vlq_encoder.h"
+
+namespace restack {
+namespace {
+
+namespace fs = std::filesystem;
+using sourcemap::test::TestSegment;
+
+// One line of minified code: `a` is the original `explode`, `b` `handlers`, `c` `onClick`,
+// `d` `Widget`, `e` `render`, `f` `later` (an arrow assigned to a variable).
+constexpr std::string_view kMinified =
+    "function a(n){throw new Error(n)}var b={c:function(){a(1)}};class d{e(){b.c()}}"
+    "var f=()=>{d.x()};f();";
+
+// Named tokens: (token text, which occurrence, original name).
+struct NamedToken {
+  std::string_view token;
+  int occurrence;
+  std::string_view name;
+};
+constexpr NamedToken kNamed[] = {{"a", 0, "explode"}, {"b", 0, "handlers"}, {"c", 0, "onClick"},
+                                 {"d", 0, "Widget"},  {"e", 0, "render"},   {"f", 0, "later"}};
+// Unnamed segments where the frames point (the calls and the throw).
+constexpr std::string_view kCallSites[] = {"throw", "a(1)", "b.c()", "d.x()", "var b"};
+
+uint32_t columnOf(std::string_view token, int occurrence = 0) {
+  size_t at = 0;
+  for (int i = 0;; ++i) {
+    // Whole identifiers only: "a" must not match inside "var".
+    for (at = kMinified.find(token, at);; at = kMinified.find(token, at + 1)) {
+      const bool word =
+          token.size() > 1 || ((at == 0 || !std::isalnum(static_cast<unsigned char>(kMinified[at - 1]))) &&
+                               !std::isalnum(static_cast<unsigned char>(kMinified[at + 1])));
+      if (word) break;
+    }
+    if (i == occurrence) return static_cast<uint32_t>(at);
+    ++at;
+  }
+}
+
+std::string mapJson(bool with_names) {
+  std::vector<TestSegment> line;
+  std::string names;
+  int64_t name_index = 0;
+  for (const NamedToken& named : kNamed) {
+    line.push_back({columnOf(named.token, named.occurrence), 0, name_index, 0, with_names ? name_index : -1});
+    names += std::string(names.empty() ? "" : ",") + "\"" + std::string(named.name) + "\"";
+    ++name_index;
+  }
+  int64_t original_line = 10;
+  for (std::string_view site : kCallSites) line.push_back({columnOf(site), 0, original_line++, 4, -1});
+  std::sort(line.begin(), line.end(), [](const TestSegment& x, const TestSegment& y) { return x.column < y.column; });
+  return R"({"version":3,"file":"app.min.js","sources":["src/app.js"],"names":[)" + names + R"(],"mappings":")" +
+         sourcemap::test::encodeMappings({line}) + "\"}";
+}
+
+class MinifiedSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("restack-smmin-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    StoreOptions options;
+    options.path = dir_.string();
+    auto store = SymbolStore::open(options);
+    ASSERT_TRUE(store) << store.error().message();
+    store_ = std::move(*store);
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  IngestReport upload(std::string_view bytes, const std::string& display = "") {
+    UploadMeta meta;
+    meta.kind = SymbolKind::kSourcemap;
+    meta.app = "shop";
+    meta.build_id = "7";
+    meta.name = "app.min.js";
+    UploadContent content;
+    content.bytes = bytes;
+    content.display_name = display;
+    auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
+    EXPECT_TRUE(report) << report.error().message();
+    return report ? *report : IngestReport();
+  }
+  // The function restored for a frame printed at `site` (1-based column, as V8 prints).
+  std::string restoredAt(SourcemapResolver& resolver, std::string_view site) {
+    stack::JsFrameLine frame;
+    frame.url = "https://cdn.example/app.min.js";
+    frame.line = 1;
+    frame.column = columnOf(site) + 1;
+    frame.function = "minified";
+    EventScope scope;
+    scope.app = "shop";
+    scope.platform = "javascript";
+    auto result = resolver.lookup(scope, frame);
+    EXPECT_TRUE(result) << result.error().message();
+    if (!result || result->frames.empty()) return "(none)";
+    return result->frames[0].function;
+  }
+  void expectOriginalNames(SourcemapResolver& resolver) {
+    EXPECT_EQ(restoredAt(resolver, "throw"), "explode");
+    EXPECT_EQ(restoredAt(resolver, "a(1)"), "onClick");
+    EXPECT_EQ(restoredAt(resolver, "b.c()"), "Widget.render");
+    EXPECT_EQ(restoredAt(resolver, "d.x()"), "later");
+    EXPECT_EQ(restoredAt(resolver, "var b"), "<global>");
+  }
+  fs::path dir_;
+  std::unique_ptr<SymbolStore> store_;
+};
+
+TEST_F(MinifiedSourceTest, RecognisesMinifiedFilesAndNotMaps) {
+  EXPECT_TRUE(looksLikeMinifiedSource(kMinified));
+  EXPECT_TRUE(looksLikeMinifiedSource("!function(e){}();"));
+  EXPECT_TRUE(looksLikeMinifiedSource("\"use strict\";var a=1"));
+  EXPECT_TRUE(looksLikeMinifiedSource("(()=>{})();\n//# sourceMappingURL=app.js.map"));
+  EXPECT_FALSE(looksLikeMinifiedSource(mapJson(true)));
+  EXPECT_FALSE(looksLikeMinifiedSource("  {\"version\":3}"));
+  EXPECT_FALSE(looksLikeMinifiedSource("com.example.Foo -> a:\n    void bar() -> b\n"));
+  EXPECT_FALSE(
+      looksLikeMinifiedSource(std::string_view("\x7f"
+                                               "ELF\0\0",
+                                               6)));
+}
+
+TEST_F(MinifiedSourceTest, MapThenMinifiedFileGivesOriginalNames) {
+  upload(mapJson(true), "app.min.js.map");
+  {
+    // Without the minified file the printed (minified) name is kept.
+    SourcemapResolver resolver(*store_, {});
+    EXPECT_EQ(restoredAt(resolver, "throw"), "minified");
+    const IngestReport report = upload(kMinified, "app.min.js");
+    EXPECT_EQ(report.ids, std::vector<std::string>{"app.min.js"});
+    // The same resolver sees the names at once (the ingest generation drops its map states).
+    expectOriginalNames(resolver);
+  }
+}
+
+TEST_F(MinifiedSourceTest, MinifiedFileThenMapGivesOriginalNames) {
+  const IngestReport early = upload(kMinified, "app.min.js");
+  ASSERT_EQ(early.warnings.size(), 1u);  // no map yet
+  upload(mapJson(true), "app.min.js.map");
+  SourcemapResolver resolver(*store_, {});
+  expectOriginalNames(resolver);
+}
+
+TEST_F(MinifiedSourceTest, MapWithoutNamesKeepsTheMinifiedFilesOwnNames) {
+  // A map whose `names` is empty: the scopes are still known, spelled as the minified file has them.
+  upload(mapJson(false), "app.min.js.map");
+  upload(kMinified, "app.min.js");
+  SourcemapResolver resolver(*store_, {});
+  EXPECT_EQ(restoredAt(resolver, "throw"), "a");
+  EXPECT_EQ(restoredAt(resolver, "b.c()"), "d.e");
+}
+
+TEST_F(MinifiedSourceTest, ZipOfMapAndMinifiedFile) {
+  const std::string map = mapJson(true);
+  const std::string zip = archive_test::makeZip({archive_test::deflatedEntry("dist/app.min.js.map", map),
+                                                 archive_test::deflatedEntry("dist/app.min.js", kMinified)});
+  UploadMeta meta;
+  meta.kind = SymbolKind::kSourcemap;
+  meta.app = "shop";
+  meta.name = "app.min.js";
+  UploadContent content;
+  content.bytes = zip;
+  auto report = ingestJavaScriptUpload(*store_, meta, content, IngestOptions());
+  ASSERT_TRUE(report.has_value());
+  ASSERT_TRUE(*report) << report->error().message();
+  EXPECT_EQ((*report)->ids, (std::vector<std::string>{"app.min.js", "app.min.js"}));
+  SourcemapResolver resolver(*store_, {});
+  expectOriginalNames(resolver);
+
+  // Not this module's uploads: another kind, and a bare map.
+  meta.kind = SymbolKind::kElf;
+  EXPECT_FALSE(ingestJavaScriptUpload(*store_, meta, content, IngestOptions()).has_value());
+  meta.kind.reset();
+  content.bytes = map;
+  EXPECT_FALSE(ingestJavaScriptUpload(*store_, meta, content, IngestOptions()).has_value());
+  // A bare minified file without a kind is recognised.
+  content.bytes = kMinified;
+  auto bare = ingestJavaScriptUpload(*store_, meta, content, IngestOptions());
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_TRUE(*bare);
+}
+
+TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
+  const std::string source =
+      "class K { get c() { return 1; } static s() {} m() {} }\n"
+      "A.prototype.pm = function () {};\n"
+      "var o = { set v(x) {}, get: function () {} };\n";
+  const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
+  std::vector<size_t> line_starts = {0};
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\n') line_starts.push_back(i + 1);
+  }
+  // The function enclosing the first `text` on `line`.
+  auto at = [&](uint32_t line, std::string_view text) {
+    const size_t start = line_starts[line - 1];
+    const std::string* name = functions.enclosing(line, static_cast<uint32_t>(source.find(text, start) - start));
+    return name ? *name : std::string("(none)");
+  };
+  EXPECT_EQ(at(1, "return 1"), "get c");
+  EXPECT_EQ(at(1, "{} m"), "K.s");
+  EXPECT_EQ(at(1, "{} }"), "K.m");
+  EXPECT_EQ(at(2, "{};"), "A.pm");
+  EXPECT_EQ(at(3, "{}, get"), "set v");
+  EXPECT_EQ(at(3, "{} }"), "get");
+  // Renamed through a callback, as for a minified file.
+  const sourcemap::FunctionMap renamed =
+      sourcemap::inferFunctionMap("function a(){}", [](uint32_t, uint32_t column, std::string_view text) {
+        return column == 9 ? std::string("original") : std::string(text);
+      });
+  EXPECT_EQ(*renamed.enclosing(1, 13), "original");
+}
+
+}  // namespace
+}  // namespace restack
