@@ -337,9 +337,58 @@ class FunctionMapBuilder {
   size_t arrowStart(size_t arrow) const {
     if (arrow == 0) return 0;
     size_t start = arrow - 1;
+    if (!is(start, ")")) {
+      const size_t close = closeBeforeReturnType(start);  // (a: T): R => …
+      if (close != SIZE_MAX) start = close;
+    }
     if (is(start, ")") && match_[start] != SIZE_MAX) start = match_[start];
     if (start > 0 && is(start - 1, "async")) --start;
     return start;
+  }
+
+  // TypeScript/Flow: when tokens [.., last] are a return type annotation "): Type", the index of
+  // that ')' (matched), else SIZE_MAX. Types of identifiers, dots, generics, unions,
+  // intersections, arrays, tuples, literals and predicates ("x is T") are recognised.
+  size_t closeBeforeReturnType(size_t last) const {
+    int angles = 0;
+    size_t at = last;
+    for (int steps = 0; steps < 64 && at != SIZE_MAX && at < tokens_.size(); ++steps) {
+      const Token& token = tokens_[at];
+      if (token.type == TokenType::kPunct) {
+        const std::string_view text = token.text;
+        if (text == ":" && angles == 0) {
+          // A type must follow the ':' ("case (a): {" has none).
+          return at != last && at > 0 && is(at - 1, ")") && match_[at - 1] != SIZE_MAX ? at - 1 : SIZE_MAX;
+        }
+        if (text == ">") {
+          ++angles;
+        } else if (text == "<") {
+          if (--angles < 0) return SIZE_MAX;
+        } else if ((text == ")" || text == "]") && match_[at] != SIZE_MAX) {
+          at = match_[at];
+        } else if (text != "." && text != "|" && text != "&" && text != "," && text != "?" && text != "[" &&
+                   text != "(") {
+          return SIZE_MAX;
+        }
+      } else if (token.type == TokenType::kRegex || token.type == TokenType::kTemplate) {
+        return SIZE_MAX;
+      }
+      if (at == 0) break;
+      --at;
+    }
+    return SIZE_MAX;
+  }
+
+  // `name<T, U>(`: the index of `name` given the index of the '>' before '(' (else `at`).
+  size_t skipTypeParameters(size_t at) const {
+    if (!is(at, ">")) return at;
+    int angles = 0;
+    for (size_t i = at, steps = 0; i != SIZE_MAX && steps < 64; --i, ++steps) {
+      if (is(i, ">")) ++angles;
+      if (is(i, "<") && --angles == 0) return i > 0 ? i - 1 : at;
+      if (i == 0) break;
+    }
+    return at;
   }
 
   // The name a function expression starting at `start` gets from what precedes it:
@@ -368,11 +417,17 @@ class FunctionMapBuilder {
     Scope scope{ScopeKind::kBlock, {}, depth_};
     size_t start = index;
     if (index > 0) {
-      const size_t previous = index - 1;
+      size_t previous = index - 1;
+      if (!is(previous, ")") && !is(previous, "=>")) {
+        const size_t close = closeBeforeReturnType(previous);  // m(a: T): R {
+        if (close != SIZE_MAX) previous = close;
+      }
       if (is(previous, ")") && match_[previous] != SIZE_MAX) {
         const size_t open = match_[previous];
         size_t before = open > 0 ? open - 1 : SIZE_MAX;
-        if (before != SIZE_MAX && is(before, "*")) --before;  // generator
+        if (before != SIZE_MAX) before = skipTypeParameters(before);        // f<T>(…)
+        if (before != SIZE_MAX && is(before, "?") && before > 0) --before;  // optional method m?()
+        if (before != SIZE_MAX && is(before, "*")) --before;                // generator
         if (before != SIZE_MAX && is(before, "function")) {
           scope.kind = ScopeKind::kFunction;
           start = before > 0 && is(before - 1, "async") ? before - 1 : before;

@@ -19,9 +19,10 @@
 // enclosing function's name, giving the same shape as Metro's function maps.
 //
 // Positions: lines 1-based, columns 0-based in UTF-16 code units (as source maps and V8 count).
-// Known limits: TypeScript/Flow type annotations between ')' and '{', getters named by computed
-// keys, and ASI-terminated arrow expression bodies are named approximately; the scan never fails
-// (unbalanced brackets are tolerated).
+// TypeScript/Flow: return type annotations ("m(a: T): R {", "(a): R => {") and type parameters
+// ("f<T>(") are skipped. Known limits: object-literal return types ("): { a: T } {"), getters
+// named by computed keys, and ASI-terminated arrow expression bodies are named approximately;
+// the scan never fails (unbalanced brackets are tolerated).
 #pragma once
 
 #include <functional>
