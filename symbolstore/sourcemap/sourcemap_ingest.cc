@@ -142,6 +142,8 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
       auto functions = sourcemap::decodeFunctionMap(doc.function_maps[i]->names, doc.function_maps[i]->mappings);
       if (functions) {
         record.functions = std::move(*functions);
+        // Named as the engine prints them (what the original run shows), not Metro's "Class#m".
+        for (std::string& function : record.functions.names) function = sourcemap::v8FunctionName(function);
         record.origin = FunctionMapOrigin::kMetro;
       } else {
         report.warnings.push_back(where + "x_facebook_sources[" + std::to_string(i) +

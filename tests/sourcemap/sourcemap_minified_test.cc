@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/stack/stack_line.h"
 #include "symbolstore/ingest.h"
@@ -224,6 +225,47 @@ TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
         return column == 9 ? std::string("original") : std::string(text);
       });
   EXPECT_EQ(*renamed.enclosing(1, 13), "original");
+}
+
+}  // namespace
+}  // namespace restack
+
+namespace restack {
+namespace {
+
+TEST(FunctionScannerV8Names, MetroNamesSpelledAsTheEnginePrintsThem) {
+  EXPECT_EQ(sourcemap::v8FunctionName("Shape#describe"), "Shape.describe");
+  EXPECT_EQ(sourcemap::v8FunctionName("Shape#constructor"), "Shape");
+  EXPECT_EQ(sourcemap::v8FunctionName("Shape.create"), "Shape.create");  // static: unchanged
+  EXPECT_EQ(sourcemap::v8FunctionName("Shape#get__area"), "get area");
+  EXPECT_EQ(sourcemap::v8FunctionName("set__size"), "set size");
+  EXPECT_EQ(sourcemap::v8FunctionName("<global>"), "<global>");
+  EXPECT_EQ(sourcemap::v8FunctionName("list.map$argument_0"), "list.map$argument_0");
+  EXPECT_EQ(sourcemap::v8FunctionName("#private"), "#private");
+}
+
+TEST(FunctionScannerV8Names, TypeScriptReturnTypesAndTypeParameters) {
+  const std::string source =
+      "class Tokenizer {\n"
+      "  raise(at: Position, details = {}): ParseError<T> { return 1; }\n"
+      "  isLookahead?(): boolean { return 2; }\n"
+      "  parse<T extends Node>(x: T): x is Node { return 3; }\n"
+      "}\n"
+      "const f = (a: number): Array<string> => { return 4; };\n"
+      "switch (k) { case (a): { go(); } }\n";
+  const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
+  auto at = [&](std::string_view text) {
+    const size_t offset = source.find(text);
+    const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
+    const size_t line_start = source.rfind('\n', offset) == std::string::npos ? 0 : source.rfind('\n', offset) + 1;
+    const std::string* name = functions.enclosing(line, static_cast<uint32_t>(offset - line_start));
+    return name ? *name : std::string("(none)");
+  };
+  EXPECT_EQ(at("return 1"), "Tokenizer.raise");
+  EXPECT_EQ(at("return 2"), "Tokenizer.isLookahead");
+  EXPECT_EQ(at("return 3"), "Tokenizer.parse");
+  EXPECT_EQ(at("return 4"), "f");
+  EXPECT_EQ(at("go()"), "<global>");  // a case block, not a function
 }
 
 }  // namespace
