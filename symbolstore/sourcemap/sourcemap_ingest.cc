@@ -9,6 +9,7 @@
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/sourcemap/mappings.h"
+#include "formats/sourcemap/scopes.h"
 #include "formats/sourcemap/source_map.h"
 #include "formats/sourcemap/url.h"
 #include "symbolstore/ingest.h"
@@ -132,6 +133,15 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
   Status decoded = sourcemap::decodeMappings(doc.mappings, limits, [&](const sourcemap::Mapping& m) { chunks.add(m); });
   if (!decoded) return decoded.error().withContext("source map " + where);
   chunks.finish();
+  if (!doc.scopes.empty()) {
+    auto scopes = sourcemap::decodeScopesFunctionMap(doc.scopes, doc.names);
+    if (scopes) {
+      writer.put(generatedFunctionsKey(map_id),
+                 encodeGeneratedFunctions({GeneratedFunctionsOrigin::kScopes, std::move(*scopes)}));
+    } else {
+      report.warnings.push_back(where + "\"scopes\" ignored: " + scopes.error().message());
+    }
+  }
 
   for (size_t i = 0; i < doc.sources.size(); ++i) {
     SourceRecord record;

@@ -96,6 +96,14 @@ sourcemap::FunctionMap shiftToSection(const sourcemap::FunctionMap& functions, u
   return out;
 }
 
+// True when the map's own "scopes" named its functions: a minified file adds nothing then.
+bool namedByScopes(SymbolStore& store, uint64_t map_id) {
+  auto value = store.get(SymbolFamily::kSourcemap, generatedFunctionsKey(map_id));
+  if (!value || !value->has_value()) return false;
+  auto decoded = decodeGeneratedFunctions(**value);
+  return decoded && decoded->origin == GeneratedFunctionsOrigin::kScopes;
+}
+
 // Writes map `map_id`'s 'f' record(s) from the minified text: one per regular map, so every
 // inline section of an index map gets its own.
 Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint32_t depth, IngestReport& report,
@@ -111,11 +119,12 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     return Status::ok();
   }
   if (!header->index_map) {
+    if (namedByScopes(store, map_id)) return Status::ok();
     NamedPositions names;
     RESTACK_RETURN_IF_ERROR(collectNames(store, map_id, names));
     const sourcemap::FunctionMap functions = nameScopes(text, names);
     batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(map_id),
-              encodeGeneratedFunctions(functions));
+              encodeGeneratedFunctions({GeneratedFunctionsOrigin::kMinifiedFile, functions}));
     ++report.records;
     return Status::ok();
   }
@@ -129,7 +138,7 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     if (!child_header->has_value()) continue;
     auto child = decodeHeader(**child_header);
     if (!child) return child.error();
-    if (child->index_map) continue;  // nested index maps: rare, left unnamed
+    if (child->index_map || namedByScopes(store, *section.child)) continue;  // nested index maps: left unnamed
     NamedPositions names;
     RESTACK_RETURN_IF_ERROR(collectNames(store, *section.child, names));
     for (auto& [position, name] : names.at) {
@@ -139,7 +148,8 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     }
     const sourcemap::FunctionMap functions = nameScopes(text, names);
     batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(*section.child),
-              encodeGeneratedFunctions(shiftToSection(functions, section.line, section.column)));
+              encodeGeneratedFunctions(
+                  {GeneratedFunctionsOrigin::kMinifiedFile, shiftToSection(functions, section.line, section.column)}));
     ++report.records;
   }
   return Status::ok();

@@ -501,8 +501,10 @@ Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, 
   return chunk;
 }
 
-std::string encodeGeneratedFunctions(const sourcemap::FunctionMap& functions) {
+std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
+  const sourcemap::FunctionMap& functions = generated.functions;
   Writer writer;
+  writer.u8(static_cast<uint8_t>(generated.origin));
   writer.varint(functions.names.size());
   for (const std::string& name : functions.names) writer.bytes(name);
   std::vector<sourcemap::FunctionMapEntry> entries = functions.entries;
@@ -519,12 +521,16 @@ std::string encodeGeneratedFunctions(const sourcemap::FunctionMap& functions) {
   return writer.take();
 }
 
-Expected<sourcemap::FunctionMap> decodeGeneratedFunctions(std::string_view value) {
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value) {
   Reader reader(value, "generated function map");
   RESTACK_RETURN_IF_ERROR(reader.version());
-  sourcemap::FunctionMap functions;
+  GeneratedFunctions generated;
+  sourcemap::FunctionMap& functions = generated.functions;
+  uint8_t origin = 0;
   uint32_t count = 0;
-  if (!reader.count(&count)) return reader.truncated();
+  if (!reader.u8(&origin) || !reader.count(&count)) return reader.truncated();
+  if (origin > 1) return reader.corrupt("unknown generated function map origin");
+  generated.origin = static_cast<GeneratedFunctionsOrigin>(origin);
   functions.names.resize(count);
   for (auto& name : functions.names) {
     if (!reader.bytes(&name)) return reader.truncated();
@@ -543,7 +549,7 @@ Expected<sourcemap::FunctionMap> decodeGeneratedFunctions(std::string_view value
     }
     entry.line = static_cast<uint32_t>(line);
   }
-  return functions;
+  return generated;
 }
 
 std::string encodeMinifiedSource(std::string_view text) {

@@ -16,10 +16,11 @@
 //                                     keeps them compressed on disk)
 //   'g' map_id line:u32 column:u32  -> MappingChunk: up to 256 consecutive mapping segments
 //                                     starting at that 0-based generated position
-//   'f' map_id                      -> generated function map (version 3): the function scopes
-//                                     of the minified file the map serves, at positions in that
-//                                     file, named as the original source names them; written
-//                                     when the minified file is uploaded beside its map
+//   'f' map_id                      -> GeneratedFunctions (version 3): the function scopes of
+//                                     the minified file the map serves, at positions in that
+//                                     file, named as the original source names them; from the
+//                                     map's ECMA-426 "scopes" (formats/sourcemap/scopes.h), or
+//                                     from the minified file uploaded beside the map
 //                                     (sourcemap_minified.h)
 //   'm' app 0x00 build 0x00 name    -> MinifiedSource (version 3): the uploaded minified file
 //                                     `name`, kept so that a map uploaded after it gets its 'f'
@@ -42,8 +43,9 @@
 //                v line_count (of sourcesContent; 0 = none) · v name_count · s names… ·
 //                v entry_count · entries { v line delta · v column · v name }
 //   SourceText   v line_count · s lines…
-//   generated function map  v name_count · s names… · v entry_count · entries { v line delta ·
-//                v column · v name } (as in SourceRecord; lines 1-based, columns 0-based)
+//   GeneratedFunctions u8 origin (0 minified file, 1 "scopes") · v name_count · s names… ·
+//                v entry_count · entries { v line delta · v column · v name } (as in
+//                SourceRecord; lines 1-based, columns 0-based)
 //   MinifiedSource s text
 //   MappingChunk v end_line · v end_column (exclusive: the next chunk's first position;
 //                0xffffffff for the last) · v name_count · s names… (names used by this chunk)
@@ -160,8 +162,15 @@ std::string encodeChunk(const MappingChunk& chunk);
 Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column);
 
 // The generated function map ('f'): the minified file's function scopes with original names.
-std::string encodeGeneratedFunctions(const sourcemap::FunctionMap& functions);
-Expected<sourcemap::FunctionMap> decodeGeneratedFunctions(std::string_view value);
+// From "scopes" it names frames before the sources' function maps (the compiler wrote it); from
+// an uploaded minified file only where those give no name.
+enum class GeneratedFunctionsOrigin : uint8_t { kMinifiedFile = 0, kScopes = 1 };
+struct GeneratedFunctions {
+  GeneratedFunctionsOrigin origin = GeneratedFunctionsOrigin::kMinifiedFile;
+  sourcemap::FunctionMap functions;
+};
+std::string encodeGeneratedFunctions(const GeneratedFunctions& generated);
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value);
 
 std::string encodeMinifiedSource(std::string_view text);
 Expected<std::string> decodeMinifiedSource(std::string_view value);

@@ -197,7 +197,8 @@ struct SourcemapResolver::Impl {
     if (functions_value->has_value()) {
       auto functions = decodeGeneratedFunctions(**functions_value);
       if (!functions) return functions.error();
-      state->generated_functions = std::make_shared<const sourcemap::FunctionMap>(std::move(*functions));
+      state->generated_functions_first = functions->origin == GeneratedFunctionsOrigin::kScopes;
+      state->generated_functions = std::make_shared<const sourcemap::FunctionMap>(std::move(functions->functions));
     }
     std::unique_lock lock(mutex);
     reserve(sizeof(MapState) + (*value)->size() + (functions_value->has_value() ? (*functions_value)->size() * 3 : 0));
@@ -420,15 +421,20 @@ struct SourcemapResolver::Impl {
       return notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
     }
     const std::string* function = nullptr;
-    if (!(*record)->functions.entries.empty()) {
+    const uint64_t generated_position = chunk.positions[index];
+    if (state.generated_functions && state.generated_functions_first) {
+      // The map's "scopes": what the compiler recorded for this generated position.
+      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
+                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
+    }
+    if (function == nullptr && !(*record)->functions.entries.empty()) {
       function = (*record)->functions.enclosing(entry.original_line + 1, entry.original_column);
     }
     if (function == nullptr && state.generated_functions) {
       // No original source to scan: the minified file's scope at this segment, named through
       // the map (sourcemap_minified.h).
-      const uint64_t position = chunk.positions[index];
-      function = state.generated_functions->enclosing(static_cast<uint32_t>(position >> 32) + 1,
-                                                      static_cast<uint32_t>(position & 0xffffffffu));
+      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
+                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
     }
     const auto key = std::make_tuple(entry.source, entry.original_line, function);
     {

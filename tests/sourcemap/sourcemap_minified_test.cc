@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
+#include "formats/sourcemap/scopes.h"
+#include "formats/sourcemap/source_map.h"
 #include "formats/stack/stack_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_minified.h"
@@ -266,6 +270,85 @@ TEST(FunctionScannerV8Names, TypeScriptReturnTypesAndTypeParameters) {
   EXPECT_EQ(at("return 3"), "Tokenizer.parse");
   EXPECT_EQ(at("return 4"), "f");
   EXPECT_EQ(at("go()"), "<global>");  // a case block, not a function
+}
+
+}  // namespace
+}  // namespace restack
+
+namespace restack {
+namespace {
+
+// fixtures/scopes/scopes_app.min.js.map: "scopes" written by Chrome DevTools'
+// source-map-scopes-codec (fixtures/scopes/make_scopes_fixture.js says how), no sourcesContent.
+constexpr std::string_view kScopesGenerated =
+    "function o(n){return n.map(function(r){if(r<0)throw new Error(\"neg\");return 2*r})}function "
+    "t(e){if(e<0)throw new Error(\"neg\");return 2*e}";
+
+std::string readFixture(const std::string& relative) {
+  std::ifstream in(std::string(RESTACK_SOURCE_DIR) + "/tests/sourcemap/fixtures/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Scopes, DecodesTheReferenceEncodersOutput) {
+  auto doc = sourcemap::parseSourceMap(readFixture("scopes/scopes_app.min.js.map"));
+  ASSERT_TRUE(doc) << doc.error().message();
+  ASSERT_FALSE(doc->scopes.empty());
+  auto functions = sourcemap::decodeScopesFunctionMap(doc->scopes, doc->names);
+  ASSERT_TRUE(functions) << functions.error().message();
+  auto at = [&](std::string_view text, size_t from = 0) {
+    const std::string* name = functions->enclosing(1, static_cast<uint32_t>(kScopesGenerated.find(text, from)));
+    return name ? *name : std::string("(none)");
+  };
+  EXPECT_EQ(at("function o"), "<global>");
+  EXPECT_EQ(at("return n"), "outer");
+  EXPECT_EQ(at("throw"), "helper");  // inlined into inner: the range's definition is helper
+  EXPECT_EQ(at("return 2*r"), "helper");
+  EXPECT_EQ(at("})}"), "inner");
+  EXPECT_EQ(at("throw", kScopesGenerated.find("function t")), "helper");
+
+  EXPECT_FALSE(sourcemap::decodeScopesFunctionMap("EC", doc->names));      // cut short
+  EXPECT_FALSE(sourcemap::decodeScopesFunctionMap("ECAA", doc->names));    // never closed
+  EXPECT_FALSE(sourcemap::decodeScopesFunctionMap("ECAZ,F", doc->names));  // definition of no scope
+  EXPECT_FALSE(sourcemap::decodeScopesFunctionMap("F!", doc->names));      // not base64
+  // Unknown tags and the items Restack does not use are skipped.
+  EXPECT_TRUE(sourcemap::decodeScopesFunctionMap("gBCDE,EAA,GAB,FC", doc->names));
+}
+
+TEST_F(MinifiedSourceTest, ScopesNameFramesWithoutSourcesContent) {
+  UploadMeta meta;
+  meta.kind = SymbolKind::kSourcemap;
+  meta.app = "shop";
+  meta.name = "scopes_app.min.js";
+  const std::string map = readFixture("scopes/scopes_app.min.js.map");
+  UploadContent content;
+  content.bytes = map;
+  auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_TRUE(report->warnings.empty());
+  SourcemapResolver resolver(*store_, {});
+  auto restored = [&](std::string_view text, size_t from = 0) {
+    stack::JsFrameLine frame;
+    frame.url = "https://cdn.example/scopes_app.min.js";
+    frame.line = 1;
+    frame.column = static_cast<uint32_t>(kScopesGenerated.find(text, from)) + 1;
+    frame.function = "printed";
+    EventScope scope;
+    scope.app = "shop";
+    scope.platform = "javascript";
+    auto result = resolver.lookup(scope, frame);
+    EXPECT_TRUE(result) << result.error().message();
+    return result && !result->frames.empty() ? result->frames[0].function : std::string("(none)");
+  };
+  EXPECT_EQ(restored("throw"), "helper");
+  EXPECT_EQ(restored("return n"), "outer");
+  EXPECT_EQ(restored("throw", kScopesGenerated.find("function t")), "helper");
+  // A minified file uploaded afterwards does not replace what "scopes" says.
+  meta.name = "scopes_app.min.js";
+  content.bytes = kScopesGenerated;
+  ASSERT_TRUE(ingestSourcemap(*store_, meta, content, IngestOptions()));
+  EXPECT_EQ(restored("throw"), "helper");
 }
 
 }  // namespace
