@@ -60,7 +60,8 @@ FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::s
   } else {
     frame.function = std::string(printed_function);
     result.tier = "sourcemap";
-    result.note = "function name as printed: the map has no function map or sourcesContent for " + frame.file;
+    result.note = "function name as printed: the map has no function map, scopes or sourcesContent for " + frame.file +
+                  ", and no minified file was uploaded beside it";
   }
   if (answer.count + answer.tail_count > 0) {
     frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
