@@ -391,3 +391,38 @@ TEST(Scopes, DeterministicRunOverMutatedInput) {
 
 }  // namespace
 }  // namespace restack
+
+namespace restack {
+namespace {
+
+TEST_F(MinifiedSourceTest, IndexMapSectionsAreNamedInTheirOwnPositions) {
+  // The minified code of the test map as the second section of a bundle, after a first line and
+  // 6 columns of other code on its own line: each section's scopes move to its own positions.
+  const std::string prefix = "var p=1;\nvar q;";
+  const std::string bundle = prefix + std::string(kMinified);
+  const std::string index_map = R"({"version":3,"file":"app.min.js","sections":[)"
+                                R"({"offset":{"line":1,"column":6},"map":)" +
+                                mapJson(true) + "}]}";
+  upload(index_map, "app.min.js.map");
+  upload(bundle, "app.min.js");
+  SourcemapResolver resolver(*store_, {});
+  auto restored = [&](std::string_view site) {
+    stack::JsFrameLine frame;
+    frame.url = "https://cdn.example/app.min.js";
+    frame.line = 2;
+    frame.column = 6 + columnOf(site) + 1;
+    EventScope scope;
+    scope.app = "shop";
+    scope.platform = "javascript";
+    auto result = resolver.lookup(scope, frame);
+    EXPECT_TRUE(result) << result.error().message();
+    return result && !result->frames.empty() ? result->frames[0].function : std::string("(none)");
+  };
+  EXPECT_EQ(restored("throw"), "explode");
+  EXPECT_EQ(restored("a(1)"), "onClick");
+  EXPECT_EQ(restored("b.c()"), "Widget.render");
+  EXPECT_EQ(restored("var b"), "<global>");
+}
+
+}  // namespace
+}  // namespace restack
