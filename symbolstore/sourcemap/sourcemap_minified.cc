@@ -241,6 +241,17 @@ std::optional<Expected<IngestReport>> ingestZip(SymbolStore& store, const Upload
       UploadContent file;
       file.path = path.string();
       file.display_name = path.filename().string();
+      if (files == &scripts) {
+        auto opened = MappedFile::open(file.path);
+        if (!opened) return Expected<IngestReport>(opened.error());
+        if (!looksLikeMinifiedSource(opened->bytes().substr(0, 64 * 1024))) {
+          // Hermes bytecode ("index.android.bundle" after hermesc) has no scopes to scan.
+          IngestReport skipped;
+          skipped.warnings.push_back(file.display_name + " is not JavaScript text: not scanned for function names");
+          reports.push_back(std::move(skipped));
+          continue;
+        }
+      }
       auto report =
           files == &maps ? ingestSourcemap(store, one, file, options) : ingestMinifiedSource(store, one, file, options);
       if (!report) return Expected<IngestReport>(report.error().withContext(file.display_name));

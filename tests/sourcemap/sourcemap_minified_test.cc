@@ -196,6 +196,21 @@ TEST_F(MinifiedSourceTest, ZipOfMapAndMinifiedFile) {
   meta.kind.reset();
   content.bytes = map;
   EXPECT_FALSE(ingestJavaScriptUpload(*store_, meta, content, IngestOptions()).has_value());
+  // Hermes bytecode beside its map: the map is ingested, the bytecode is not scanned.
+  const std::string bytecode("\xc6\x1f\xbc\x03\xc1\x03\x19\x1f\0\0\0\0", 12);
+  const std::string hermes_zip = archive_test::makeZip({archive_test::deflatedEntry("index.android.bundle.map", map),
+                                                        archive_test::deflatedEntry("index.android.bundle", bytecode)});
+  meta.kind = SymbolKind::kSourcemap;
+  meta.name = "index.android.bundle";
+  content.bytes = hermes_zip;
+  auto hermes = ingestJavaScriptUpload(*store_, meta, content, IngestOptions());
+  ASSERT_TRUE(hermes.has_value());
+  ASSERT_TRUE(*hermes) << hermes->error().message();
+  EXPECT_EQ((*hermes)->ids, std::vector<std::string>{"index.android.bundle"});
+  ASSERT_EQ((*hermes)->warnings.size(), 1u);
+  EXPECT_NE((*hermes)->warnings[0].find("not JavaScript"), std::string::npos);
+  meta.kind.reset();
+  meta.name = "app.min.js";
   // A bare minified file without a kind is recognised.
   content.bytes = kMinified;
   auto bare = ingestJavaScriptUpload(*store_, meta, content, IngestOptions());
