@@ -19,6 +19,22 @@ const std::string* FunctionMap::enclosing(uint32_t line, uint32_t column) const 
   return entry.name < names.size() ? &names[entry.name] : nullptr;
 }
 
+std::string v8FunctionName(std::string_view metro_name) {
+  const size_t hash = metro_name.rfind('#');
+  std::string_view owner, member = metro_name;
+  if (hash != std::string_view::npos && hash > 0) {
+    owner = metro_name.substr(0, hash);
+    member = metro_name.substr(hash + 1);
+  }
+  for (std::string_view accessor : {"get__", "set__"}) {
+    // V8 prints accessors without their class: "get size".
+    if (member.starts_with(accessor)) return std::string(accessor.substr(0, 3)) + " " + std::string(member.substr(5));
+  }
+  if (owner.empty()) return std::string(metro_name);
+  if (member == "constructor") return std::string(owner);
+  return std::string(owner) + "." + std::string(member);
+}
+
 Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names, std::string_view mappings) {
   FunctionMap map;
   map.names = names;

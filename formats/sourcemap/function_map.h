@@ -39,6 +39,12 @@ struct FunctionMap {
   const std::string* enclosing(uint32_t line, uint32_t column) const;
 };
 
+// A Metro function-map name as V8 and Hermes print the function: "Shape#describe" ->
+// "Shape.describe", "Shape#constructor" -> "Shape" (printed "new Shape"), "get__size" ->
+// "get size", "Shape#set__size" -> "set size". Metro's other names ("<global>",
+// "list.map$argument_0", "tools.decode") are kept.
+std::string v8FunctionName(std::string_view metro_name);
+
 // Decodes Metro's encoding. Fails on bad VLQ, name indexes outside `names`, positions < 0.
 Expected<FunctionMap> decodeFunctionMap(const std::vector<std::string>& names, std::string_view mappings);
 

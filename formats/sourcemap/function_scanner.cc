@@ -211,7 +211,8 @@ struct Scope {
 
 class FunctionMapBuilder {
  public:
-  explicit FunctionMapBuilder(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
+  FunctionMapBuilder(std::vector<Token> tokens, const TokenRenamer& rename)
+      : tokens_(std::move(tokens)), rename_(rename) {
     match_.assign(tokens_.size(), SIZE_MAX);
   }
 
@@ -277,6 +278,21 @@ class FunctionMapBuilder {
   }
   bool isIdent(size_t index) const { return index < tokens_.size() && tokens_[index].type == TokenType::kIdent; }
 
+  // An identifier as the original source spells it: the renamer's answer when scanning a
+  // minified file, else the token itself.
+  std::string textOf(size_t index) const {
+    const Token& token = tokens_[index];
+    if (rename_ && token.type == TokenType::kIdent) return rename_(token.line, token.column, token.text);
+    return std::string(token.text);
+  }
+
+  // `get x() {}` / `set x(v) {}`: the accessor keyword before a method name, when it is one.
+  bool isAccessorKeyword(size_t index) const {
+    if (!is(index, "get") && !is(index, "set")) return false;
+    return index == 0 || is(index - 1, "{") || is(index - 1, ",") || is(index - 1, ";") || is(index - 1, "}") ||
+           is(index - 1, "static");
+  }
+
   void add(uint32_t line, uint32_t column, const std::string& name) {
     auto [it, inserted] = name_index_.try_emplace(name, static_cast<uint32_t>(map_.names.size()));
     if (inserted) map_.names.push_back(name);
@@ -321,9 +337,58 @@ class FunctionMapBuilder {
   size_t arrowStart(size_t arrow) const {
     if (arrow == 0) return 0;
     size_t start = arrow - 1;
+    if (!is(start, ")")) {
+      const size_t close = closeBeforeReturnType(start);  // (a: T): R => …
+      if (close != SIZE_MAX) start = close;
+    }
     if (is(start, ")") && match_[start] != SIZE_MAX) start = match_[start];
     if (start > 0 && is(start - 1, "async")) --start;
     return start;
+  }
+
+  // TypeScript/Flow: when tokens [.., last] are a return type annotation "): Type", the index of
+  // that ')' (matched), else SIZE_MAX. Types of identifiers, dots, generics, unions,
+  // intersections, arrays, tuples, literals and predicates ("x is T") are recognised.
+  size_t closeBeforeReturnType(size_t last) const {
+    int angles = 0;
+    size_t at = last;
+    for (int steps = 0; steps < 64 && at != SIZE_MAX && at < tokens_.size(); ++steps) {
+      const Token& token = tokens_[at];
+      if (token.type == TokenType::kPunct) {
+        const std::string_view text = token.text;
+        if (text == ":" && angles == 0) {
+          // A type must follow the ':' ("case (a): {" has none).
+          return at != last && at > 0 && is(at - 1, ")") && match_[at - 1] != SIZE_MAX ? at - 1 : SIZE_MAX;
+        }
+        if (text == ">") {
+          ++angles;
+        } else if (text == "<") {
+          if (--angles < 0) return SIZE_MAX;
+        } else if ((text == ")" || text == "]") && match_[at] != SIZE_MAX) {
+          at = match_[at];
+        } else if (text != "." && text != "|" && text != "&" && text != "," && text != "?" && text != "[" &&
+                   text != "(") {
+          return SIZE_MAX;
+        }
+      } else if (token.type == TokenType::kRegex || token.type == TokenType::kTemplate) {
+        return SIZE_MAX;
+      }
+      if (at == 0) break;
+      --at;
+    }
+    return SIZE_MAX;
+  }
+
+  // `name<T, U>(`: the index of `name` given the index of the '>' before '(' (else `at`).
+  size_t skipTypeParameters(size_t at) const {
+    if (!is(at, ">")) return at;
+    int angles = 0;
+    for (size_t i = at, steps = 0; i != SIZE_MAX && steps < 64; --i, ++steps) {
+      if (is(i, ">")) ++angles;
+      if (is(i, "<") && --angles == 0) return i > 0 ? i - 1 : at;
+      if (i == 0) break;
+    }
+    return at;
   }
 
   // The name a function expression starting at `start` gets from what precedes it:
@@ -336,10 +401,12 @@ class FunctionMapBuilder {
         return quoted.size() >= 2 ? std::string(quoted.substr(1, quoted.size() - 2)) : "<anonymous>";
       }
       if (!isIdent(at)) return "<anonymous>";
-      std::string name(tokens_[at].text);
+      std::string name = textOf(at);
       while (at >= 2 && is(at - 1, ".") && isIdent(at - 2)) {
         at -= 2;
-        name = std::string(tokens_[at].text) + "." + name;
+        // V8 leaves "prototype" out of inferred names: A.prototype.m = function … -> "A.m".
+        if (tokens_[at].text == "prototype" && at >= 2 && is(at - 1, ".")) continue;
+        name = textOf(at) + "." + name;
       }
       return name;
     }
@@ -350,11 +417,17 @@ class FunctionMapBuilder {
     Scope scope{ScopeKind::kBlock, {}, depth_};
     size_t start = index;
     if (index > 0) {
-      const size_t previous = index - 1;
+      size_t previous = index - 1;
+      if (!is(previous, ")") && !is(previous, "=>")) {
+        const size_t close = closeBeforeReturnType(previous);  // m(a: T): R {
+        if (close != SIZE_MAX) previous = close;
+      }
       if (is(previous, ")") && match_[previous] != SIZE_MAX) {
         const size_t open = match_[previous];
         size_t before = open > 0 ? open - 1 : SIZE_MAX;
-        if (before != SIZE_MAX && is(before, "*")) --before;  // generator
+        if (before != SIZE_MAX) before = skipTypeParameters(before);        // f<T>(…)
+        if (before != SIZE_MAX && is(before, "?") && before > 0) --before;  // optional method m?()
+        if (before != SIZE_MAX && is(before, "*")) --before;                // generator
         if (before != SIZE_MAX && is(before, "function")) {
           scope.kind = ScopeKind::kFunction;
           start = before > 0 && is(before - 1, "async") ? before - 1 : before;
@@ -362,18 +435,22 @@ class FunctionMapBuilder {
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
-          scope.name = std::string(tokens_[before].text);
+          scope.name = textOf(before);
           start = is(before - 1, "*") ? before - 2 : before - 1;
           if (start > 0 && is(start - 1, "async")) --start;
         } else if (before != SIZE_MAX && (isIdent(before) || is(before, "]")) &&
                    !isControlKeyword(tokens_[before].text)) {
           // A method definition: name(…) {, get name(…) {, [computed](…) {.
           scope.kind = ScopeKind::kFunction;
-          std::string method = isIdent(before) ? std::string(tokens_[before].text) : "<computed>";
+          std::string method = isIdent(before) ? textOf(before) : "<computed>";
           start = before;
           if (is(before, "]") && match_[before] != SIZE_MAX) start = match_[before];
           const Scope* owner = enclosingBrace();
-          if (owner != nullptr && owner->kind == ScopeKind::kClass) {
+          if (start > 0 && isAccessorKeyword(start - 1)) {
+            // V8 names accessors "get x" / "set x", in classes and object literals alike.
+            scope.name = std::string(tokens_[start - 1].text) + " " + method;
+            --start;
+          } else if (owner != nullptr && owner->kind == ScopeKind::kClass) {
             scope.name = method == "constructor" ? owner->name : owner->name + "." + method;
           } else {
             scope.name = method;
@@ -394,14 +471,14 @@ class FunctionMapBuilder {
             scope.name = nameBefore(at);
           } else if (isIdent(at) && at > 0 && is(at - 1, "class")) {
             scope.kind = ScopeKind::kClass;
-            scope.name = std::string(tokens_[at].text);
+            scope.name = textOf(at);
           }
         } else if (is(previous, "class")) {
           scope.kind = ScopeKind::kClass;
           scope.name = nameBefore(previous);
         } else if (isIdent(previous) && previous > 0 && is(previous - 1, "class")) {
           scope.kind = ScopeKind::kClass;
-          scope.name = std::string(tokens_[previous].text);
+          scope.name = textOf(previous);
         }
       }
     }
@@ -427,6 +504,7 @@ class FunctionMapBuilder {
   }
 
   std::vector<Token> tokens_;
+  const TokenRenamer& rename_;
   std::vector<size_t> match_;  // for ')' and ']': index of the matching opener
   std::vector<Scope> scopes_;
   size_t depth_ = 0;
@@ -436,8 +514,8 @@ class FunctionMapBuilder {
 
 }  // namespace
 
-FunctionMap inferFunctionMap(std::string_view source) {
-  return FunctionMapBuilder(Tokenizer(source).run()).run();
+FunctionMap inferFunctionMap(std::string_view source, const TokenRenamer& rename) {
+  return FunctionMapBuilder(Tokenizer(source).run(), rename).run();
 }
 
 }  // namespace restack::sourcemap

@@ -7,8 +7,10 @@
 //   function foo(…) {          -> "foo"
 //   x = function (…) {  x: function (…) {  x = (…) => {  x = async a => {   -> "x"
 //   a.b.c = function (…) {     -> "a.b.c"
+//   A.prototype.m = function … -> "A.m" (V8 leaves "prototype" out of inferred names)
 //   class K { m(…) { … } }     -> "K.m" (constructor -> "K"), as V8 names methods it prints
 //   obj = { m(…) { … } }       -> "m"
+//   get x() { … }  set x(v) { … }  -> "get x" / "set x" (in classes too, as V8 prints them)
 //   foo((…) => {…}), [].map(function (…) {…})  -> "<anonymous>"
 //   if/for/while/switch/catch (…) {, plain blocks, object literals -> not a function
 // An arrow with an expression body (x => x.y) is a function up to the next ',' ';' or closing
@@ -17,17 +19,28 @@
 // enclosing function's name, giving the same shape as Metro's function maps.
 //
 // Positions: lines 1-based, columns 0-based in UTF-16 code units (as source maps and V8 count).
-// Known limits: TypeScript/Flow type annotations between ')' and '{', getters named by computed
-// keys, and ASI-terminated arrow expression bodies are named approximately; the scan never fails
-// (unbalanced brackets are tolerated).
+// TypeScript/Flow: return type annotations ("m(a: T): R {", "(a): R => {") and type parameters
+// ("f<T>(") are skipped. Known limits: object-literal return types ("): { a: T } {"), getters
+// named by computed keys, and ASI-terminated arrow expression bodies are named approximately;
+// the scan never fails (unbalanced brackets are tolerated).
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "formats/sourcemap/function_map.h"
 
 namespace restack::sourcemap {
 
-FunctionMap inferFunctionMap(std::string_view source);
+// The original spelling of an identifier token of the scanned text (line 1-based, column 0-based
+// in UTF-16 units, the token's text). Used to scan a minified file: the source map's `names`
+// entry at that generated position gives the identifier the original source had there.
+using TokenRenamer = std::function<std::string(uint32_t line, uint32_t column, std::string_view text)>;
+
+// Without `rename`, names are spelled as in `source`. With it, every identifier that makes up a
+// name goes through it: scanning a minified file then yields its function scopes (positions in
+// the minified file) named as the original source names them.
+FunctionMap inferFunctionMap(std::string_view source, const TokenRenamer& rename = {});
 
 }  // namespace restack::sourcemap

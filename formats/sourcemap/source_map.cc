@@ -270,6 +270,11 @@ Status parseDocument(object root, const std::string& where, uint32_t depth, cons
   if (!mappings) return mappings.error();
   doc->mappings = std::move(*mappings);
 
+  if (!root["scopes"].get(value) && !value.is_null()) {
+    auto text = getString(value, where, "scopes");
+    if (!text) return text.error();
+    doc->scopes = std::move(*text);
+  }
   for (std::string_view field : {"ignoreList", "x_google_ignoreList"}) {
     if (!root[field].get(value) && !value.is_null()) {
       RESTACK_RETURN_IF_ERROR(parseIgnoreList(value, where, field, doc));

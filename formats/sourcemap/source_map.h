@@ -64,6 +64,7 @@ struct SourceMapDocument {
   std::map<uint32_t, std::unique_ptr<SourceMapDocument>> segments;  // x_facebook_segments
   std::vector<uint32_t> module_offsets;    // x_facebook_offsets; kNoModuleOffset for null entries
   std::vector<SourceMapSection> sections;  // non-empty for an index map
+  std::string scopes;                      // ECMA-426 "scopes" proposal (scopes.h); empty when absent
 
   bool isIndexMap() const { return !sections.empty(); }
   // sources[i] with sourceRoot applied ("src/" + "a.js"); absolute URLs are left alone.

@@ -142,8 +142,12 @@ struct ChunkSlot {
 struct MapState {
   uint64_t id = 0;
   std::shared_ptr<const MapHeader> header;
-  std::vector<uint64_t> chunk_starts;  // sorted: the binary search runs over this dense array
-  std::vector<ChunkSlot> slots;        // parallel to chunk_starts
+  // Function scopes of the minified file with original names ('f' record), when the minified
+  // file was uploaded beside the map; positions are the map's generated ones (lines 1-based).
+  std::shared_ptr<const sourcemap::FunctionMap> generated_functions;
+  bool generated_functions_first = false;  // from "scopes": ahead of the sources' function maps
+  std::vector<uint64_t> chunk_starts;      // sorted: the binary search runs over this dense array
+  std::vector<ChunkSlot> slots;            // parallel to chunk_starts
   // Answers shared by segments: (source, original line, function) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*>, std::shared_ptr<const ResolvedAnswer>> answers;
 

@@ -9,10 +9,12 @@
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/sourcemap/mappings.h"
+#include "formats/sourcemap/scopes.h"
 #include "formats/sourcemap/source_map.h"
 #include "formats/sourcemap/url.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_generation.h"
+#include "symbolstore/sourcemap/sourcemap_minified.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 
 namespace restack {
@@ -131,6 +133,15 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
   Status decoded = sourcemap::decodeMappings(doc.mappings, limits, [&](const sourcemap::Mapping& m) { chunks.add(m); });
   if (!decoded) return decoded.error().withContext("source map " + where);
   chunks.finish();
+  if (!doc.scopes.empty()) {
+    auto scopes = sourcemap::decodeScopesFunctionMap(doc.scopes, doc.names);
+    if (scopes) {
+      writer.put(generatedFunctionsKey(map_id),
+                 encodeGeneratedFunctions({GeneratedFunctionsOrigin::kScopes, std::move(*scopes)}));
+    } else {
+      report.warnings.push_back(where + "\"scopes\" ignored: " + scopes.error().message());
+    }
+  }
 
   for (size_t i = 0; i < doc.sources.size(); ++i) {
     SourceRecord record;
@@ -141,6 +152,8 @@ Status writeRegularMap(RecordWriter& writer, const SourceMapDocument& doc, uint6
       auto functions = sourcemap::decodeFunctionMap(doc.function_maps[i]->names, doc.function_maps[i]->mappings);
       if (functions) {
         record.functions = std::move(*functions);
+        // Named as the engine prints them (what the original run shows), not Metro's "Class#m".
+        for (std::string& function : record.functions.names) function = sourcemap::v8FunctionName(function);
         record.origin = FunctionMapOrigin::kMetro;
       } else {
         report.warnings.push_back(where + "x_facebook_sources[" + std::to_string(i) +
@@ -206,6 +219,8 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
     mapped.emplace(std::move(*opened));
     bytes = mapped->bytes();
   }
+  // The minified file beside its map (sourcemap_minified.h) comes with the same kind.
+  if (looksLikeMinifiedSource(bytes.substr(0, 64 * 1024))) return ingestMinifiedSource(store, meta, content, options);
   const std::string display = !content.display_name.empty() ? content.display_name : content.path;
   if (bytes.size() > options.max_input_bytes) {
     return tooLarge(display + ": source map of " + std::to_string(bytes.size()) +
@@ -252,6 +267,8 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   }
   RESTACK_RETURN_IF_ERROR(writer.status());
   RESTACK_RETURN_IF_ERROR(writer.flush());
+  RESTACK_RETURN_IF_ERROR(
+      nameMapFromStoredMinifiedSource(store, app, meta.shared ? "" : meta.build_id, name, map_id, report));
   sourcemap_records::noteSourcemapIngested();
   report.ids.push_back(name);
   if (!doc->debug_id.empty()) report.ids.push_back(doc->debug_id);

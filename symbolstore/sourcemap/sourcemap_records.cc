@@ -167,6 +167,18 @@ std::string chunkKey(uint64_t map_id, uint32_t line, uint32_t column) {
   return key;
 }
 
+std::string generatedFunctionsKey(uint64_t map_id) {
+  std::string key = "f";
+  putU64BE(key, map_id);
+  return key;
+}
+
+std::string minifiedSourceKey(std::string_view app, std::string_view build, std::string_view name) {
+  std::string key = pointerKey(app, build, name);
+  key[0] = 'm';
+  return key;
+}
+
 bool parseChunkKey(std::string_view key, uint64_t map_id, uint32_t* line, uint32_t* column) {
   const std::string prefix = chunkPrefix(map_id);
   if (key.size() != prefix.size() + 8 || key.substr(0, prefix.size()) != prefix) return false;
@@ -487,6 +499,71 @@ Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, 
     }
   }
   return chunk;
+}
+
+std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
+  const sourcemap::FunctionMap& functions = generated.functions;
+  Writer writer;
+  writer.u8(static_cast<uint8_t>(generated.origin));
+  writer.varint(functions.names.size());
+  for (const std::string& name : functions.names) writer.bytes(name);
+  std::vector<sourcemap::FunctionMapEntry> entries = functions.entries;
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.line < b.line || (a.line == b.line && a.column < b.column); });
+  writer.varint(entries.size());
+  uint32_t previous_line = 0;
+  for (const sourcemap::FunctionMapEntry& entry : entries) {
+    writer.varint(entry.line - previous_line);
+    writer.varint(entry.column);
+    writer.varint(entry.name);
+    previous_line = entry.line;
+  }
+  return writer.take();
+}
+
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value) {
+  Reader reader(value, "generated function map");
+  RESTACK_RETURN_IF_ERROR(reader.version());
+  GeneratedFunctions generated;
+  sourcemap::FunctionMap& functions = generated.functions;
+  uint8_t origin = 0;
+  uint32_t count = 0;
+  if (!reader.u8(&origin) || !reader.count(&count)) return reader.truncated();
+  if (origin > 1) return reader.corrupt("unknown generated function map origin");
+  generated.origin = static_cast<GeneratedFunctionsOrigin>(origin);
+  functions.names.resize(count);
+  for (auto& name : functions.names) {
+    if (!reader.bytes(&name)) return reader.truncated();
+  }
+  if (!reader.count(&count)) return reader.truncated();
+  functions.entries.resize(count);
+  uint64_t line = 0;
+  for (auto& entry : functions.entries) {
+    uint32_t delta = 0;
+    if (!reader.varint32(&delta) || !reader.varint32(&entry.column) || !reader.varint32(&entry.name)) {
+      return reader.truncated();
+    }
+    line += delta;
+    if (line > 0xffffffffull || entry.name >= functions.names.size()) {
+      return reader.corrupt("function map entry out of range");
+    }
+    entry.line = static_cast<uint32_t>(line);
+  }
+  return generated;
+}
+
+std::string encodeMinifiedSource(std::string_view text) {
+  Writer writer;
+  writer.bytes(text);
+  return writer.take();
+}
+
+Expected<std::string> decodeMinifiedSource(std::string_view value) {
+  Reader reader(value, "minified source");
+  RESTACK_RETURN_IF_ERROR(reader.version());
+  std::string text;
+  if (!reader.bytes(&text)) return reader.truncated();
+  return text;
 }
 
 }  // namespace restack::sourcemap_records

@@ -16,11 +16,20 @@
 //                                     keeps them compressed on disk)
 //   'g' map_id line:u32 column:u32  -> MappingChunk: up to 256 consecutive mapping segments
 //                                     starting at that 0-based generated position
+//   'f' map_id                      -> GeneratedFunctions (version 3): the function scopes of
+//                                     the minified file the map serves, at positions in that
+//                                     file, named as the original source names them; from the
+//                                     map's ECMA-426 "scopes" (formats/sourcemap/scopes.h), or
+//                                     from the minified file uploaded beside the map
+//                                     (sourcemap_minified.h)
+//   'm' app 0x00 build 0x00 name    -> MinifiedSource (version 3): the uploaded minified file
+//                                     `name`, kept so that a map uploaded after it gets its 'f'
 // map_id is a 64-bit hash of the map file's bytes (of the parent id and section index for an
 // inline index-map section), so re-uploading the same map rewrites the same records.
 //
-// Every value starts with its format version: kSourcemapRecordVersion (2) when written by this
-// restack; version 1 records (no module offsets in MapHeader) are still read. Then, with
+// Every value starts with its format version: kSourcemapRecordVersion (3) when written by this
+// restack; version 1 records (no module offsets in MapHeader) and version 2 records (no 'f' or
+// 'm' records beside them) are still read. Then, with
 // v = LEB128 varint, z = zigzag varint, s = v length + bytes:
 //   MapPointer   u64 map_id (little endian)
 //   MapHeader    v flags (1 index map, 2 Hermes, 4 RAM bundle) · s file · s debug_id · v source_count ·
@@ -34,6 +43,10 @@
 //                v line_count (of sourcesContent; 0 = none) · v name_count · s names… ·
 //                v entry_count · entries { v line delta · v column · v name }
 //   SourceText   v line_count · s lines…
+//   GeneratedFunctions u8 origin (0 minified file, 1 "scopes") · v name_count · s names… ·
+//                v entry_count · entries { v line delta · v column · v name } (as in
+//                SourceRecord; lines 1-based, columns 0-based)
+//   MinifiedSource s text
 //   MappingChunk v end_line · v end_column (exclusive: the next chunk's first position;
 //                0xffffffff for the last) · v name_count · s names… (names used by this chunk)
 //                · v segment_count · segments { v line delta · v column (delta on the same line,
@@ -42,7 +55,7 @@
 //
 // Worked example: "AAAA,IAAIA" with sources ["a.js"], names ["boom"] becomes one chunk
 //   key   'g' <id> 00000000 00000000
-//   value 02 | ff ff ff ff 0f ff ff ff ff 0f | 01 04 "boom" | 02 |
+//   value 03 | ff ff ff ff 0f ff ff ff ff 0f | 01 04 "boom" | 02 |
 //         00 00 01 00 00 00 | 00 04 01 00 08 01   (zigzag: +4 -> 08)
 // i.e. (0,0)->a.js 0:0 no name, (0,4)->a.js 0:4 "boom".
 #pragma once
@@ -60,7 +73,7 @@
 
 namespace restack::sourcemap_records {
 
-inline constexpr uint8_t kSourcemapRecordVersion = 2;
+inline constexpr uint8_t kSourcemapRecordVersion = 3;
 inline constexpr uint8_t kOldestReadableRecordVersion = 1;
 inline constexpr std::string_view kRamBundlePointerName = "\x01ram-bundle";
 inline constexpr uint32_t kSegmentsPerChunk = 256;
@@ -73,6 +86,8 @@ std::string headerKey(uint64_t map_id);
 std::string sourceKey(uint64_t map_id, uint32_t source);
 std::string textKey(uint64_t map_id, uint32_t source, uint32_t chunk);
 std::string chunkKey(uint64_t map_id, uint32_t line, uint32_t column);
+std::string generatedFunctionsKey(uint64_t map_id);
+std::string minifiedSourceKey(std::string_view app, std::string_view build, std::string_view name);
 // Prefix shared by every chunk key of a map ('g' map_id).
 std::string chunkPrefix(uint64_t map_id);
 // Reads line/column back from a chunk key; false when `key` is not one of `map_id`'s.
@@ -145,5 +160,19 @@ struct MappingChunk {
 };
 std::string encodeChunk(const MappingChunk& chunk);
 Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column);
+
+// The generated function map ('f'): the minified file's function scopes with original names.
+// From "scopes" it names frames before the sources' function maps (the compiler wrote it); from
+// an uploaded minified file only where those give no name.
+enum class GeneratedFunctionsOrigin : uint8_t { kMinifiedFile = 0, kScopes = 1 };
+struct GeneratedFunctions {
+  GeneratedFunctionsOrigin origin = GeneratedFunctionsOrigin::kMinifiedFile;
+  sourcemap::FunctionMap functions;
+};
+std::string encodeGeneratedFunctions(const GeneratedFunctions& generated);
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value);
+
+std::string encodeMinifiedSource(std::string_view text);
+Expected<std::string> decodeMinifiedSource(std::string_view value);
 
 }  // namespace restack::sourcemap_records

@@ -60,7 +60,8 @@ FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::s
   } else {
     frame.function = std::string(printed_function);
     result.tier = "sourcemap";
-    result.note = "function name as printed: the map has no function map or sourcesContent for " + frame.file;
+    result.note = "function name as printed: the map has no function map, scopes or sourcesContent for " + frame.file +
+                  ", and no minified file was uploaded beside it";
   }
   if (answer.count + answer.tail_count > 0) {
     frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
@@ -108,7 +109,10 @@ struct SourcemapResolver::Impl {
     const uint64_t now = sourcemapIngestGeneration();
     if (generation.load(std::memory_order_acquire) == now) return;
     std::unique_lock lock(mutex);
-    routes.clear();  // map ids are content hashes: everything else stays valid
+    // Map ids are content hashes, so sources and texts stay valid; map states go too, since an
+    // upload of the minified file adds names ('f') to a map already cached.
+    routes.clear();
+    maps.clear();
     generation.store(now, std::memory_order_release);
   }
 
@@ -189,8 +193,16 @@ struct SourcemapResolver::Impl {
     auto state = std::make_shared<MapState>();
     state->id = map_id;
     state->header = std::make_shared<const MapHeader>(std::move(*decoded));
+    auto functions_value = store.get(SymbolFamily::kSourcemap, generatedFunctionsKey(map_id));
+    if (!functions_value) return functions_value.error();
+    if (functions_value->has_value()) {
+      auto functions = decodeGeneratedFunctions(**functions_value);
+      if (!functions) return functions.error();
+      state->generated_functions_first = functions->origin == GeneratedFunctionsOrigin::kScopes;
+      state->generated_functions = std::make_shared<const sourcemap::FunctionMap>(std::move(functions->functions));
+    }
     std::unique_lock lock(mutex);
-    reserve(sizeof(MapState) + (*value)->size());
+    reserve(sizeof(MapState) + (*value)->size() + (functions_value->has_value() ? (*functions_value)->size() * 3 : 0));
     auto [it, inserted] = maps.emplace(map_id, state);
     return it->second;
   }
@@ -410,8 +422,20 @@ struct SourcemapResolver::Impl {
       return notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
     }
     const std::string* function = nullptr;
-    if (!(*record)->functions.entries.empty()) {
+    const uint64_t generated_position = chunk.positions[index];
+    if (state.generated_functions && state.generated_functions_first) {
+      // The map's "scopes": what the compiler recorded for this generated position.
+      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
+                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
+    }
+    if (function == nullptr && !(*record)->functions.entries.empty()) {
       function = (*record)->functions.enclosing(entry.original_line + 1, entry.original_column);
+    }
+    if (function == nullptr && state.generated_functions) {
+      // No original source to scan: the minified file's scope at this segment, named through
+      // the map (sourcemap_minified.h).
+      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
+                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
     }
     const auto key = std::make_tuple(entry.source, entry.original_line, function);
     {

@@ -16,7 +16,10 @@
 // the enclosing function's original name from the source's function map — Metro's
 // x_facebook_sources (tier "function_map") or one inferred from sourcesContent at ingest
 // (tier "sourcemap"; see formats/sourcemap/function_scanner.h) — and context lines from
-// sourcesContent. Without either, the printed (minified) name is kept and `note` says so.
+// sourcesContent. The map's generated function map ('f' record) comes first when it was decoded
+// from the map's ECMA-426 "scopes" (formats/sourcemap/scopes.h), and last when it was scanned from
+// the minified file uploaded beside the map (sourcemap_minified.h). Without any of them, the
+// printed (minified) name is kept and `note` says so.
 //
 // Cost: a warm frame is one probe of the route table, a binary search over the map's cached
 // chunk starts and a short search inside one chunk, under one shared lock; its answer (source,

@@ -398,7 +398,7 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
   chunk.segments = {{0, 0, 0, 0, 0, -1}, {0, 4, 0, 0, 4, 0}};
   const std::string bytes = sourcemap_records::encodeChunk(chunk);
   const std::string expected(
-      "\x02\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
+      "\x03\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x01\x04"
       "boom\x02\x00\x00\x01\x00\x00\x00\x00\x04\x01\x00\x08\x01",
       30);
   EXPECT_EQ(bytes, expected);

@@ -1,0 +1,381 @@
+#include "symbolstore/sourcemap/sourcemap_minified.h"
+
+#include <rocksdb/iterator.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "formats/common/archive.h"
+#include "formats/common/mapped_file.h"
+#include "formats/common/temp_dir.h"
+#include "formats/sourcemap/function_scanner.h"
+#include "formats/sourcemap/url.h"
+#include "symbolstore/sourcemap/sourcemap_generation.h"
+#include "symbolstore/sourcemap/sourcemap_records.h"
+
+namespace restack {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sourcemap_records;
+
+constexpr uint32_t kMaxSectionDepth = 8;
+
+// The map's named segments: generated position (positionKey) -> names entry.
+struct NamedPositions {
+  std::vector<std::string> names;
+  std::vector<std::pair<uint64_t, uint32_t>> at;  // sorted by position
+
+  static uint64_t key(uint32_t line, uint32_t column) { return (static_cast<uint64_t>(line) << 32) | column; }
+  const std::string* find(uint32_t line, uint32_t column) const {
+    const uint64_t wanted = key(line, column);
+    auto it = std::lower_bound(at.begin(), at.end(), std::make_pair(wanted, uint32_t{0}));
+    return it != at.end() && it->first == wanted ? &names[it->second] : nullptr;
+  }
+};
+
+Status readFailed(SymbolStore& store, const rocksdb::Status& status) {
+  return ioError("symbol store " + store.options().path + ": read failed: " + status.ToString());
+}
+
+// Every named segment of one regular (non-index) map, from its chunk records.
+Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
+  const std::string prefix = chunkPrefix(map_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    uint32_t line = 0, column = 0;
+    if (!parseChunkKey(it->key().ToStringView(), map_id, &line, &column)) continue;
+    auto chunk = decodeChunk(it->value().ToStringView(), line, column);
+    if (!chunk) return chunk.error();
+    const uint32_t base = static_cast<uint32_t>(out.names.size());
+    out.names.insert(out.names.end(), chunk->names.begin(), chunk->names.end());
+    for (const Segment& segment : chunk->segments) {
+      if (segment.name >= 0)
+        out.at.emplace_back(NamedPositions::key(segment.line, segment.column), base + segment.name);
+    }
+  }
+  if (!it->status().ok()) return readFailed(store, it->status());
+  std::sort(out.at.begin(), out.at.end());
+  return Status::ok();
+}
+
+// Scans the minified text with identifiers renamed through `names`.
+sourcemap::FunctionMap nameScopes(std::string_view text, const NamedPositions& names) {
+  const sourcemap::TokenRenamer rename = [&](uint32_t line, uint32_t column, std::string_view token) {
+    const std::string* original = names.find(line - 1, column);
+    return original != nullptr && !original->empty() ? *original : std::string(token);
+  };
+  return sourcemap::inferFunctionMap(text, rename);
+}
+
+// The part of `functions` (positions in the whole file, lines 1-based) from (line, column)
+// (0-based) on, moved to positions relative to that start, as an index-map section sees them.
+sourcemap::FunctionMap shiftToSection(const sourcemap::FunctionMap& functions, uint32_t line, uint32_t column) {
+  sourcemap::FunctionMap out;
+  out.names = functions.names;
+  const uint32_t first_line = line + 1;
+  for (const sourcemap::FunctionMapEntry& entry : functions.entries) {
+    const bool before = entry.line < first_line || (entry.line == first_line && entry.column < column);
+    if (before) {
+      // The scope open at the section's start.
+      out.entries.assign(1, {1, 0, entry.name});
+      continue;
+    }
+    const uint32_t relative_line = entry.line - line;
+    const uint32_t relative_column = entry.line == first_line ? entry.column - column : entry.column;
+    if (!out.entries.empty() && out.entries.back().line == relative_line &&
+        out.entries.back().column == relative_column) {
+      out.entries.back().name = entry.name;
+    } else {
+      out.entries.push_back({relative_line, relative_column, entry.name});
+    }
+  }
+  return out;
+}
+
+// True when the map's own "scopes" named its functions: a minified file adds nothing then.
+bool namedByScopes(SymbolStore& store, uint64_t map_id) {
+  auto value = store.get(SymbolFamily::kSourcemap, generatedFunctionsKey(map_id));
+  if (!value || !value->has_value()) return false;
+  auto decoded = decodeGeneratedFunctions(**value);
+  return decoded && decoded->origin == GeneratedFunctionsOrigin::kScopes;
+}
+
+// Writes map `map_id`'s 'f' record(s) from the minified text: one per regular map, so every
+// inline section of an index map gets its own.
+Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint32_t depth, IngestReport& report,
+               rocksdb::WriteBatch& batch) {
+  auto header_value = store.get(SymbolFamily::kSourcemap, headerKey(map_id));
+  if (!header_value) return header_value.error();
+  if (!header_value->has_value()) return Status::ok();
+  auto header = decodeHeader(**header_value);
+  if (!header) return header.error();
+  if (header->hermes || header->ram_bundle) {
+    report.warnings.push_back("the minified file " + header->file +
+                              " is not scanned for function names: its map is a Hermes or RAM-bundle map");
+    return Status::ok();
+  }
+  if (!header->index_map) {
+    if (namedByScopes(store, map_id)) return Status::ok();
+    NamedPositions names;
+    RESTACK_RETURN_IF_ERROR(collectNames(store, map_id, names));
+    const sourcemap::FunctionMap functions = nameScopes(text, names);
+    batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(map_id),
+              encodeGeneratedFunctions({GeneratedFunctionsOrigin::kMinifiedFile, functions}));
+    ++report.records;
+    return Status::ok();
+  }
+  if (depth >= kMaxSectionDepth) return Status::ok();
+  // An index map: each inline section's names come from its own map, its scopes are the part
+  // of the file from its offset on (code ends at the next section, so later scopes never match).
+  for (const Section& section : header->sections) {
+    if (!section.child) continue;
+    auto child_header = store.get(SymbolFamily::kSourcemap, headerKey(*section.child));
+    if (!child_header) return child_header.error();
+    if (!child_header->has_value()) continue;
+    auto child = decodeHeader(**child_header);
+    if (!child) return child.error();
+    if (child->index_map || namedByScopes(store, *section.child)) continue;  // nested index maps: left unnamed
+    NamedPositions names;
+    RESTACK_RETURN_IF_ERROR(collectNames(store, *section.child, names));
+    for (auto& [position, name] : names.at) {
+      const uint32_t line = static_cast<uint32_t>(position >> 32);
+      const uint32_t column = static_cast<uint32_t>(position & 0xffffffffu);
+      position = NamedPositions::key(line + section.line, line == 0 ? column + section.column : column);
+    }
+    const sourcemap::FunctionMap functions = nameScopes(text, names);
+    batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(*section.child),
+              encodeGeneratedFunctions(
+                  {GeneratedFunctionsOrigin::kMinifiedFile, shiftToSection(functions, section.line, section.column)}));
+    ++report.records;
+  }
+  return Status::ok();
+}
+
+// The map ids the pointers of (app, build, name) lead to, build-specific first.
+Expected<std::vector<uint64_t>> mapsServing(SymbolStore& store, std::string_view app, std::string_view build,
+                                            std::string_view name) {
+  std::vector<uint64_t> ids;
+  for (std::string_view pointer_build : {build, std::string_view()}) {
+    auto value = store.get(SymbolFamily::kSourcemap, pointerKey(app, pointer_build, name));
+    if (!value) return value.error();
+    if (!value->has_value()) continue;
+    auto id = decodePointer(**value);
+    if (!id) return id.error();
+    if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
+    if (build.empty()) break;
+  }
+  return ids;
+}
+
+bool startsWithWord(std::string_view text, std::string_view word) {
+  if (!text.starts_with(word)) return false;
+  if (text.size() == word.size()) return true;
+  const unsigned char next = static_cast<unsigned char>(text[word.size()]);
+  return !(std::isalnum(next) || next == '_' || next == '$');
+}
+
+bool isJavaScriptFileName(std::string_view name) {
+  for (std::string_view suffix : {".js", ".mjs", ".cjs", ".jsbundle", ".bundle"}) {
+    if (name.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
+IngestReport mergeReports(std::vector<IngestReport> reports) {
+  IngestReport merged;
+  merged.kind = SymbolKind::kSourcemap;
+  for (IngestReport& report : reports) {
+    merged.ids.insert(merged.ids.end(), report.ids.begin(), report.ids.end());
+    merged.records += report.records;
+    merged.input_bytes += report.input_bytes;
+    merged.stored_bytes += report.stored_bytes;
+    merged.warnings.insert(merged.warnings.end(), report.warnings.begin(), report.warnings.end());
+  }
+  return merged;
+}
+
+// A zip of source maps and the minified files they serve: maps first, so the minified files
+// find them. nullopt when the archive holds anything else (a .dSYM bundle, one file).
+std::optional<Expected<IngestReport>> ingestZip(SymbolStore& store, const UploadMeta& meta,
+                                                const UploadContent& content, const IngestOptions& options) {
+  UnpackLimits limits;
+  limits.max_bytes = options.max_input_bytes;
+  limits.max_ratio = options.max_decompression_ratio;
+  auto dir = TempDir::create("restack-jszip-");
+  if (!dir) return Expected<IngestReport>(dir.error());
+  Status extracted = extractZip(PackedInput{content.path, content.bytes}, dir->path(), limits);
+  if (!extracted) return Expected<IngestReport>(extracted.error());
+  std::vector<fs::path> maps, scripts;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(dir->path(), error); !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    std::error_code type_error;
+    const fs::file_status status = it->symlink_status(type_error);
+    if (type_error || fs::is_directory(status)) {
+      if (it->path().extension() == ".dSYM") return std::nullopt;
+      continue;
+    }
+    const std::string file = it->path().filename().string();
+    if (file.ends_with(".map")) {
+      maps.push_back(it->path());
+    } else if (isJavaScriptFileName(file)) {
+      scripts.push_back(it->path());
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (error || maps.empty() || scripts.empty()) return std::nullopt;
+  std::sort(maps.begin(), maps.end());
+  std::sort(scripts.begin(), scripts.end());
+  std::vector<IngestReport> reports;
+  for (const std::vector<fs::path>* files : {&maps, &scripts}) {
+    for (const fs::path& path : *files) {
+      UploadMeta one = meta;
+      // restack.name names the bundle only when the zip holds one map and one minified file;
+      // otherwise each file serves the name its map's "file" field or its own file name says.
+      if (maps.size() > 1 || scripts.size() > 1) one.name.clear();
+      UploadContent file;
+      file.path = path.string();
+      file.display_name = path.filename().string();
+      if (files == &scripts) {
+        auto opened = MappedFile::open(file.path);
+        if (!opened) return Expected<IngestReport>(opened.error());
+        if (!looksLikeMinifiedSource(opened->bytes().substr(0, 64 * 1024))) {
+          // Hermes bytecode ("index.android.bundle" after hermesc) has no scopes to scan.
+          IngestReport skipped;
+          skipped.warnings.push_back(file.display_name + " is not JavaScript text: not scanned for function names");
+          reports.push_back(std::move(skipped));
+          continue;
+        }
+      }
+      auto report =
+          files == &maps ? ingestSourcemap(store, one, file, options) : ingestMinifiedSource(store, one, file, options);
+      if (!report) return Expected<IngestReport>(report.error().withContext(file.display_name));
+      reports.push_back(std::move(*report));
+    }
+  }
+  return Expected<IngestReport>(mergeReports(std::move(reports)));
+}
+
+}  // namespace
+
+bool looksLikeMinifiedSource(std::string_view head) {
+  if (head.starts_with("\xef\xbb\xbf")) head.remove_prefix(3);
+  if (head.find('\0') != std::string_view::npos) return false;
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return false;
+  std::string_view text = head.substr(first);
+  if (text.front() == '{' || text.front() == '[') return false;  // JSON: a source map
+  if (text.find("//# sourceMappingURL=") != std::string_view::npos) return true;
+  // How bundles and minified files begin.
+  if (text.front() == '(' || text.front() == '!' || text.front() == ';' || text.starts_with("/*") ||
+      text.starts_with("//") || text.starts_with("\"use strict\"") || text.starts_with("'use strict'")) {
+    return true;
+  }
+  for (std::string_view word : {"var", "let", "const", "function", "import", "export", "class", "async", "globalThis",
+                                "window", "self", "this", "__d", "__r"}) {
+    if (startsWithWord(text, word)) return true;
+  }
+  return false;
+}
+
+Status nameMapFromStoredMinifiedSource(SymbolStore& store, std::string_view app, std::string_view build,
+                                       std::string_view name, uint64_t map_id, IngestReport& report) {
+  for (std::string_view source_build : {build, std::string_view()}) {
+    auto value = store.get(SymbolFamily::kSourcemap, minifiedSourceKey(app, source_build, name));
+    if (!value) return value.error();
+    if (!value->has_value()) {
+      if (source_build.empty()) break;
+      continue;
+    }
+    auto text = decodeMinifiedSource(**value);
+    if (!text) return text.error();
+    rocksdb::WriteBatch batch;
+    RESTACK_RETURN_IF_ERROR(nameMap(store, map_id, *text, 0, report, batch));
+    return store.write(batch);
+  }
+  return Status::ok();
+}
+
+Expected<IngestReport> ingestMinifiedSource(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                            const IngestOptions& options) {
+  std::optional<MappedFile> mapped;
+  std::string_view bytes = content.bytes;
+  if (!content.path.empty()) {
+    auto opened = MappedFile::open(content.path);
+    if (!opened) return opened.error();
+    mapped.emplace(std::move(*opened));
+    bytes = mapped->bytes();
+  }
+  const std::string display = !content.display_name.empty() ? content.display_name : content.path;
+  if (bytes.size() > options.max_sourcemap_bytes) {
+    return tooLarge((display.empty() ? std::string("minified file upload") : display) + ": " +
+                    std::to_string(bytes.size()) + " bytes exceeds limits.max_sourcemap_bytes (" +
+                    std::to_string(options.max_sourcemap_bytes) + " bytes)");
+  }
+  const std::string name = !meta.name.empty() ? sourcemap::minifiedFileName(meta.name)
+                                              : sourcemap::minifiedFileName(fs::path(display).filename().string());
+  if (name.empty()) {
+    return invalidArgument((display.empty() ? std::string("minified file upload") : display) +
+                           ": cannot tell which bundle this is: set the upload's name (restack.name)");
+  }
+  IngestReport report;
+  report.kind = SymbolKind::kSourcemap;
+  report.input_bytes = bytes.size();
+  const std::string app = meta.shared ? std::string() : meta.app;
+  const std::string build = meta.shared ? std::string() : meta.build_id;
+
+  rocksdb::WriteBatch batch;
+  const std::string stored = encodeMinifiedSource(bytes);
+  for (std::string_view source_build : {std::string_view(build), std::string_view()}) {
+    const std::string key = minifiedSourceKey(app, source_build, name);
+    batch.Put(store.family(SymbolFamily::kSourcemap), key, stored);
+    ++report.records;
+    report.stored_bytes += key.size() + stored.size();
+    if (build.empty()) break;
+  }
+  auto maps = mapsServing(store, app, build, name);
+  if (!maps) return maps.error();
+  for (uint64_t map_id : *maps) RESTACK_RETURN_IF_ERROR(nameMap(store, map_id, bytes, 0, report, batch));
+  if (maps->empty()) {
+    report.warnings.push_back(name +
+                              ": no source map is uploaded for it yet; its function names are derived when "
+                              "the map arrives");
+  }
+  RESTACK_RETURN_IF_ERROR(store.write(batch));
+  sourcemap_records::noteSourcemapIngested();
+  report.ids.push_back(name);
+  return report;
+}
+
+std::optional<Expected<IngestReport>> ingestJavaScriptUpload(SymbolStore& store, const UploadMeta& meta,
+                                                             const UploadContent& content,
+                                                             const IngestOptions& options) {
+  if (meta.kind && *meta.kind != SymbolKind::kSourcemap) return std::nullopt;
+  std::error_code error;
+  if (!content.path.empty() && fs::is_directory(content.path, error)) return std::nullopt;
+  std::string head;
+  if (content.path.empty()) {
+    head.assign(content.bytes.substr(0, 64 * 1024));
+  } else {
+    auto opened = MappedFile::open(content.path);
+    if (!opened) return std::nullopt;  // the generic path reports it
+    head.assign(opened->bytes().substr(0, 64 * 1024));
+  }
+  if (detectCompression(head) == Compression::kZip) {
+    if (!meta.kind) return std::nullopt;  // a zip of unknown kind: a .dSYM bundle, most likely
+    return ingestZip(store, meta, content, options);
+  }
+  if (meta.kind || detectCompression(head) != Compression::kNone || !looksLikeMinifiedSource(head)) {
+    return std::nullopt;
+  }
+  UploadMeta resolved = meta;
+  resolved.kind = SymbolKind::kSourcemap;
+  return ingestMinifiedSource(store, resolved, content, options);
+}
+
+}  // namespace restack
