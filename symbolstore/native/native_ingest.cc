@@ -8,6 +8,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <unordered_map>
 
@@ -425,6 +426,26 @@ Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, 
     RESTACK_RETURN_IF_ERROR(ingest.run());
   }
   return report;
+}
+
+// Detectors of the native sources (registered in symbolstore/symbol_source.cc).
+bool looksLikeDsymBundle(const std::string& folder) {
+  std::error_code ignored;
+  return std::filesystem::is_directory(std::filesystem::path(folder) / "Contents" / "Resources" / "DWARF", ignored);
+}
+
+bool looksLikeMachO(std::string_view head) {
+  if (head.size() < 4) return false;
+  const auto b = [&](size_t i) { return static_cast<uint8_t>(head[i]); };
+  const uint32_t le = b(0) | (b(1) << 8) | (b(2) << 16) | (static_cast<uint32_t>(b(3)) << 24);
+  const uint32_t be = (static_cast<uint32_t>(b(0)) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+  return le == 0xfeedface || le == 0xfeedfacf || be == 0xcafebabe || be == 0xcafebabf;
+}
+
+bool looksLikeElf(std::string_view head) {
+  return head.starts_with(
+      "\x7f"
+      "ELF");
 }
 
 }  // namespace restack

@@ -221,4 +221,23 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   return report;
 }
 
+// A ProGuard/R8 mapping: "#" comment lines, then "original.Class -> obfuscated:". A class name
+// never starts with "{": what does is a source map's (looksLikeSourcemap), not a mapping.
+bool looksLikeProguard(std::string_view head) {
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  if (first < head.size() && head[first] == '{') return false;
+  while (!head.empty()) {
+    size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line.front() != '#') {
+      return line.find(" -> ") != std::string_view::npos && line.back() == ':';
+    }
+    if (end == std::string_view::npos) break;
+    head.remove_prefix(end + 1);
+  }
+  return false;
+}
+
 }  // namespace restack

@@ -259,4 +259,11 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   return report;
 }
 
+// A source map is a JSON object: "{" after any whitespace and a byte order mark.
+bool looksLikeSourcemap(std::string_view head) {
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  return first < head.size() && head[first] == '{';
+}
+
 }  // namespace restack

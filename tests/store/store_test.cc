@@ -9,6 +9,7 @@
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbol_source.h"
 
 namespace restack {
 namespace {
@@ -92,6 +93,75 @@ TEST(Ingest, DetectsKindsFromContent) {
   auto unknown = detectSymbolKind(inMemory("hello"));
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message().find("pass the kind"), std::string::npos);
+}
+
+TEST(Ingest, KindsComeFromTheRegistryOfSources) {
+  EXPECT_EQ(symbolKindList(", ", " or "), "dsym, macho, elf, proguard or sourcemap");
+  for (const SymbolSource& source : symbolSources()) {
+    auto parsed = parseSymbolKind(source.name);
+    ASSERT_TRUE(parsed) << source.name;
+    EXPECT_EQ(*parsed, source.kind());
+    EXPECT_STREQ(symbolKindName(*parsed), source.name);
+  }
+  EXPECT_EQ(*parseSymbolKind("macho"), SymbolKind::kMachO);
+  auto unknown = parseSymbolKind("pdb");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(), "unknown symbol kind 'pdb' (expected dsym, macho, elf, proguard or sourcemap)");
+}
+
+TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
+  // Detection does not depend on the registry's order: no two detectors claim the same bytes,
+  // including a JSON object whose first line also reads like a mapping's class line.
+  const std::vector<std::pair<std::string, const char*>> samples = {
+      {std::string("\x7f"
+                   "ELF\x02\x01\x01",
+                   7),
+       "elf"},
+      {std::string("\xcf\xfa\xed\xfe", 4), "macho"},
+      {std::string("\xca\xfe\xba\xbe", 4), "macho"},
+      {"\xef\xbb\xbf{\"version\":3}", "sourcemap"},
+      {"{\"x\": \"a -> b\", \"y\":\n3}", "sourcemap"},
+      {"\n\xef\xbb\xbf{\"a -> b\":\n", "sourcemap"},
+      {"# comment\ncom.example.Main -> a.a:\n", "proguard"},
+      {"\xef\xbb\xbf"
+       "com.example.Main -> a.a:\n",
+       "proguard"},
+      {"hello", nullptr},
+      {"", nullptr},
+  };
+  for (const auto& [bytes, expected] : samples) {
+    std::vector<std::string> claimed;
+    for (const SymbolSource& source : symbolSources()) {
+      if (source.matches_file != nullptr && source.matches_file(bytes)) claimed.push_back(source.name);
+    }
+    if (expected == nullptr) {
+      EXPECT_TRUE(claimed.empty()) << bytes;
+    } else {
+      ASSERT_EQ(claimed.size(), 1u) << bytes;
+      EXPECT_EQ(claimed[0], expected) << bytes;
+    }
+  }
+}
+
+TEST(Ingest, DetectionMessagesListTheSources) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  UploadContent folder;
+  folder.path = dir->path();
+  auto not_bundle = detectSymbolKind(folder);
+  ASSERT_FALSE(not_bundle);
+  EXPECT_EQ(not_bundle.error().message(),
+            dir->path() + " is a folder but not a .dSYM bundle (Contents/Resources/DWARF)");
+  std::filesystem::create_directories(dir->path() + "/Contents/Resources/DWARF");
+  EXPECT_EQ(*detectSymbolKind(folder), SymbolKind::kDsym);
+
+  UploadContent text = inMemory("hello");
+  text.display_name = "notes.txt";
+  auto unknown = detectSymbolKind(text);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(),
+            "cannot tell what kind of symbol file notes.txt is (not Mach-O, ELF, a ProGuard mapping or a source "
+            "map); pass the kind explicitly");
 }
 
 TEST(Ingest, RefusesOversizedAndCorruptCompressedUploads) {
