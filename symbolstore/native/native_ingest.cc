@@ -38,7 +38,7 @@ class BatchWriter {
   ~BatchWriter() { (void)waitForWrite(); }
 
   Status put(std::string_view key, std::string_view value) {
-    batch_.Put(store_.family(SymbolFamily::kNative), rocksdb::Slice(key.data(), key.size()),
+    batch_.Put(store_.family(native_store::kNativeFamily), rocksdb::Slice(key.data(), key.size()),
                rocksdb::Slice(value.data(), value.size()));
     report_.records += 1;
     report_.stored_bytes += key.size() + value.size();
@@ -47,7 +47,7 @@ class BatchWriter {
   }
 
   Status deleteRange(const std::string& begin, const std::string& end) {
-    batch_.DeleteRange(store_.family(SymbolFamily::kNative), begin, end);
+    batch_.DeleteRange(store_.family(native_store::kNativeFamily), begin, end);
     return Status::ok();
   }
 
@@ -162,7 +162,7 @@ class SliceIngest {
 
   Status run() {
     if (id_.empty()) return malformed(slice_.source + ": debug id is not hex");
-    auto existing_value = store_.get(SymbolFamily::kNative, imageKey(id_));
+    auto existing_value = store_.get(native_store::kNativeFamily, imageKey(id_));
     if (!existing_value) return existing_value.error();
     std::optional<ImageRecord> existing;
     if (existing_value->has_value()) {
@@ -262,7 +262,7 @@ class SliceIngest {
   // Reads the stored symbol tier back (names already demangled) for naming outermost frames.
   Status loadStoredSymbols() {
     std::unique_ptr<rocksdb::Iterator> it(
-        store_.db().NewIterator(rocksdb::ReadOptions(), store_.family(SymbolFamily::kNative)));
+        store_.db().NewIterator(rocksdb::ReadOptions(), store_.family(native_store::kNativeFamily)));
     const std::string end = recordsEnd('S', id_);
     for (it->Seek(recordsBegin('S', id_)); it->Valid() && it->key().ToStringView() < end; it->Next()) {
       auto begin = addressOfKey('S', id_, it->key().ToStringView());
@@ -379,7 +379,7 @@ class SliceIngest {
     // (app, build, module) -> ids, for frames that print no debug id.
     std::string key =
         meta_.shared ? moduleKey("", "", slice_.module) : moduleKey(meta_.app, meta_.build_id, slice_.module);
-    auto existing = store_.get(SymbolFamily::kNative, key);
+    auto existing = store_.get(native_store::kNativeFamily, key);
     if (!existing) return existing.error();
     std::vector<std::string> ids;
     if (existing->has_value()) {

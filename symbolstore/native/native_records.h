@@ -62,8 +62,12 @@
 
 #include "formats/common/status.h"
 #include "formats/native/native_object.h"
+#include "symbolstore/store.h"
 
 namespace restack::native_store {
+
+// The column family these records live in, owned by this layer (symbolstore/store.h).
+inline const StoreFamily kNativeFamily{"native"};
 
 inline constexpr uint8_t kRecordVersion = 1;
 inline constexpr uint32_t kNoString = UINT32_MAX;

@@ -126,7 +126,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   report.kind = SymbolKind::kProguard;
   report.input_bytes = bytes.size();
   const std::string load_id = newLoadId();
-  auto* family = store.family(SymbolFamily::kProguard);
+  auto* family = store.family(proguard::kProguardFamily);
   rocksdb::WriteBatch batch;
   size_t batch_bytes = 0;
   uint64_t classes = 0;
@@ -186,7 +186,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   const bool has_build = !meta.app.empty() || !meta.build_id.empty();
   if (has_build) {
     const std::string build_key = proguard::buildPointerKey(meta.app, meta.build_id);
-    auto old = store.get(SymbolFamily::kProguard, build_key);
+    auto old = store.get(proguard::kProguardFamily, build_key);
     if (!old) return abandon(old.error());
     if (old->has_value()) {
       auto decoded = proguard::decodeBuildPointer(**old);

@@ -30,7 +30,7 @@ class RecordWriter {
   RecordWriter(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
 
   void put(const std::string& key, const std::string& value) {
-    batch_.Put(store_.family(SymbolFamily::kSourcemap), key, value);
+    batch_.Put(store_.family(sourcemap_records::kSourcemapFamily), key, value);
     ++report_.records;
     report_.stored_bytes += key.size() + value.size();
     if (batch_.GetDataSize() >= kBatchBytes && status_.isOk()) status_ = flush();
