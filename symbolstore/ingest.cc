@@ -146,7 +146,11 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
     return invalidArgument(std::string("unknown symbol kind '") + resolved.kind->name() + "' (expected " +
                            symbolKindList(", ", " or ") + ")");
   }
-  Expected<IngestReport> report = source->ingest(store, resolved, content, options);
+  IngestOptions with_transforms = options;
+  for (const SymbolSource& other : symbolSources()) {
+    if (other.native_transform != nullptr) with_transforms.native_transforms.push_back(other.native_transform);
+  }
+  Expected<IngestReport> report = source->ingest(store, resolved, content, with_transforms);
   if (report) report->kind = *resolved.kind;
   return report;
 }

@@ -19,6 +19,10 @@
 
 namespace restack {
 
+namespace native_store {
+class NativeRecordTransform;  // symbolstore/native/native_records.h
+}
+
 // The kind of a symbol upload: the name of the symbol source that reads it ("dsym", "macho",
 // "elf", "proguard", "sourcemap", …), as restack.kind, `restack ingest --kind` and reports spell
 // it. A kind is a name, not a closed list: a new source brings its own name
@@ -85,6 +89,9 @@ struct IngestOptions {
   // document, about 3x its size). limits.max_sourcemap_bytes, 256 MiB.
   uint64_t max_sourcemap_bytes = 256ull << 20;
   IngestProgress progress;  // may be empty
+  // Write-time transforms of the native records this upload writes (native_records.h, "Write-time
+  // transforms"). ingestUpload adds the registered sources' own (SymbolSource::native_transform).
+  std::vector<const native_store::NativeRecordTransform*> native_transforms;
 };
 
 struct IngestReport {

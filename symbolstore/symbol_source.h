@@ -33,6 +33,9 @@ struct SymbolSource {
   bool (*matches_folder)(const std::string& path) = nullptr;
   // Writes the upload's records; `meta.kind` names this source.
   IngestFunction ingest = nullptr;
+  // A source that enriches native records written by other sources (IL2CPP or Dart line
+  // mappings) contributes its write-time transform here (native_records.h); nullptr for most.
+  const native_store::NativeRecordTransform* native_transform = nullptr;
 
   SymbolKind kind() const { return SymbolKind(name); }
 };

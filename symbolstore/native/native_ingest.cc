@@ -82,20 +82,23 @@ class BatchWriter {
 };
 
 // Per-image string table: each distinct string gets the next id; strings are written in blocks
-// of kStringsPerBlock as they fill.
-class StringTable {
+// of kStringsPerBlock as they fill. Write-time transforms read and add strings through it.
+class StringTable final : public ImageStrings {
  public:
   StringTable(BatchWriter& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
 
-  Expected<uint32_t> intern(std::string_view text) {
+  Expected<uint32_t> intern(std::string_view text) override {
     auto found = ids_.find(text);  // heterogeneous: no std::string per lookup
     if (found != ids_.end()) return found->second;
     uint32_t id = next_++;
-    ids_.emplace(std::string(text), id);
-    pending_.emplace_back(text);
-    if (pending_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
+    auto added = ids_.emplace(std::string(text), id).first;
+    by_id_.push_back(&added->first);  // map nodes do not move
+    unwritten_.emplace_back(text);
+    if (unwritten_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
     return id;
   }
+
+  std::string_view text(uint32_t id) const override { return id < by_id_.size() ? *by_id_[id] : std::string_view(); }
 
   // Raw DWARF names: demangled once per distinct raw name.
   Expected<uint32_t> internName(std::string_view raw) {
@@ -118,10 +121,10 @@ class StringTable {
   }
 
   Status flush() {
-    if (pending_.empty()) return Status::ok();
+    if (unwritten_.empty()) return Status::ok();
     uint32_t block = (next_ - 1) / kStringsPerBlock;
-    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(pending_));
-    pending_.clear();
+    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(unwritten_));
+    unwritten_.clear();
     return status;
   }
 
@@ -144,7 +147,8 @@ class StringTable {
   // symbol table, alive while the image's units are walked; the table does not outlive that walk.
   std::unordered_map<std::string_view, uint32_t> raw_ids_;
   std::unordered_map<std::pair<const char*, size_t>, uint32_t, AddressHash> raw_ids_by_address_;
-  std::vector<std::string> pending_;
+  std::vector<const std::string*> by_id_;
+  std::vector<std::string> unwritten_;
   uint32_t next_ = 0;
 };
 
@@ -286,6 +290,13 @@ class SliceIngest {
     RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('T', id_), recordsEnd('T', id_)));
     StringTable strings(writer_, id_);
     uint64_t functions = 0;
+    // Write-time transforms (native_records.h): the ones with something for this image.
+    std::vector<std::pair<const NativeRecordTransform*, std::unique_ptr<FunctionRewriter>>> rewriters;
+    for (const NativeRecordTransform* transform : options_.native_transforms) {
+      auto rewriter = transform->forImage(store_, slice_.debug_id, image_);
+      if (!rewriter) return rewriter.error().withContext(std::string(transform->name())).withContext(slice_.source);
+      if (*rewriter) rewriters.emplace_back(transform, std::move(*rewriter));
+    }
     native::DwarfWalkOptions walk;
     walk.warnings = &report_.warnings;
     // Inflated debug sections live in memory next to the mapped file: they get what
@@ -353,6 +364,14 @@ class SliceIngest {
           auto file = fileId(span.file);
           if (!file) return file.status();
           record.lines.push_back({span.begin, *file, span.line, span.column});
+        }
+        for (auto& [transform, rewriter] : rewriters) {
+          Status rewritten = rewriter->rewrite(record, strings);
+          if (!rewritten) return rewritten.error().withContext(std::string(transform->name()));
+          if (record.begin != function.begin || record.end != function.end) {
+            return Error(ErrorCode::kInternal,
+                         std::string(transform->name()) + " changed the address range of a function record");
+          }
         }
         RESTACK_RETURN_IF_ERROR(writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
         ++functions;
