@@ -5,36 +5,27 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <ostream>
 
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
+#include "symbolstore/symbol_source.h"
 
 namespace restack {
 namespace fs = std::filesystem;
 
 const char* symbolKindName(SymbolKind kind) {
-  switch (kind) {
-    case SymbolKind::kDsym:
-      return "dsym";
-    case SymbolKind::kMachO:
-      return "macho";
-    case SymbolKind::kElf:
-      return "elf";
-    case SymbolKind::kProguard:
-      return "proguard";
-    case SymbolKind::kSourcemap:
-      return "sourcemap";
-  }
-  return "unknown";
+  return kind.name();
+}
+
+std::ostream& operator<<(std::ostream& out, SymbolKind kind) {
+  return out << kind.name();
 }
 
 Expected<SymbolKind> parseSymbolKind(std::string_view text) {
-  for (SymbolKind kind :
-       {SymbolKind::kDsym, SymbolKind::kMachO, SymbolKind::kElf, SymbolKind::kProguard, SymbolKind::kSourcemap}) {
-    if (text == symbolKindName(kind)) return kind;
-  }
-  return invalidArgument("unknown symbol kind '" + std::string(text) +
-                         "' (expected dsym, macho, elf, proguard or sourcemap)");
+  if (const SymbolSource* source = findSymbolSource(text)) return source->kind();
+  return invalidArgument("unknown symbol kind '" + std::string(text) + "' (expected " + symbolKindList(", ", " or ") +
+                         ")");
 }
 
 namespace {
@@ -50,27 +41,14 @@ Expected<std::string> headOf(const UploadContent& content, size_t size) {
   return head;
 }
 
-bool isMachOMagic(std::string_view head) {
-  if (head.size() < 4) return false;
-  const auto b = [&](size_t i) { return static_cast<uint8_t>(head[i]); };
-  const uint32_t le = b(0) | (b(1) << 8) | (b(2) << 16) | (static_cast<uint32_t>(b(3)) << 24);
-  const uint32_t be = (static_cast<uint32_t>(b(0)) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
-  return le == 0xfeedface || le == 0xfeedfacf || be == 0xcafebabe || be == 0xcafebabf;
-}
-
-// A ProGuard/R8 mapping: "#" comment lines, then "original.Class -> obfuscated:".
-bool looksLikeProguard(std::string_view head) {
-  while (!head.empty()) {
-    size_t end = head.find('\n');
-    std::string_view line = head.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line.front() != '#') {
-      return line.find(" -> ") != std::string_view::npos && line.back() == ':';
-    }
-    if (end == std::string_view::npos) break;
-    head.remove_prefix(end + 1);
+// "a, b or c".
+std::string joinList(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " or " : ", ";
+    out += items[i];
   }
-  return false;
+  return out;
 }
 
 // After unzipping: a .dSYM bundle folder inside the archive, or the single file it holds.
@@ -163,19 +141,16 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
     if (!kind) return kind.error();
     resolved.kind = *kind;
   }
-  Expected<IngestReport> report = [&]() -> Expected<IngestReport> {
-    switch (*resolved.kind) {
-      case SymbolKind::kDsym:
-      case SymbolKind::kMachO:
-      case SymbolKind::kElf:
-        return ingestNative(store, resolved, content, options);
-      case SymbolKind::kProguard:
-        return ingestProguard(store, resolved, content, options);
-      case SymbolKind::kSourcemap:
-        return ingestSourcemap(store, resolved, content, options);
-    }
-    return Error(ErrorCode::kInternal, "unhandled symbol kind");
-  }();
+  const SymbolSource* source = findSymbolSource(resolved.kind->name());
+  if (source == nullptr) {
+    return invalidArgument(std::string("unknown symbol kind '") + resolved.kind->name() + "' (expected " +
+                           symbolKindList(", ", " or ") + ")");
+  }
+  IngestOptions with_transforms = options;
+  for (const SymbolSource& other : symbolSources()) {
+    if (other.native_transform != nullptr) with_transforms.native_transforms.push_back(other.native_transform);
+  }
+  Expected<IngestReport> report = source->ingest(store, resolved, content, with_transforms);
   if (report) report->kind = *resolved.kind;
   return report;
 }
@@ -183,25 +158,25 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
 }  // namespace
 
 Expected<SymbolKind> detectSymbolKind(const UploadContent& content) {
+  std::vector<std::string_view> described;
   if (!content.path.empty() && isDirectory(content.path)) {
-    if (isDirectory((fs::path(content.path) / "Contents" / "Resources" / "DWARF").string())) return SymbolKind::kDsym;
-    return unsupported(content.path + " is a folder but not a .dSYM bundle (no Contents/Resources/DWARF)");
+    for (const SymbolSource& source : symbolSources()) {
+      if (source.matches_folder == nullptr) continue;
+      if (source.matches_folder(content.path)) return source.kind();
+      described.push_back(source.description);
+    }
+    return unsupported(content.path + " is a folder but not " + joinList(described));
   }
-  auto head = headOf(content, 64 * 1024);
+  auto head = headOf(content, kDetectionBytes);
   if (!head) return head.error();
-  std::string_view bytes = *head;
-  if (bytes.size() >= 4 && bytes.substr(0, 4) ==
-                               "\x7f"
-                               "ELF")
-    return SymbolKind::kElf;
-  if (isMachOMagic(bytes)) return SymbolKind::kMachO;
-  size_t first = bytes.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && bytes.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
-  if (first != std::string_view::npos && bytes[first] == '{') return SymbolKind::kSourcemap;
-  if (looksLikeProguard(bytes)) return SymbolKind::kProguard;
+  for (const SymbolSource& source : symbolSources()) {
+    if (source.matches_file == nullptr) continue;
+    if (source.matches_file(*head)) return source.kind();
+    described.push_back(source.description);
+  }
   std::string name = content.display_name.empty() ? content.path : content.display_name;
   return unsupported("cannot tell what kind of symbol file " + (name.empty() ? std::string("the upload") : name) +
-                     " is (not Mach-O, ELF, a source map or a ProGuard mapping); pass the kind explicitly");
+                     " is (not " + joinList(described) + "); pass the kind explicitly");
 }
 
 Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,

@@ -1,12 +1,14 @@
 // Ingest: one symbol upload (docs/design.md §4) parsed once into compact lookup records.
 //
 // `ingestUpload` detects the kind when the metadata does not say, unpacks compressed or zipped
-// content, and hands the bytes to the kind's writer (symbolstore/native, proguard, sourcemap).
-// Writers stream: they must not hold a whole multi-GB file's parsed form in memory.
+// content, and hands the bytes to the kind's symbol source (symbolstore/symbol_source.h lists
+// them; docs/design.md §11). Writers stream: they must not hold a whole multi-GB file's parsed
+// form in memory.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,9 +19,41 @@
 
 namespace restack {
 
-enum class SymbolKind { kDsym, kMachO, kElf, kProguard, kSourcemap };
+namespace native_store {
+class NativeRecordTransform;  // symbolstore/native/native_records.h
+}
+
+// The kind of a symbol upload: the name of the symbol source that reads it ("dsym", "macho",
+// "elf", "proguard", "sourcemap", …), as restack.kind, `restack ingest --kind` and reports spell
+// it. A kind is a name, not a closed list: a new source brings its own name
+// (symbolstore/symbol_source.cc). The constants name the built-in sources.
+class SymbolKind {
+ public:
+  // `name` must outlive the kind (a string literal or a registered source's name).
+  constexpr explicit SymbolKind(const char* name) : name_(name) {}
+  constexpr const char* name() const { return name_; }
+  friend constexpr bool operator==(SymbolKind a, SymbolKind b) {
+    return std::string_view(a.name_) == std::string_view(b.name_);
+  }
+  friend std::ostream& operator<<(std::ostream& out, SymbolKind kind);
+
+  static const SymbolKind kDsym;
+  static const SymbolKind kMachO;
+  static const SymbolKind kElf;
+  static const SymbolKind kProguard;
+  static const SymbolKind kSourcemap;
+
+ private:
+  const char* name_;
+};
+inline constexpr SymbolKind SymbolKind::kDsym{"dsym"};
+inline constexpr SymbolKind SymbolKind::kMachO{"macho"};
+inline constexpr SymbolKind SymbolKind::kElf{"elf"};
+inline constexpr SymbolKind SymbolKind::kProguard{"proguard"};
+inline constexpr SymbolKind SymbolKind::kSourcemap{"sourcemap"};
+
 const char* symbolKindName(SymbolKind kind);
-// Parses "dsym", "macho", "elf", "proguard", "sourcemap".
+// Parses the name of a registered source ("dsym", "macho", "elf", "proguard", "sourcemap", …).
 Expected<SymbolKind> parseSymbolKind(std::string_view text);
 
 struct UploadMeta {
@@ -55,18 +89,22 @@ struct IngestOptions {
   // document, about 3x its size). limits.max_sourcemap_bytes, 256 MiB.
   uint64_t max_sourcemap_bytes = 256ull << 20;
   IngestProgress progress;  // may be empty
+  // Write-time transforms of the native records this upload writes (native_records.h, "Write-time
+  // transforms"). ingestUpload adds the registered sources' own (SymbolSource::native_transform).
+  std::vector<const native_store::NativeRecordTransform*> native_transforms;
 };
 
 struct IngestReport {
-  SymbolKind kind = SymbolKind::kElf;
-  std::vector<std::string> ids;  // debug ids, mapping ids or file names the upload now serves
-  uint64_t records = 0;          // records written
+  SymbolKind kind = SymbolKind::kElf;  // the source that read the upload
+  std::vector<std::string> ids;        // debug ids, mapping ids or file names the upload now serves
+  uint64_t records = 0;                // records written
   uint64_t input_bytes = 0;
   uint64_t stored_bytes = 0;  // bytes of keys + values written
   std::vector<std::string> warnings;
 };
 
-// Detects the kind of symbol file from its first bytes (and, for directories, the .dSYM layout).
+// Detects the kind of symbol file from its first bytes (and, for directories, their layout): the
+// registered source whose detector recognises it.
 Expected<SymbolKind> detectSymbolKind(const UploadContent& content);
 
 // Never throws: a stray exception (std::bad_alloc included) becomes an error value. Compressed
@@ -74,12 +112,20 @@ Expected<SymbolKind> detectSymbolKind(const UploadContent& content);
 Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                     const IngestOptions& options);
 
-// Per-kind writers, implemented in their folders. `meta.kind` is set when they are called.
+// The built-in sources' writers and detectors, implemented in their folders and listed in the
+// registry (symbolstore/symbol_source.cc). `meta.kind` is set when a writer is called. A detector
+// sees the first bytes of a file (or a folder's path) and must not claim what another source
+// claims: detection does not depend on the registry's order.
 Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                     const IngestOptions& options);
+bool looksLikeDsymBundle(const std::string& folder);  // Contents/Resources/DWARF inside
+bool looksLikeMachO(std::string_view head);           // thin or fat Mach-O magic
+bool looksLikeElf(std::string_view head);             // "\x7fELF"
 Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                       const IngestOptions& options);
+bool looksLikeProguard(std::string_view head);  // "# comments", then "original.Class -> obfuscated:"
 Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                        const IngestOptions& options);
+bool looksLikeSourcemap(std::string_view head);  // a JSON object
 
 }  // namespace restack

@@ -4,6 +4,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -45,20 +46,31 @@ int64_t decodeI64(std::string_view bytes) {
 
 }  // namespace
 
-const char* symbolFamilyName(SymbolFamily family) {
-  switch (family) {
-    case SymbolFamily::kMeta:
-      return "meta";
-    case SymbolFamily::kNative:
-      return "native";
-    case SymbolFamily::kProguard:
-      return "proguard";
-    case SymbolFamily::kSourcemap:
-      return "sourcemap";
-    case SymbolFamily::kPending:
-      return "pending";
+namespace {
+
+// Names of the registered families, by StoreFamily::index(). Filled while static objects are
+// initialised (the declarations), read when stores open.
+std::vector<const char*>& familyRegistry() {
+  static std::vector<const char*> names;
+  return names;
+}
+
+}  // namespace
+
+StoreFamily::StoreFamily(const char* name) : name_(name) {
+  std::vector<const char*>& names = familyRegistry();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (std::strcmp(names[i], name) == 0) {
+      index_ = i;
+      return;
+    }
   }
-  return "unknown";
+  index_ = names.size();
+  names.push_back(name);
+}
+
+std::vector<std::string> registeredStoreFamilies() {
+  return {familyRegistry().begin(), familyRegistry().end()};
 }
 
 Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& options) {
@@ -67,9 +79,9 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
   if (store || !corrupt || !options.rebuild_if_corrupt || options.read_only) {
     return store;
   }
-  // Everything in the store can be rebuilt from Kafka (symbols topics from their start, pending
-  // events from the pending topic), so a corrupt store is kept for a post-mortem and replaced
-  // instead of failing every restart.
+  // Everything in the store can be rebuilt from Kafka (the symbols topics from their start, the
+  // worker's families from its own topics), so a corrupt store is kept for a post-mortem and
+  // replaced instead of failing every restart.
   const auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string aside = options.path + ".corrupt-" + std::to_string(seconds);
@@ -112,10 +124,31 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
   // Refuse to run on damaged files (the worker moves a corrupt store aside and rebuilds it).
   db_options.paranoid_checks = true;
 
+  // RocksDB opens a database only with all of its families named: the declared ones, and any a
+  // build with more layers created. A store that does not exist yet lists none.
+  const std::vector<const char*>& declared = familyRegistry();
+  std::vector<std::string> on_disk;
+  if (!rocksdb::DB::ListColumnFamilies(db_options, options.path, &on_disk).ok()) on_disk.clear();
+  auto isOnDisk = [&](std::string_view name) {
+    return std::find(on_disk.begin(), on_disk.end(), name) != on_disk.end();
+  };
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  std::vector<size_t> slots;  // descriptor i -> declared index, or SIZE_MAX when undeclared
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, family_options);
-  for (int i = 0; i < kSymbolFamilyCount; ++i) {
-    descriptors.emplace_back(symbolFamilyName(static_cast<SymbolFamily>(i)), family_options);
+  slots.push_back(SIZE_MAX);
+  for (size_t i = 0; i < declared.size(); ++i) {
+    // A read-only open cannot create a family; one that is missing reads as empty (family()).
+    if (options.read_only && !isOnDisk(declared[i])) continue;
+    descriptors.emplace_back(declared[i], family_options);
+    slots.push_back(i);
+  }
+  for (const std::string& name : on_disk) {
+    if (name == rocksdb::kDefaultColumnFamilyName) continue;
+    if (std::find_if(declared.begin(), declared.end(), [&](const char* d) { return name == d; }) != declared.end()) {
+      continue;
+    }
+    descriptors.emplace_back(name, family_options);
+    slots.push_back(SIZE_MAX);
   }
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -133,7 +166,14 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
   store->db_.reset(raw);
   // handles[0] is the default family, which Restack does not use; RocksDB owns it.
   raw->DestroyColumnFamilyHandle(handles[0]);
-  for (int i = 0; i < kSymbolFamilyCount; ++i) store->families_[i] = handles[i + 1];
+  store->families_.assign(declared.size(), nullptr);
+  for (size_t i = 1; i < handles.size(); ++i) {
+    if (slots[i] == SIZE_MAX) {
+      store->undeclared_.push_back(handles[i]);
+    } else {
+      store->families_[slots[i]] = handles[i];
+    }
+  }
   if (options.verify_checksums) {
     rocksdb::Status verified = raw->VerifyChecksum();
     if (!verified.ok()) {
@@ -143,12 +183,12 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
     }
   }
 
-  auto version = store->get(SymbolFamily::kMeta, kSchemaVersionKey);
+  auto version = store->get(kMetaFamily, kSchemaVersionKey);
   if (!version) return version.error();
   if (!version->has_value()) {
     if (!options.read_only) {
       rocksdb::WriteBatch batch;
-      batch.Put(store->family(SymbolFamily::kMeta), std::string(kSchemaVersionKey), encodeU32(kStoreSchemaVersion));
+      batch.Put(store->family(kMetaFamily), std::string(kSchemaVersionKey), encodeU32(kStoreSchemaVersion));
       RESTACK_RETURN_IF_ERROR(store->write(batch));
     }
   } else {
@@ -171,7 +211,24 @@ SymbolStore::~SymbolStore() {
   for (auto* handle : families_) {
     if (handle) db_->DestroyColumnFamilyHandle(handle);
   }
+  for (auto* handle : undeclared_) db_->DestroyColumnFamilyHandle(handle);
   db_->Close().PermitUncheckedError();
+}
+
+rocksdb::ColumnFamilyHandle* SymbolStore::family(const StoreFamily& family) const {
+  // Families are declared before main(), so every one has a slot; the default family stands in
+  // for one a read-only store does not have.
+  if (family.index() < families_.size() && families_[family.index()] != nullptr) return families_[family.index()];
+  return db_->DefaultColumnFamily();
+}
+
+std::vector<rocksdb::ColumnFamilyHandle*> SymbolStore::families() const {
+  std::vector<rocksdb::ColumnFamilyHandle*> all;
+  for (auto* handle : families_) {
+    if (handle) all.push_back(handle);
+  }
+  all.insert(all.end(), undeclared_.begin(), undeclared_.end());
+  return all;
 }
 
 Status SymbolStore::write(rocksdb::WriteBatch& batch) {
@@ -182,7 +239,7 @@ Status SymbolStore::write(rocksdb::WriteBatch& batch) {
   return Status::ok();
 }
 
-Expected<std::optional<std::string>> SymbolStore::get(SymbolFamily which, std::string_view key) const {
+Expected<std::optional<std::string>> SymbolStore::get(const StoreFamily& which, std::string_view key) const {
   std::string value;
   rocksdb::Status status =
       db_->Get(rocksdb::ReadOptions(), family(which), rocksdb::Slice(key.data(), key.size()), &value);
@@ -192,7 +249,7 @@ Expected<std::optional<std::string>> SymbolStore::get(SymbolFamily which, std::s
 }
 
 Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view topic, int32_t partition) const {
-  auto value = get(SymbolFamily::kMeta, appliedKey(topic, partition));
+  auto value = get(kMetaFamily, appliedKey(topic, partition));
   if (!value) return value.error();
   if (!value->has_value()) return std::optional<int64_t>();
   if ((*value)->size() != 8)
@@ -202,7 +259,7 @@ Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view top
 
 void SymbolStore::recordAppliedOffset(rocksdb::WriteBatch& batch, std::string_view topic, int32_t partition,
                                       int64_t next_offset) const {
-  batch.Put(family(SymbolFamily::kMeta), appliedKey(topic, partition), encodeI64(next_offset));
+  batch.Put(family(kMetaFamily), appliedKey(topic, partition), encodeI64(next_offset));
 }
 
 }  // namespace restack

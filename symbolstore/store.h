@@ -1,4 +1,4 @@
-// The symbol store: one RocksDB database, one column family per symbol type.
+// The symbol store: one RocksDB database, one column family per layer that keeps records in it.
 //
 // Layout (schema version 1, recorded under meta key "schema_version"):
 //
@@ -8,11 +8,14 @@
 //   meta            "applied\x00<topic>\x00<partition u32 BE>"  next offset to apply, i64 LE
 //   meta            "deferred\x00<topic>\x00<partition><offset>"  an upload waiting to be retried, owned by
 //                                                               worker/kafka/deferred_uploads.h
-//   native          owned by symbolstore/native (see its header)
-//   proguard        owned by symbolstore/proguard
-//   sourcemap       owned by symbolstore/sourcemap
-//   pending         owned by worker/kafka/pending_events.h: events published while their symbols
-//                   were missing, kept to be restored again when those symbols arrive
+//   <other>         owned by the layer that declares it (a StoreFamily constant next to the
+//                   records' layout): native (symbolstore/native/native_records.h), proguard
+//                   (symbolstore/proguard/proguard_records.h), sourcemap
+//                   (symbolstore/sourcemap/sourcemap_records.h), and the worker's own
+//                   (worker/kafka/); docs/design.md §11 lists them
+//
+// The store owns only `meta`. It opens every family that is declared (StoreFamily) and every
+// family it finds on disk, so a store written by a build that declared more families still opens.
 //
 // Every value a family stores starts with a one-byte format version so that a reader can refuse
 // (or migrate) records it does not understand instead of misreading them.
@@ -26,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
@@ -34,9 +38,32 @@
 
 namespace restack {
 
-enum class SymbolFamily { kMeta = 0, kNative = 1, kProguard = 2, kSourcemap = 3, kPending = 4 };
-inline constexpr int kSymbolFamilyCount = 5;
-const char* symbolFamilyName(SymbolFamily family);
+// A column family, declared by the layer that owns its records. Declaring one registers it: every
+// store opened afterwards in the process opens it, creating it when missing. Declare families as
+// inline constants in the header that documents their records, so that they are registered
+// before main() in every program that uses them:
+//   inline const StoreFamily kNativeFamily{"native"};
+// The name is the on-disk name and never changes (docs/design.md §11). Declaring a name twice
+// names the same family.
+class StoreFamily {
+ public:
+  explicit StoreFamily(const char* name);
+  StoreFamily(const StoreFamily&) = delete;
+  StoreFamily& operator=(const StoreFamily&) = delete;
+  const char* name() const { return name_; }
+  size_t index() const { return index_; }  // position among the registered families
+
+ private:
+  const char* name_;
+  size_t index_;
+};
+
+// The names of the registered families, in registration order.
+std::vector<std::string> registeredStoreFamilies();
+
+// The store's own family: the schema version, how far each input partition was applied, and the
+// worker's small per-store bookkeeping (layout above).
+inline const StoreFamily kMetaFamily{"meta"};
 
 inline constexpr uint32_t kStoreSchemaVersion = 1;
 
@@ -69,7 +96,11 @@ class SymbolStore {
   SymbolStore& operator=(const SymbolStore&) = delete;
 
   rocksdb::DB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* family(SymbolFamily family) const { return families_[static_cast<int>(family)]; }
+  // The handle of a registered family. In a read-only store without that family on disk: RocksDB's
+  // default family, which Restack never writes, so that reads find nothing.
+  rocksdb::ColumnFamilyHandle* family(const StoreFamily& family) const;
+  // Every open family (registered or found on disk), `meta` included.
+  std::vector<rocksdb::ColumnFamilyHandle*> families() const;
   const StoreOptions& options() const { return options_; }
   // Where a corrupt store was moved (rebuild_if_corrupt) and why; empty when it was not.
   const std::string& movedAside() const { return moved_aside_; }
@@ -78,7 +109,7 @@ class SymbolStore {
   // Applies a batch atomically. Errors name the store path.
   Status write(rocksdb::WriteBatch& batch);
   // Point read; std::nullopt when the key is absent.
-  Expected<std::optional<std::string>> get(SymbolFamily family, std::string_view key) const;
+  Expected<std::optional<std::string>> get(const StoreFamily& family, std::string_view key) const;
 
   // How far partition `partition` of `topic` was applied: the next offset to read, or
   // std::nullopt when nothing was applied yet.
@@ -96,7 +127,11 @@ class SymbolStore {
   std::string moved_aside_;
   std::string corruption_;
   std::unique_ptr<rocksdb::DB> db_;
-  rocksdb::ColumnFamilyHandle* families_[kSymbolFamilyCount] = {};
+  // By StoreFamily::index(); nullptr for families registered after the store opened.
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;
+  // Families found on disk that no layer of this program declares: opened (RocksDB requires it),
+  // never used.
+  std::vector<rocksdb::ColumnFamilyHandle*> undeclared_;
 };
 
 }  // namespace restack

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "symbolstore/ingest.h"
+#include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
 #include "symbolstore/store.h"
 
@@ -100,7 +101,7 @@ void BM_Ingest(benchmark::State& state) {
     }
     report = *result;
     // Flush the memtables so the stored size is what stays on disk.
-    store->db().Flush(rocksdb::FlushOptions(), store->family(SymbolFamily::kNative)).PermitUncheckedError();
+    store->db().Flush(rocksdb::FlushOptions(), store->family(native_store::kNativeFamily)).PermitUncheckedError();
     cpu_seconds += processCpuSeconds() - cpu_before;
   }
   corpus().debug_id = report.ids.empty() ? "" : report.ids[0];

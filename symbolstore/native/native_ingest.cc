@@ -8,6 +8,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <unordered_map>
 
@@ -37,7 +38,7 @@ class BatchWriter {
   ~BatchWriter() { (void)waitForWrite(); }
 
   Status put(std::string_view key, std::string_view value) {
-    batch_.Put(store_.family(SymbolFamily::kNative), rocksdb::Slice(key.data(), key.size()),
+    batch_.Put(store_.family(native_store::kNativeFamily), rocksdb::Slice(key.data(), key.size()),
                rocksdb::Slice(value.data(), value.size()));
     report_.records += 1;
     report_.stored_bytes += key.size() + value.size();
@@ -46,7 +47,7 @@ class BatchWriter {
   }
 
   Status deleteRange(const std::string& begin, const std::string& end) {
-    batch_.DeleteRange(store_.family(SymbolFamily::kNative), begin, end);
+    batch_.DeleteRange(store_.family(native_store::kNativeFamily), begin, end);
     return Status::ok();
   }
 
@@ -81,20 +82,23 @@ class BatchWriter {
 };
 
 // Per-image string table: each distinct string gets the next id; strings are written in blocks
-// of kStringsPerBlock as they fill.
-class StringTable {
+// of kStringsPerBlock as they fill. Write-time transforms read and add strings through it.
+class StringTable final : public ImageStrings {
  public:
   StringTable(BatchWriter& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
 
-  Expected<uint32_t> intern(std::string_view text) {
+  Expected<uint32_t> intern(std::string_view text) override {
     auto found = ids_.find(text);  // heterogeneous: no std::string per lookup
     if (found != ids_.end()) return found->second;
     uint32_t id = next_++;
-    ids_.emplace(std::string(text), id);
-    pending_.emplace_back(text);
-    if (pending_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
+    auto added = ids_.emplace(std::string(text), id).first;
+    by_id_.push_back(&added->first);  // map nodes do not move
+    unwritten_.emplace_back(text);
+    if (unwritten_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
     return id;
   }
+
+  std::string_view text(uint32_t id) const override { return id < by_id_.size() ? *by_id_[id] : std::string_view(); }
 
   // Raw DWARF names: demangled once per distinct raw name.
   Expected<uint32_t> internName(std::string_view raw) {
@@ -117,10 +121,10 @@ class StringTable {
   }
 
   Status flush() {
-    if (pending_.empty()) return Status::ok();
+    if (unwritten_.empty()) return Status::ok();
     uint32_t block = (next_ - 1) / kStringsPerBlock;
-    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(pending_));
-    pending_.clear();
+    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(unwritten_));
+    unwritten_.clear();
     return status;
   }
 
@@ -143,7 +147,8 @@ class StringTable {
   // symbol table, alive while the image's units are walked; the table does not outlive that walk.
   std::unordered_map<std::string_view, uint32_t> raw_ids_;
   std::unordered_map<std::pair<const char*, size_t>, uint32_t, AddressHash> raw_ids_by_address_;
-  std::vector<std::string> pending_;
+  std::vector<const std::string*> by_id_;
+  std::vector<std::string> unwritten_;
   uint32_t next_ = 0;
 };
 
@@ -161,7 +166,7 @@ class SliceIngest {
 
   Status run() {
     if (id_.empty()) return malformed(slice_.source + ": debug id is not hex");
-    auto existing_value = store_.get(SymbolFamily::kNative, imageKey(id_));
+    auto existing_value = store_.get(native_store::kNativeFamily, imageKey(id_));
     if (!existing_value) return existing_value.error();
     std::optional<ImageRecord> existing;
     if (existing_value->has_value()) {
@@ -261,7 +266,7 @@ class SliceIngest {
   // Reads the stored symbol tier back (names already demangled) for naming outermost frames.
   Status loadStoredSymbols() {
     std::unique_ptr<rocksdb::Iterator> it(
-        store_.db().NewIterator(rocksdb::ReadOptions(), store_.family(SymbolFamily::kNative)));
+        store_.db().NewIterator(rocksdb::ReadOptions(), store_.family(native_store::kNativeFamily)));
     const std::string end = recordsEnd('S', id_);
     for (it->Seek(recordsBegin('S', id_)); it->Valid() && it->key().ToStringView() < end; it->Next()) {
       auto begin = addressOfKey('S', id_, it->key().ToStringView());
@@ -285,6 +290,13 @@ class SliceIngest {
     RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('T', id_), recordsEnd('T', id_)));
     StringTable strings(writer_, id_);
     uint64_t functions = 0;
+    // Write-time transforms (native_records.h): the ones with something for this image.
+    std::vector<std::pair<const NativeRecordTransform*, std::unique_ptr<FunctionRewriter>>> rewriters;
+    for (const NativeRecordTransform* transform : options_.native_transforms) {
+      auto rewriter = transform->forImage(store_, slice_.debug_id, image_);
+      if (!rewriter) return rewriter.error().withContext(std::string(transform->name())).withContext(slice_.source);
+      if (*rewriter) rewriters.emplace_back(transform, std::move(*rewriter));
+    }
     native::DwarfWalkOptions walk;
     walk.warnings = &report_.warnings;
     // Inflated debug sections live in memory next to the mapped file: they get what
@@ -353,6 +365,14 @@ class SliceIngest {
           if (!file) return file.status();
           record.lines.push_back({span.begin, *file, span.line, span.column});
         }
+        for (auto& [transform, rewriter] : rewriters) {
+          Status rewritten = rewriter->rewrite(record, strings);
+          if (!rewritten) return rewritten.error().withContext(std::string(transform->name()));
+          if (record.begin != function.begin || record.end != function.end) {
+            return Error(ErrorCode::kInternal,
+                         std::string(transform->name()) + " changed the address range of a function record");
+          }
+        }
         RESTACK_RETURN_IF_ERROR(writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
         ++functions;
       }
@@ -378,7 +398,7 @@ class SliceIngest {
     // (app, build, module) -> ids, for frames that print no debug id.
     std::string key =
         meta_.shared ? moduleKey("", "", slice_.module) : moduleKey(meta_.app, meta_.build_id, slice_.module);
-    auto existing = store_.get(SymbolFamily::kNative, key);
+    auto existing = store_.get(native_store::kNativeFamily, key);
     if (!existing) return existing.error();
     std::vector<std::string> ids;
     if (existing->has_value()) {
@@ -425,6 +445,26 @@ Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, 
     RESTACK_RETURN_IF_ERROR(ingest.run());
   }
   return report;
+}
+
+// Detectors of the native sources (registered in symbolstore/symbol_source.cc).
+bool looksLikeDsymBundle(const std::string& folder) {
+  std::error_code ignored;
+  return std::filesystem::is_directory(std::filesystem::path(folder) / "Contents" / "Resources" / "DWARF", ignored);
+}
+
+bool looksLikeMachO(std::string_view head) {
+  if (head.size() < 4) return false;
+  const auto b = [&](size_t i) { return static_cast<uint8_t>(head[i]); };
+  const uint32_t le = b(0) | (b(1) << 8) | (b(2) << 16) | (static_cast<uint32_t>(b(3)) << 24);
+  const uint32_t be = (static_cast<uint32_t>(b(0)) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+  return le == 0xfeedface || le == 0xfeedfacf || be == 0xcafebabe || be == 0xcafebabf;
+}
+
+bool looksLikeElf(std::string_view head) {
+  return head.starts_with(
+      "\x7f"
+      "ELF");
 }
 
 }  // namespace restack

@@ -55,6 +55,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,8 +63,12 @@
 
 #include "formats/common/status.h"
 #include "formats/native/native_object.h"
+#include "symbolstore/store.h"
 
 namespace restack::native_store {
+
+// The column family these records live in, owned by this layer (symbolstore/store.h).
+inline const StoreFamily kNativeFamily{"native"};
 
 inline constexpr uint8_t kRecordVersion = 1;
 inline constexpr uint32_t kNoString = UINT32_MAX;
@@ -161,5 +166,48 @@ std::string encodeIdList(const std::vector<std::string>& ids);
 Expected<std::vector<std::string>> decodeIdList(std::string_view value);
 std::string encodeAlias(std::string_view id);
 Expected<std::string> decodeAlias(std::string_view value);
+
+// ---- write-time transforms
+//
+// A source that enriches native records instead of writing its own (IL2CPP's line mappings turn
+// an image's generated C++ lines into C# lines; Dart's do the same for Dart) plugs in here, the
+// model being symbolic's IL2CPP hook. The native writer (native_ingest.cc) asks every transform
+// (IngestOptions::native_transforms, with the registered sources' own: SymbolSource::
+// native_transform) once per image for a rewriter, before the image's DWARF tier is written, and
+// passes every FunctionRecord of that image through it before encoding. The symbol tier ('S') is
+// not transformed.
+//
+// A rewriter may change names, files and lines of the nodes and line spans (new strings are
+// interned in the image's string table), never the record's address range. Transforms run on
+// the ingest thread, one image at a time. They apply when records are written: an enrichment
+// uploaded after its image takes effect when the image is ingested again. An error fails the
+// upload. docs/design.md §11.
+
+// The strings of the image being written: names and paths by the ids FunctionRecords hold.
+class ImageStrings {
+ public:
+  virtual ~ImageStrings() = default;
+  virtual std::string_view text(uint32_t id) const = 0;  // "" for kNoString
+  virtual Expected<uint32_t> intern(std::string_view text) = 0;
+};
+
+// Rewrites the function records of one image.
+class FunctionRewriter {
+ public:
+  virtual ~FunctionRewriter() = default;
+  virtual Status rewrite(FunctionRecord& function, ImageStrings& strings) = 0;
+};
+
+class NativeRecordTransform {
+ public:
+  virtual ~NativeRecordTransform() = default;
+  // For messages: "il2cpp line mappings".
+  virtual std::string_view name() const = 0;
+  // The rewriter for the image `debug_id` (hex; `image` says what the writer knows of it:
+  // format, arch, module, app, build), or nullptr when the transform has nothing for it. May read
+  // the transform's own records from `store`.
+  virtual Expected<std::unique_ptr<FunctionRewriter>> forImage(const SymbolStore& store, std::string_view debug_id,
+                                                               const ImageRecord& image) const = 0;
+};
 
 }  // namespace restack::native_store

@@ -178,18 +178,18 @@ struct NativeResolver::Impl {
     std::string id = hexToBytes(hex);
     std::optional<std::string> value;
     if (!id.empty()) {
-      auto record = store.get(SymbolFamily::kNative, imageKey(id));
+      auto record = store.get(native_store::kNativeFamily, imageKey(id));
       if (!record) return record.error();
       value = std::move(*record);
     }
     if (!value) {
-      auto alias = store.get(SymbolFamily::kNative, aliasKey(hex));
+      auto alias = store.get(native_store::kNativeFamily, aliasKey(hex));
       if (!alias) return alias.error();
       if (alias->has_value()) {
         auto canonical = decodeAlias(**alias);
         if (canonical) {
           id = std::move(*canonical);
-          auto record = store.get(SymbolFamily::kNative, imageKey(id));
+          auto record = store.get(native_store::kNativeFamily, imageKey(id));
           if (!record) return record.error();
           value = std::move(*record);
         }
@@ -230,7 +230,7 @@ struct NativeResolver::Impl {
     }
     std::vector<std::string> ids;
     for (const std::string& candidate : {key, moduleKey("", "", module)}) {
-      auto value = store.get(SymbolFamily::kNative, candidate);
+      auto value = store.get(native_store::kNativeFamily, candidate);
       if (!value) return value.error();
       if (!value->has_value()) continue;
       auto decoded = decodeIdList(**value);
@@ -251,7 +251,7 @@ struct NativeResolver::Impl {
       auto found = image.blocks.find(index);
       if (found != image.blocks.end()) return found->second;
     }
-    auto value = store.get(SymbolFamily::kNative, stringBlockKey(image.id, index));
+    auto value = store.get(native_store::kNativeFamily, stringBlockKey(image.id, index));
     if (!value) return value.error();
     std::vector<std::string> strings;
     if (value->has_value()) {
@@ -311,7 +311,7 @@ struct NativeResolver::Impl {
   // Loads the function record covering `address`, or the gap around it, into the image's cache.
   Status loadFunction(Image& image, uint64_t address) {
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kNative)));
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(native_store::kNativeFamily)));
     it->SeekForPrev(functionKey(image.id, address));
     if (!it->Valid() && !it->status().ok()) return storeError(it->status());
     uint64_t gap_begin = 0;
@@ -350,7 +350,7 @@ struct NativeResolver::Impl {
 
   Status loadSymbols(Image& image, uint64_t address) {
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kNative)));
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(native_store::kNativeFamily)));
     it->SeekForPrev(symbolKey(image.id, address));
     if (!it->Valid() && !it->status().ok()) return storeError(it->status());
     if (it->Valid()) {

@@ -126,7 +126,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   report.kind = SymbolKind::kProguard;
   report.input_bytes = bytes.size();
   const std::string load_id = newLoadId();
-  auto* family = store.family(SymbolFamily::kProguard);
+  auto* family = store.family(proguard::kProguardFamily);
   rocksdb::WriteBatch batch;
   size_t batch_bytes = 0;
   uint64_t classes = 0;
@@ -186,7 +186,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   const bool has_build = !meta.app.empty() || !meta.build_id.empty();
   if (has_build) {
     const std::string build_key = proguard::buildPointerKey(meta.app, meta.build_id);
-    auto old = store.get(SymbolFamily::kProguard, build_key);
+    auto old = store.get(proguard::kProguardFamily, build_key);
     if (!old) return abandon(old.error());
     if (old->has_value()) {
       auto decoded = proguard::decodeBuildPointer(**old);
@@ -219,6 +219,25 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
                               " more warnings not shown");
   }
   return report;
+}
+
+// A ProGuard/R8 mapping: "#" comment lines, then "original.Class -> obfuscated:". A class name
+// never starts with "{": what does is a source map's (looksLikeSourcemap), not a mapping.
+bool looksLikeProguard(std::string_view head) {
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  if (first < head.size() && head[first] == '{') return false;
+  while (!head.empty()) {
+    size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line.front() != '#') {
+      return line.find(" -> ") != std::string_view::npos && line.back() == ':';
+    }
+    if (end == std::string_view::npos) break;
+    head.remove_prefix(end + 1);
+  }
+  return false;
 }
 
 }  // namespace restack

@@ -62,8 +62,12 @@
 
 #include "formats/common/status.h"
 #include "formats/proguard/mapping_model.h"
+#include "symbolstore/store.h"
 
 namespace restack::proguard {
+
+// The column family these records live in, owned by this layer (symbolstore/store.h).
+inline const StoreFamily kProguardFamily{"proguard"};
 
 // Version byte of build pointers, map-id pointers, map infos and source-file records.
 inline constexpr uint8_t kProguardRecordVersion = 1;

@@ -130,7 +130,7 @@ struct ProguardResolver::Impl {
     std::string key = proguard::buildPointerKey(app, build);
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_build, key, handle)) return handle;
-    auto value = store.get(SymbolFamily::kProguard, key);
+    auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
       auto pointer = proguard::decodeBuildPointer(**value);
@@ -151,7 +151,7 @@ struct ProguardResolver::Impl {
   Expected<std::shared_ptr<const MapHandle>> mapForId(const std::string& id) {
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_id, id, handle)) return handle;
-    auto value = store.get(SymbolFamily::kProguard, proguard::idPointerKey(id));
+    auto value = store.get(proguard::kProguardFamily, proguard::idPointerKey(id));
     if (!value) return value.error();
     if (value->has_value()) {
       auto pointer = proguard::decodeIdPointer(**value);
@@ -241,7 +241,7 @@ struct ProguardResolver::Impl {
     const uint64_t hash = classes.hashOf(map.load_key, name);
     std::shared_ptr<const ClassRecord> record;
     if (classes.get(map.load_key, name, hash, record)) return record;
-    auto value = store.get(SymbolFamily::kProguard, proguard::classKey(map.load_id, name));
+    auto value = store.get(proguard::kProguardFamily, proguard::classKey(map.load_id, name));
     if (!value) return value.error();
     size_t cost = 0;
     if (value->has_value()) {
@@ -266,7 +266,7 @@ struct ProguardResolver::Impl {
     const uint64_t hash = source_files.hashOf(map.load_key, holder);
     std::shared_ptr<const std::string> file;
     if (!source_files.get(map.load_key, holder, hash, file)) {
-      auto value = store.get(SymbolFamily::kProguard, proguard::sourceFileKey(map.load_id, holder));
+      auto value = store.get(proguard::kProguardFamily, proguard::sourceFileKey(map.load_id, holder));
       if (!value) return value.error();
       if (value->has_value()) {
         auto decoded = proguard::decodeSourceFile(**value);

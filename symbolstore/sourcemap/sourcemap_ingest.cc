@@ -32,7 +32,7 @@ class RecordWriter {
   RecordWriter(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
 
   void put(const std::string& key, const std::string& value) {
-    batch_.Put(store_.family(SymbolFamily::kSourcemap), key, value);
+    batch_.Put(store_.family(sourcemap_records::kSourcemapFamily), key, value);
     ++report_.records;
     report_.stored_bytes += key.size() + value.size();
     if (batch_.GetDataSize() >= kBatchBytes && status_.isOk()) status_ = flush();
@@ -274,6 +274,13 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   if (!doc->debug_id.empty()) report.ids.push_back(doc->debug_id);
   if (options.progress) options.progress(bytes.size(), bytes.size(), "done");
   return report;
+}
+
+// A source map is a JSON object: "{" after any whitespace and a byte order mark.
+bool looksLikeSourcemap(std::string_view head) {
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  return first < head.size() && head[first] == '{';
 }
 
 }  // namespace restack

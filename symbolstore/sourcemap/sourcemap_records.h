@@ -70,8 +70,12 @@
 #include "formats/common/status.h"
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/source_map.h"
+#include "symbolstore/store.h"
 
 namespace restack::sourcemap_records {
+
+// The column family these records live in, owned by this layer (symbolstore/store.h).
+inline const StoreFamily kSourcemapFamily{"sourcemap"};
 
 inline constexpr uint8_t kSourcemapRecordVersion = 3;
 inline constexpr uint8_t kOldestReadableRecordVersion = 1;

@@ -145,7 +145,7 @@ struct SourcemapResolver::Impl {
 
   // ---- cold path: RocksDB reads, each result cached ----
   Expected<std::optional<uint64_t>> pointer(const std::string& key) {
-    auto value = store.get(SymbolFamily::kSourcemap, key);
+    auto value = store.get(sourcemap_records::kSourcemapFamily, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::optional<uint64_t>();
     auto id = decodePointer(**value);
@@ -167,7 +167,7 @@ struct SourcemapResolver::Impl {
     std::string prefix = pointerKey(scope.app, routeBuild(scope), "");
     std::set<uint64_t> ids;
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       if (it->key().ToStringView().substr(prefix.size()).starts_with(kRamBundlePointerName)) continue;
       auto id = decodePointer(it->value().ToStringView());
@@ -185,7 +185,7 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = maps.find(map_id); it != maps.end()) return it->second;
     }
-    auto value = store.get(SymbolFamily::kSourcemap, headerKey(map_id));
+    auto value = store.get(sourcemap_records::kSourcemapFamily, headerKey(map_id));
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<MapState>();
     auto decoded = decodeHeader(**value);
@@ -310,7 +310,7 @@ struct SourcemapResolver::Impl {
       if (const ChunkSlot* slot = state.find(line, column)) return slot->chunk;
     }
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+        store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
     it->SeekForPrev(chunkKey(state.id, line, column));
     if (!it->status().ok()) {
       return ioError("symbol store " + store.options().path + ": read failed: " + it->status().ToString());
@@ -334,7 +334,7 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = sources.find(key); it != sources.end()) return it->second;
     }
-    auto value = store.get(SymbolFamily::kSourcemap, sourceKey(map_id, index));
+    auto value = store.get(sourcemap_records::kSourcemapFamily, sourceKey(map_id, index));
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<const SourceRecord>();
     auto decoded = decodeSource(**value);
@@ -352,7 +352,7 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = texts.find(key); it != texts.end()) return it->second;
     }
-    auto value = store.get(SymbolFamily::kSourcemap, textKey(map_id, index, chunk_index));
+    auto value = store.get(sourcemap_records::kSourcemapFamily, textKey(map_id, index, chunk_index));
     if (!value) return value.error();
     if (!value->has_value()) return LineBlock();
     auto decoded = decodeText(**value);

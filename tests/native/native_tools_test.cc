@@ -15,6 +15,7 @@
 #include "formats/native/native_object.h"
 #include "formats/stack/stack_line.h"
 #include "symbolstore/ingest.h"
+#include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
 #include "tests/native/native_test_support.h"
 #include "tests/native/test_sources.h"
@@ -194,6 +195,104 @@ TEST_F(NativeToolsTest, ElfDwarf4WithCompressedSectionsMatchesLlvmSymbolizer) {
   auto result =
       compareWithLlvm(resolver, debugIdOf(*report), "libshapes4.so", so, codeRange(so), 0, 4, Expect::kFullFrames);
   EXPECT_GT(result.with_inlines, 10u);
+}
+
+// A write-time transform in the manner of IL2CPP's line mappings: the lines of one generated file
+// ("blend.c") stand for lines of another source ("Assets/Blend.cs", 1000 lines further down).
+// Only the image it was made for is rewritten.
+class BlendLineMapping final : public native_store::NativeRecordTransform {
+ public:
+  explicit BlendLineMapping(std::string debug_id) : debug_id_(std::move(debug_id)) {}
+  std::string_view name() const override { return "blend line mapping"; }
+  Expected<std::unique_ptr<native_store::FunctionRewriter>> forImage(
+      const SymbolStore&, std::string_view debug_id, const native_store::ImageRecord& image) const override {
+    ++images_asked;
+    if (debug_id != debug_id_ || image.module != "libmapped.so")
+      return std::unique_ptr<native_store::FunctionRewriter>();
+    return std::unique_ptr<native_store::FunctionRewriter>(std::make_unique<Rewriter>());
+  }
+  mutable int images_asked = 0;
+
+ private:
+  struct Rewriter final : native_store::FunctionRewriter {
+    Status rewrite(native_store::FunctionRecord& function, native_store::ImageStrings& strings) override {
+      auto map = [&](uint32_t& file, uint32_t& line) -> Status {
+        if (file == native_store::kNoString || !strings.text(file).ends_with("/blend.c")) return Status::ok();
+        auto mapped = strings.intern("Assets/Blend.cs");
+        if (!mapped) return mapped.error();
+        file = *mapped;
+        if (line != 0) line += 1000;
+        return Status::ok();
+      };
+      for (native_store::StoredLine& span : function.lines) RESTACK_RETURN_IF_ERROR(map(span.file, span.line));
+      for (native_store::StoredNode& node : function.nodes)
+        RESTACK_RETURN_IF_ERROR(map(node.call_file, node.call_line));
+      return Status::ok();
+    }
+  };
+  std::string debug_id_;
+};
+
+TEST_F(NativeToolsTest, WriteTimeTransformRewritesTheLinesOfItsImage) {
+  std::string so = buildAndroidLibrary(work, "libmapped.so", "-g");
+  ASSERT_FALSE(so.empty());
+  TestStore plain_store;
+  auto plain = ingestPath(*plain_store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(plain) << plain.error().describe();
+  ASSERT_EQ(plain->ids.size(), 1u);
+  const std::string debug_id = debugIdOf(*plain);
+
+  BlendLineMapping mapping(debug_id);
+  BlendLineMapping other_image("00112233445566778899aabbccddeeff00112233");
+  TestStore mapped_store;
+  UploadMeta meta;
+  meta.kind = SymbolKind::kElf;
+  meta.app = "demo";
+  meta.build_id = "1.0";
+  UploadContent content;
+  content.path = so;
+  content.display_name = "libmapped.so";
+  IngestOptions options;
+  options.native_transforms = {&other_image, &mapping};
+  auto mapped = ingestNative(*mapped_store.store, meta, content, options);
+  ASSERT_TRUE(mapped) << mapped.error().describe();
+  EXPECT_EQ(mapping.images_asked, 1);
+  EXPECT_EQ(other_image.images_asked, 1);
+
+  // Every frame of every address: blend.c frames moved to Assets/Blend.cs, the rest unchanged.
+  NativeResolver plain_resolver(*plain_store.store, {});
+  NativeResolver mapped_resolver(*mapped_store.store, {});
+  stack::NativeFrameLine frame;
+  frame.debug_id = debug_id;
+  frame.module = "libmapped.so";
+  EventScope scope{"demo", "1.0", "android", ""};
+  const CodeRange range = codeRange(so);
+  size_t moved = 0, kept = 0;
+  for (uint64_t address = range.begin; address < range.end; address += 4) {
+    auto before = plain_resolver.lookup(scope, frame, address);
+    auto after = mapped_resolver.lookup(scope, frame, address);
+    ASSERT_TRUE(before && after);
+    ASSERT_EQ(before->status, after->status) << describe(*before) << " / " << describe(*after);
+    ASSERT_EQ(before->frames.size(), after->frames.size()) << describe(*before) << " / " << describe(*after);
+    for (size_t i = 0; i < before->frames.size(); ++i) {
+      const SymbolizedFrame& b = before->frames[i];
+      const SymbolizedFrame& a = after->frames[i];
+      EXPECT_EQ(a.function, b.function);
+      EXPECT_EQ(a.column, b.column);
+      if (b.file.ends_with("/blend.c")) {
+        EXPECT_EQ(a.file, "Assets/Blend.cs");
+        EXPECT_EQ(a.line, b.line == 0 ? 0 : b.line + 1000) << describe(*before) << " / " << describe(*after);
+        ++moved;
+      } else {
+        EXPECT_EQ(a.file, b.file);
+        EXPECT_EQ(a.line, b.line);
+        if (!b.file.empty()) ++kept;
+      }
+    }
+  }
+  printf("  %zu frames moved to Assets/Blend.cs, %zu kept\n", moved, kept);
+  EXPECT_GT(moved, 20u) << "blend.c inlines clamp/scale/blend: many of its frames should move";
+  EXPECT_GT(kept, 20u) << "shapes.cc frames must stay as they were";
 }
 
 TEST_F(NativeToolsTest, StrippedLibraryAndSeparateDebugFileMerge) {

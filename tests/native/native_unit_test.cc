@@ -212,7 +212,7 @@ class HandWrittenStore : public ::testing::Test {
   void SetUp() override {
     id = hexToBytes("ba78e30f9664d0150fba525ab5981b190011aabb");
     rocksdb::WriteBatch batch;
-    auto* family = store.store->family(SymbolFamily::kNative);
+    auto* family = store.store->family(native_store::kNativeFamily);
     ImageRecord image;
     image.format = native::ObjectFormat::kElf;
     image.has_dwarf = true;
@@ -320,11 +320,12 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   ImageRecord image;
   image.has_symbols = true;
   image.module = "libother.so";
-  batch.Put(store.store->family(SymbolFamily::kNative), imageKey(hexToBytes(other)), encodeImage(image));
+  batch.Put(store.store->family(native_store::kNativeFamily), imageKey(hexToBytes(other)), encodeImage(image));
   SymbolChunk chunk;
   chunk.begin = 0;
   chunk.symbols = {{0, 0x100, 0, "start"}};
-  batch.Put(store.store->family(SymbolFamily::kNative), symbolKey(hexToBytes(other), 0), encodeSymbolChunk(chunk));
+  batch.Put(store.store->family(native_store::kNativeFamily), symbolKey(hexToBytes(other), 0),
+            encodeSymbolChunk(chunk));
   ASSERT_TRUE(store.store->write(batch));
   resolver.forget(other);
   auto after = resolver.lookup(scope, frame(other), 0x10);
@@ -334,7 +335,7 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
 
 TEST_F(HandWrittenStore, CorruptRecordsAreErrorsNotCrashes) {
   rocksdb::WriteBatch batch;
-  batch.Put(store.store->family(SymbolFamily::kNative), functionKey(id, 0x20000),
+  batch.Put(store.store->family(native_store::kNativeFamily), functionKey(id, 0x20000),
             std::string("\x01\x10\x00\x05\x00", 5));
   ASSERT_TRUE(store.store->write(batch));
   NativeResolver resolver(*store.store, {});

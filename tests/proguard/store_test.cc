@@ -34,7 +34,7 @@ TEST(ProguardStore, ReuploadReplacesTheMappingOfABuild) {
   EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", {"", "", "android", "aaaa111"}), "\tat a.a(SourceFile:1)\n");
   size_t keys = 0;
   std::unique_ptr<rocksdb::Iterator> it(
-      harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(SymbolFamily::kProguard)));
+      harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(proguard::kProguardFamily)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
   EXPECT_EQ(keys, 4u);  // build pointer, map id pointer, map info, one class
 }
@@ -215,7 +215,7 @@ TEST(ProguardStore, BadUploadsFailClearlyAndLeaveNothingBehind) {
   EXPECT_NE(broken.error().message().find("mapping.txt: mapping line 3"), std::string::npos)
       << broken.error().message();
   std::unique_ptr<rocksdb::Iterator> it(
-      harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(SymbolFamily::kProguard)));
+      harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(proguard::kProguardFamily)));
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
 }

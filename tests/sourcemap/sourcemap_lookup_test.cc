@@ -375,7 +375,8 @@ TEST_F(SourcemapStoreTest, CorruptRecordsAreErrorsNotCrashes) {
   // Overwrite every chunk with a future version and with garbage.
   rocksdb::WriteBatch batch;
   const uint64_t id = sourcemap_records::hashBytes(syntheticMap(1, 5));
-  batch.Put(store_->family(SymbolFamily::kSourcemap), sourcemap_records::chunkKey(id, 0, 0), std::string("\x07zz", 3));
+  batch.Put(store_->family(sourcemap_records::kSourcemapFamily), sourcemap_records::chunkKey(id, 0, 0),
+            std::string("\x07zz", 3));
   ASSERT_TRUE(store_->write(batch));
   SourcemapResolver resolver(*store_, {});
   auto result = resolver.lookup(eventScope("shop", "", ""), frame("bundle.min.js", 1, 1));

@@ -9,6 +9,7 @@
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbol_source.h"
 
 namespace restack {
 namespace {
@@ -50,7 +51,7 @@ TEST(SymbolStore, RefusesAnotherSchemaVersion) {
   {
     auto store = openStore(dir->path());
     rocksdb::WriteBatch batch;
-    batch.Put(store->family(SymbolFamily::kMeta), "schema_version", std::string("\x63\x00\x00\x00", 4));
+    batch.Put(store->family(kMetaFamily), "schema_version", std::string("\x63\x00\x00\x00", 4));
     ASSERT_TRUE(store->write(batch));
   }
   StoreOptions options;
@@ -70,6 +71,86 @@ TEST(SymbolStore, OpenFailsClearlyOnAFile) {
   auto store = SymbolStore::open(options);
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message().find(file), std::string::npos);
+}
+
+// A store as the code before StoreFamily wrote it: the five families of the old SymbolFamily
+// enum, created with RocksDB directly so that this test does not depend on who declares what.
+void writeStoreWithTheOriginalFamilies(const std::string& path, const std::vector<std::string>& extra = {}) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors{{rocksdb::kDefaultColumnFamilyName, {}}};
+  std::vector<std::string> names = {"meta", "native", "proguard", "sourcemap", "pending"};
+  names.insert(names.end(), extra.begin(), extra.end());
+  for (const std::string& name : names) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, path, descriptors, &handles, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteBatch batch;
+  batch.Put(handles[1], "schema_version", std::string("\x01\x00\x00\x00", 4));
+  for (size_t i = 1; i < handles.size(); ++i) batch.Put(handles[i], "key", "value of " + names[i - 1]);
+  ASSERT_TRUE(db->Write(rocksdb::WriteOptions(), &batch).ok());
+  for (auto* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  ASSERT_TRUE(db->Close().ok());
+}
+
+std::string valueIn(const SymbolStore& store, const StoreFamily& family) {
+  auto value = store.get(family, "key");
+  EXPECT_TRUE(value) << value.error().message();
+  return value && value->has_value() ? **value : "";
+}
+
+TEST(SymbolStore, OpensAStoreWrittenWithTheOriginalFamilyNames) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  const std::string path = dir->path() + "/db";
+  // "later" stands for a family a newer build declared and this one does not know.
+  writeStoreWithTheOriginalFamilies(path, {"later"});
+  const StoreFamily native("native"), proguard("proguard"), sourcemap("sourcemap");
+  for (bool read_only : {true, false}) {
+    auto store = openStore(path, read_only);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(valueIn(*store, native), "value of native");
+    EXPECT_EQ(valueIn(*store, proguard), "value of proguard");
+    EXPECT_EQ(valueIn(*store, sourcemap), "value of sourcemap");
+    // pending and later are declared by no layer of this test: opened all the same (RocksDB
+    // refuses to open a database without all of its families). Read-only opens what is on disk.
+    if (read_only) EXPECT_EQ(store->families().size(), 6u);
+  }
+  // A family declared now reads back what the old code wrote under that name.
+  const StoreFamily pending("pending");
+  auto store = openStore(path, /*read_only=*/true);
+  ASSERT_TRUE(store);
+  EXPECT_EQ(valueIn(*store, pending), "value of pending");
+}
+
+TEST(SymbolStore, CreatesDeclaredFamiliesAndReadsMissingOnesAsEmptyWhenReadOnly) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  const std::string path = dir->path() + "/db";
+  writeStoreWithTheOriginalFamilies(path);
+  static const StoreFamily added("store-test-added");
+  {
+    auto store = openStore(path, /*read_only=*/true);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(valueIn(*store, added), "");
+  }
+  {
+    auto store = openStore(path);
+    ASSERT_TRUE(store);
+    rocksdb::WriteBatch batch;
+    batch.Put(store->family(added), "key", "new");
+    ASSERT_TRUE(store->write(batch));
+  }
+  auto store = openStore(path, /*read_only=*/true);
+  ASSERT_TRUE(store);
+  EXPECT_EQ(valueIn(*store, added), "new");
+  std::vector<std::string> names;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+  EXPECT_NE(std::find(names.begin(), names.end(), "store-test-added"), names.end());
+  const std::vector<std::string> registered = registeredStoreFamilies();
+  EXPECT_NE(std::find(registered.begin(), registered.end(), "meta"), registered.end());
 }
 
 UploadContent inMemory(std::string_view bytes) {
@@ -92,6 +173,75 @@ TEST(Ingest, DetectsKindsFromContent) {
   auto unknown = detectSymbolKind(inMemory("hello"));
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message().find("pass the kind"), std::string::npos);
+}
+
+TEST(Ingest, KindsComeFromTheRegistryOfSources) {
+  EXPECT_EQ(symbolKindList(", ", " or "), "dsym, macho, elf, proguard or sourcemap");
+  for (const SymbolSource& source : symbolSources()) {
+    auto parsed = parseSymbolKind(source.name);
+    ASSERT_TRUE(parsed) << source.name;
+    EXPECT_EQ(*parsed, source.kind());
+    EXPECT_STREQ(symbolKindName(*parsed), source.name);
+  }
+  EXPECT_EQ(*parseSymbolKind("macho"), SymbolKind::kMachO);
+  auto unknown = parseSymbolKind("pdb");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(), "unknown symbol kind 'pdb' (expected dsym, macho, elf, proguard or sourcemap)");
+}
+
+TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
+  // Detection does not depend on the registry's order: no two detectors claim the same bytes,
+  // including a JSON object whose first line also reads like a mapping's class line.
+  const std::vector<std::pair<std::string, const char*>> samples = {
+      {std::string("\x7f"
+                   "ELF\x02\x01\x01",
+                   7),
+       "elf"},
+      {std::string("\xcf\xfa\xed\xfe", 4), "macho"},
+      {std::string("\xca\xfe\xba\xbe", 4), "macho"},
+      {"\xef\xbb\xbf{\"version\":3}", "sourcemap"},
+      {"{\"x\": \"a -> b\", \"y\":\n3}", "sourcemap"},
+      {"\n\xef\xbb\xbf{\"a -> b\":\n", "sourcemap"},
+      {"# comment\ncom.example.Main -> a.a:\n", "proguard"},
+      {"\xef\xbb\xbf"
+       "com.example.Main -> a.a:\n",
+       "proguard"},
+      {"hello", nullptr},
+      {"", nullptr},
+  };
+  for (const auto& [bytes, expected] : samples) {
+    std::vector<std::string> claimed;
+    for (const SymbolSource& source : symbolSources()) {
+      if (source.matches_file != nullptr && source.matches_file(bytes)) claimed.push_back(source.name);
+    }
+    if (expected == nullptr) {
+      EXPECT_TRUE(claimed.empty()) << bytes;
+    } else {
+      ASSERT_EQ(claimed.size(), 1u) << bytes;
+      EXPECT_EQ(claimed[0], expected) << bytes;
+    }
+  }
+}
+
+TEST(Ingest, DetectionMessagesListTheSources) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  UploadContent folder;
+  folder.path = dir->path();
+  auto not_bundle = detectSymbolKind(folder);
+  ASSERT_FALSE(not_bundle);
+  EXPECT_EQ(not_bundle.error().message(),
+            dir->path() + " is a folder but not a .dSYM bundle (Contents/Resources/DWARF)");
+  std::filesystem::create_directories(dir->path() + "/Contents/Resources/DWARF");
+  EXPECT_EQ(*detectSymbolKind(folder), SymbolKind::kDsym);
+
+  UploadContent text = inMemory("hello");
+  text.display_name = "notes.txt";
+  auto unknown = detectSymbolKind(text);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(),
+            "cannot tell what kind of symbol file notes.txt is (not Mach-O, ELF, a ProGuard mapping or a source "
+            "map); pass the kind explicitly");
 }
 
 TEST(Ingest, RefusesOversizedAndCorruptCompressedUploads) {

@@ -902,9 +902,8 @@ TEST_F(WorkerOnKafka, ACorruptStoreFileAtStartIsMovedAsideAndRebuilt) {
     options.path = store_path;
     auto store = SymbolStore::open(options);
     ASSERT_TRUE(store) << store.error().message();
-    for (int family = 0; family < kSymbolFamilyCount; ++family) {
-      ASSERT_TRUE(
-          (*store)->db().Flush(rocksdb::FlushOptions(), (*store)->family(static_cast<SymbolFamily>(family))).ok());
+    for (rocksdb::ColumnFamilyHandle* family : (*store)->families()) {
+      ASSERT_TRUE((*store)->db().Flush(rocksdb::FlushOptions(), family).ok());
     }
   }
   int damaged = 0;

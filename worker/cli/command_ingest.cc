@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "formats/common/mapped_file.h"
 #include "symbolstore/ingest.h"
+#include "symbolstore/symbol_source.h"
 #include "worker/cli/commands.h"
 #include "worker/cli/progress.h"
 #include "worker/kafka/clients.h"
@@ -165,7 +166,7 @@ Command addIngestCommand(CLI::App& app) {
   command->add_option("files", flags->files, "Symbol files or .dSYM folders")->required();
   command->add_option("--store", flags->store, "Parse into this local store folder");
   command->add_flag("--publish", flags->publish, "Publish to restack.symbols (or .shared) instead");
-  command->add_option("--kind", flags->kind, "dsym | macho | elf | proguard | sourcemap (default: detected)");
+  command->add_option("--kind", flags->kind, symbolKindList(" | ", " | ") + " (default: detected)");
   command->add_option("--app", flags->app, "App the files belong to");
   command->add_option("--build", flags->build, "Build id the files belong to");
   command->add_option("--name", flags->name, "Source maps: the minified file the map serves");

@@ -129,8 +129,7 @@ Expected<DeferredUpload> decodeDeferredUpload(std::string_view key, std::string_
 
 Expected<std::unique_ptr<DeferredUploads>> DeferredUploads::open(SymbolStore& store) {
   std::unique_ptr<DeferredUploads> deferred(new DeferredUploads(store));
-  std::unique_ptr<rocksdb::Iterator> it(
-      store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kMeta)));
+  std::unique_ptr<rocksdb::Iterator> it(store.db().NewIterator(rocksdb::ReadOptions(), store.family(kMetaFamily)));
   for (it->Seek(rocksdb::Slice(kPrefix.data(), kPrefix.size())); it->Valid(); it->Next()) {
     const std::string_view key(it->key().data(), it->key().size());
     if (!key.starts_with(kPrefix)) break;
@@ -150,7 +149,7 @@ Expected<std::unique_ptr<DeferredUploads>> DeferredUploads::open(SymbolStore& st
 }
 
 void DeferredUploads::put(rocksdb::WriteBatch& batch, const DeferredUpload& upload) const {
-  batch.Put(store_.family(SymbolFamily::kMeta), storeKey(upload), encodeDeferredUpload(upload));
+  batch.Put(store_.family(kMetaFamily), storeKey(upload), encodeDeferredUpload(upload));
 }
 
 void DeferredUploads::scheduled(const DeferredUpload& upload) {
@@ -172,7 +171,7 @@ Status DeferredUploads::update(const DeferredUpload& upload) {
 Status DeferredUploads::remove(const DeferredUpload& upload) {
   const std::string key = storeKey(upload);
   rocksdb::WriteBatch batch;
-  batch.Delete(store_.family(SymbolFamily::kMeta), key);
+  batch.Delete(store_.family(kMetaFamily), key);
   RESTACK_RETURN_IF_ERROR(store_.write(batch));
   auto found = entries_.find(key);
   if (found != entries_.end()) {
@@ -185,7 +184,7 @@ Status DeferredUploads::remove(const DeferredUpload& upload) {
 Expected<std::optional<DeferredUpload>> DeferredUploads::nextDue(int64_t now_ms) {
   while (!queue_.empty() && queue_.begin()->first <= now_ms) {
     const std::string key = queue_.begin()->second;
-    auto value = store_.get(SymbolFamily::kMeta, key);
+    auto value = store_.get(kMetaFamily, key);
     if (!value) return value.error();
     Expected<DeferredUpload> upload =
         value->has_value() ? decodeDeferredUpload(key, **value)

@@ -6,7 +6,7 @@
 // (symbolstore/store.h), next to the applied offsets they belong with. A deferred upload and the
 // applied offset that moves past it are written in ONE write batch, so the upload is never in
 // neither place (lost) nor in both (applied twice by the partition and by a retry). A separate
-// column family was not added: the store's families are per symbol kind plus `meta`, and a
+// column family was not added: the store's families are per record layout plus `meta`, and a
 // worker-specific family per worker feature does not scale; `meta` already holds the per-store
 // bookkeeping of the worker (applied offsets, upload records).
 //

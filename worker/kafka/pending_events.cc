@@ -46,7 +46,7 @@ Expected<PendingEvent> decodeLocal(std::string_view key, std::string_view value)
 
 std::unique_ptr<rocksdb::Iterator> iterate(SymbolStore& store) {
   return std::unique_ptr<rocksdb::Iterator>(
-      store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kPending)));
+      store.db().NewIterator(rocksdb::ReadOptions(), store.family(kPendingFamily)));
 }
 
 }  // namespace
@@ -117,14 +117,14 @@ bool PendingEvents::admits(uint64_t bytes, uint64_t planned_events, uint64_t pla
 
 Status PendingEvents::put(const PendingEvent& event) {
   const std::string key = event.key();
-  auto existing = store_.get(SymbolFamily::kPending, key);
+  auto existing = store_.get(kPendingFamily, key);
   if (!existing) return existing.error();
   std::string value;
   value.push_back(static_cast<char>(kLocalVersion));
   putU32(value, static_cast<uint32_t>(event.partition));
   value += encodeRecord(event);
   rocksdb::WriteBatch batch;
-  batch.Put(store_.family(SymbolFamily::kPending), key, value);
+  batch.Put(store_.family(kPendingFamily), key, value);
   RESTACK_RETURN_IF_ERROR(store_.write(batch));
   if (existing->has_value()) {
     bytes_ -= std::min<uint64_t>(bytes_, key.size() + (*existing)->size());
@@ -136,11 +136,11 @@ Status PendingEvents::put(const PendingEvent& event) {
 }
 
 Status PendingEvents::remove(std::string_view key) {
-  auto existing = store_.get(SymbolFamily::kPending, key);
+  auto existing = store_.get(kPendingFamily, key);
   if (!existing) return existing.error();
   if (!existing->has_value()) return Status::ok();
   rocksdb::WriteBatch batch;
-  batch.Delete(store_.family(SymbolFamily::kPending), rocksdb::Slice(key.data(), key.size()));
+  batch.Delete(store_.family(kPendingFamily), rocksdb::Slice(key.data(), key.size()));
   RESTACK_RETURN_IF_ERROR(store_.write(batch));
   if (count_ > 0) --count_;
   bytes_ -= std::min<uint64_t>(bytes_, key.size() + (*existing)->size());
@@ -156,7 +156,7 @@ Expected<uint64_t> PendingEvents::dropPartition(int32_t partition) {
     std::string_view bytes(value.data(), value.size());
     const bool unknown_format = bytes.size() < 5 || static_cast<uint8_t>(bytes[0]) != kLocalVersion;
     if (unknown_format || static_cast<int32_t>(readLittleEndian(bytes.substr(1, 4))) == partition) {
-      batch.Delete(store_.family(SymbolFamily::kPending), it->key());
+      batch.Delete(store_.family(kPendingFamily), it->key());
       ++dropped;
     }
   }
@@ -170,7 +170,7 @@ Expected<uint64_t> PendingEvents::dropPartition(int32_t partition) {
 Status PendingEvents::clear() {
   rocksdb::WriteBatch batch;
   auto it = iterate(store_);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) batch.Delete(store_.family(SymbolFamily::kPending), it->key());
+  for (it->SeekToFirst(); it->Valid(); it->Next()) batch.Delete(store_.family(kPendingFamily), it->key());
   if (!it->status().ok()) return ioError("reading pending events: " + it->status().ToString());
   RESTACK_RETURN_IF_ERROR(store_.write(batch));
   return recount();

@@ -13,7 +13,8 @@
 // Example: app "shop", event "e7", key "shop:1.0", fingerprint "9d1f…" ->
 //   key "shop\0e7", value 01 | <ms> | 08 00 00 00 "shop:1.0" | 20 00 00 00 "9d1f…" | {"event_id":"e7",…}
 //
-// The symbol store's "pending" column family is a cache of the partitions this worker owns:
+// The symbol store's "pending" column family (kPendingFamily, owned by this layer) is a cache of
+// the partitions this worker owns:
 //   key    the same as the topic's
 //   value  u8 version=2 | u32 LE events partition | the topic value above
 // It is emptied at start and filled by replaying pending partition p when events partition p is
@@ -31,6 +32,10 @@
 #include "symbolstore/store.h"
 
 namespace restack::worker {
+
+// Declared here, not in symbolstore/: the store opens the families its layers declare
+// (symbolstore/store.h). The on-disk name stays "pending".
+inline const StoreFamily kPendingFamily{"pending"};
 
 struct PendingEvent {
   std::string app;

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "symbolstore/symbol_source.h"
+
 namespace restack::worker {
 namespace {
 
@@ -82,8 +84,7 @@ Expected<UploadMessage> decodeUploadMessage(std::string_view key, const Headers&
   if (kind) {
     auto parsed = parseSymbolKind(*kind);
     if (!parsed) {
-      return malformed("header restack.kind is '" + printable(*kind) +
-                       "', not one of dsym, macho, elf, proguard, sourcemap");
+      return malformed("header restack.kind is '" + printable(*kind) + "', not one of " + symbolKindList(", ", ", "));
     }
     upload.meta.kind = *parsed;
   }
