@@ -77,6 +77,10 @@ bool isDirectory(const std::string& path) {
 
 Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
                                            const IngestOptions& options) {
+  for (const SymbolSource& source : symbolSources()) {
+    if (!source.take_whole_upload) continue;
+    if (auto taken = source.take_whole_upload(store, meta, original, options)) return std::move(*taken);
+  }
   UploadContent content = original;
   std::optional<TempDir> temp;
   const bool is_directory = !content.path.empty() && isDirectory(content.path);

@@ -2,8 +2,16 @@
 
 #include <array>
 
+#include "symbolstore/breakpad/breakpad_ingest.h"
+#include "symbolstore/sourcemap/sourcemap_minified.h"
+
 namespace restack {
 namespace {
+
+// A source map, or the minified file it serves uploaded beside it (sourcemap_minified.h).
+bool looksLikeSourcemapOrMinifiedFile(std::string_view head) {
+  return looksLikeSourcemap(head) || looksLikeMinifiedSource(head);
+}
 
 // The registry: one line per source, in the order the kinds are listed. Detectors do not overlap
 // (ingest.h), so this order is not a priority.
@@ -12,7 +20,9 @@ constexpr auto kSources = std::to_array<SymbolSource>({
     {"macho", "Mach-O", looksLikeMachO, nullptr, ingestNative},
     {"elf", "ELF", looksLikeElf, nullptr, ingestNative},
     {"proguard", "a ProGuard mapping", looksLikeProguard, nullptr, ingestProguard},
-    {"sourcemap", "a source map", looksLikeSourcemap, nullptr, ingestSourcemap},
+    {"sourcemap", "a source map or the minified file it serves", looksLikeSourcemapOrMinifiedFile, nullptr,
+     ingestSourcemap, nullptr, ingestJavaScriptUpload},
+    {"breakpad", "a Breakpad symbol file", looksLikeBreakpad, nullptr, ingestBreakpad},
 });
 
 }  // namespace

@@ -18,6 +18,12 @@ namespace restack {
 
 using IngestFunction = Expected<IngestReport> (*)(SymbolStore& store, const UploadMeta& meta,
                                                   const UploadContent& content, const IngestOptions& options);
+// Takes an upload whole, before it is unpacked and dispatched by kind, when it is one the source
+// must see as a unit (a zip of source maps and the minified files they serve); nullopt: not such
+// an upload, ingest as usual.
+using WholeUploadFunction = std::optional<Expected<IngestReport>> (*)(SymbolStore& store, const UploadMeta& meta,
+                                                                      const UploadContent& content,
+                                                                      const IngestOptions& options);
 
 struct SymbolSource {
   // The kind's name: "elf", "proguard". Lower case, unique among the sources.
@@ -36,6 +42,8 @@ struct SymbolSource {
   // A source that enriches native records written by other sources (IL2CPP or Dart line
   // mappings) contributes its write-time transform here (native_records.h); nullptr for most.
   const native_store::NativeRecordTransform* native_transform = nullptr;
+  // Sees every upload first (WholeUploadFunction); nullptr for most.
+  WholeUploadFunction take_whole_upload = nullptr;
 
   SymbolKind kind() const { return SymbolKind(name); }
 };

@@ -30,14 +30,14 @@ class Writer {
   Writer(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
 
   Status put(std::string_view key, std::string_view value) {
-    batch_.Put(store_.family(SymbolFamily::kNative), rocksdb::Slice(key.data(), key.size()),
+    batch_.Put(store_.family(native_store::kNativeFamily), rocksdb::Slice(key.data(), key.size()),
                rocksdb::Slice(value.data(), value.size()));
     report_.records += 1;
     report_.stored_bytes += key.size() + value.size();
     return batch_.GetDataSize() >= kBatchBytes ? flush() : Status::ok();
   }
   void deleteRange(const std::string& begin, const std::string& end) {
-    batch_.DeleteRange(store_.family(SymbolFamily::kNative), begin, end);
+    batch_.DeleteRange(store_.family(native_store::kNativeFamily), begin, end);
   }
   Status flush() {
     if (batch_.Count() == 0) return Status::ok();
@@ -196,7 +196,7 @@ class Ingest {
     id_ = hexToBytes(identity_.hex);
     if (id_.empty()) return malformed(reader_.displayName() + ": the image id is not hex");
     strings_.emplace(writer_, id_);
-    auto existing_value = store_.get(SymbolFamily::kNative, imageKey(id_));
+    auto existing_value = store_.get(native_store::kNativeFamily, imageKey(id_));
     if (!existing_value) return existing_value.error();
     if (existing_value->has_value()) {
       auto decoded = decodeImage(**existing_value);
@@ -400,7 +400,7 @@ class Ingest {
     }
     std::string key =
         meta_.shared ? moduleKey("", "", image_.module) : moduleKey(meta_.app, meta_.build_id, image_.module);
-    auto existing = store_.get(SymbolFamily::kNative, key);
+    auto existing = store_.get(native_store::kNativeFamily, key);
     if (!existing) return existing.error();
     std::vector<std::string> ids;
     if (existing->has_value()) {

@@ -44,7 +44,7 @@ Status readFailed(SymbolStore& store, const rocksdb::Status& status) {
 Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
   const std::string prefix = chunkPrefix(map_id);
   std::unique_ptr<rocksdb::Iterator> it(
-      store.db().NewIterator(rocksdb::ReadOptions(), store.family(SymbolFamily::kSourcemap)));
+      store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     uint32_t line = 0, column = 0;
     if (!parseChunkKey(it->key().ToStringView(), map_id, &line, &column)) continue;
@@ -98,7 +98,7 @@ sourcemap::FunctionMap shiftToSection(const sourcemap::FunctionMap& functions, u
 
 // True when the map's own "scopes" named its functions: a minified file adds nothing then.
 bool namedByScopes(SymbolStore& store, uint64_t map_id) {
-  auto value = store.get(SymbolFamily::kSourcemap, generatedFunctionsKey(map_id));
+  auto value = store.get(sourcemap_records::kSourcemapFamily, generatedFunctionsKey(map_id));
   if (!value || !value->has_value()) return false;
   auto decoded = decodeGeneratedFunctions(**value);
   return decoded && decoded->origin == GeneratedFunctionsOrigin::kScopes;
@@ -108,7 +108,7 @@ bool namedByScopes(SymbolStore& store, uint64_t map_id) {
 // inline section of an index map gets its own.
 Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint32_t depth, IngestReport& report,
                rocksdb::WriteBatch& batch) {
-  auto header_value = store.get(SymbolFamily::kSourcemap, headerKey(map_id));
+  auto header_value = store.get(sourcemap_records::kSourcemapFamily, headerKey(map_id));
   if (!header_value) return header_value.error();
   if (!header_value->has_value()) return Status::ok();
   auto header = decodeHeader(**header_value);
@@ -123,7 +123,7 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     NamedPositions names;
     RESTACK_RETURN_IF_ERROR(collectNames(store, map_id, names));
     const sourcemap::FunctionMap functions = nameScopes(text, names);
-    batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(map_id),
+    batch.Put(store.family(sourcemap_records::kSourcemapFamily), generatedFunctionsKey(map_id),
               encodeGeneratedFunctions({GeneratedFunctionsOrigin::kMinifiedFile, functions}));
     ++report.records;
     return Status::ok();
@@ -133,7 +133,7 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
   // of the file from its offset on (code ends at the next section, so later scopes never match).
   for (const Section& section : header->sections) {
     if (!section.child) continue;
-    auto child_header = store.get(SymbolFamily::kSourcemap, headerKey(*section.child));
+    auto child_header = store.get(sourcemap_records::kSourcemapFamily, headerKey(*section.child));
     if (!child_header) return child_header.error();
     if (!child_header->has_value()) continue;
     auto child = decodeHeader(**child_header);
@@ -147,7 +147,7 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
       position = NamedPositions::key(line + section.line, line == 0 ? column + section.column : column);
     }
     const sourcemap::FunctionMap functions = nameScopes(text, names);
-    batch.Put(store.family(SymbolFamily::kSourcemap), generatedFunctionsKey(*section.child),
+    batch.Put(store.family(sourcemap_records::kSourcemapFamily), generatedFunctionsKey(*section.child),
               encodeGeneratedFunctions(
                   {GeneratedFunctionsOrigin::kMinifiedFile, shiftToSection(functions, section.line, section.column)}));
     ++report.records;
@@ -160,7 +160,7 @@ Expected<std::vector<uint64_t>> mapsServing(SymbolStore& store, std::string_view
                                             std::string_view name) {
   std::vector<uint64_t> ids;
   for (std::string_view pointer_build : {build, std::string_view()}) {
-    auto value = store.get(SymbolFamily::kSourcemap, pointerKey(app, pointer_build, name));
+    auto value = store.get(sourcemap_records::kSourcemapFamily, pointerKey(app, pointer_build, name));
     if (!value) return value.error();
     if (!value->has_value()) continue;
     auto id = decodePointer(**value);
@@ -286,7 +286,7 @@ bool looksLikeMinifiedSource(std::string_view head) {
 Status nameMapFromStoredMinifiedSource(SymbolStore& store, std::string_view app, std::string_view build,
                                        std::string_view name, uint64_t map_id, IngestReport& report) {
   for (std::string_view source_build : {build, std::string_view()}) {
-    auto value = store.get(SymbolFamily::kSourcemap, minifiedSourceKey(app, source_build, name));
+    auto value = store.get(sourcemap_records::kSourcemapFamily, minifiedSourceKey(app, source_build, name));
     if (!value) return value.error();
     if (!value->has_value()) {
       if (source_build.empty()) break;
@@ -333,7 +333,7 @@ Expected<IngestReport> ingestMinifiedSource(SymbolStore& store, const UploadMeta
   const std::string stored = encodeMinifiedSource(bytes);
   for (std::string_view source_build : {std::string_view(build), std::string_view()}) {
     const std::string key = minifiedSourceKey(app, source_build, name);
-    batch.Put(store.family(SymbolFamily::kSourcemap), key, stored);
+    batch.Put(store.family(sourcemap_records::kSourcemapFamily), key, stored);
     ++report.records;
     report.stored_bytes += key.size() + stored.size();
     if (build.empty()) break;

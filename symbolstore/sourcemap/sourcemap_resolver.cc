@@ -193,7 +193,7 @@ struct SourcemapResolver::Impl {
     auto state = std::make_shared<MapState>();
     state->id = map_id;
     state->header = std::make_shared<const MapHeader>(std::move(*decoded));
-    auto functions_value = store.get(SymbolFamily::kSourcemap, generatedFunctionsKey(map_id));
+    auto functions_value = store.get(sourcemap_records::kSourcemapFamily, generatedFunctionsKey(map_id));
     if (!functions_value) return functions_value.error();
     if (functions_value->has_value()) {
       auto functions = decodeGeneratedFunctions(**functions_value);

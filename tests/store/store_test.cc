@@ -176,7 +176,7 @@ TEST(Ingest, DetectsKindsFromContent) {
 }
 
 TEST(Ingest, KindsComeFromTheRegistryOfSources) {
-  EXPECT_EQ(symbolKindList(", ", " or "), "dsym, macho, elf, proguard or sourcemap");
+  EXPECT_EQ(symbolKindList(", ", " or "), "dsym, macho, elf, proguard, sourcemap or breakpad");
   for (const SymbolSource& source : symbolSources()) {
     auto parsed = parseSymbolKind(source.name);
     ASSERT_TRUE(parsed) << source.name;
@@ -186,7 +186,8 @@ TEST(Ingest, KindsComeFromTheRegistryOfSources) {
   EXPECT_EQ(*parseSymbolKind("macho"), SymbolKind::kMachO);
   auto unknown = parseSymbolKind("pdb");
   ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error().message(), "unknown symbol kind 'pdb' (expected dsym, macho, elf, proguard or sourcemap)");
+  EXPECT_EQ(unknown.error().message(),
+            "unknown symbol kind 'pdb' (expected dsym, macho, elf, proguard, sourcemap or breakpad)");
 }
 
 TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
@@ -206,6 +207,9 @@ TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
       {"\xef\xbb\xbf"
        "com.example.Main -> a.a:\n",
        "proguard"},
+      {"!function(){\"use strict\";var e=function(t){return t.a.b}}();\n//# sourceMappingURL=main.js.map\n",
+       "sourcemap"},
+      {"MODULE Linux x86_64 3D2CE8D6E0C1F8AB1C9F3D2A4B5C6D7E0 libapp.so\nINFO CODE_ID D6E82C3DC1E0ABF8\n", "breakpad"},
       {"hello", nullptr},
       {"", nullptr},
   };
@@ -240,8 +244,8 @@ TEST(Ingest, DetectionMessagesListTheSources) {
   auto unknown = detectSymbolKind(text);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message(),
-            "cannot tell what kind of symbol file notes.txt is (not Mach-O, ELF, a ProGuard mapping or a source "
-            "map); pass the kind explicitly");
+            "cannot tell what kind of symbol file notes.txt is (not Mach-O, ELF, a ProGuard mapping, a source map "
+            "or the minified file it serves or a Breakpad symbol file); pass the kind explicitly");
 }
 
 TEST(Ingest, RefusesOversizedAndCorruptCompressedUploads) {
