@@ -234,7 +234,7 @@ class Corpus {
     const std::string build = library.name + "-" + setting.name;
     auto report = harness.ingest(*mapping_text, "corpus", build);
     if (!report) return report.error();
-    std::string restored = harness.retrace(*obfuscated, {"corpus", build, "android", ""});
+    std::string restored = harness.retrace(*obfuscated, {"corpus", build, "android", {}});
     std::ofstream(work / "restored.txt") << restored;
     std::ofstream(work / "original.txt") << *original;
     std::ofstream(work / "reference.txt") << *reference;

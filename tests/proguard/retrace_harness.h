@@ -36,6 +36,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// An Android event's scope that names R8's pg_map_id.
+inline EventScope scopeWithMapId(std::string app, std::string build, std::string map_id) {
+  EventScope scope{std::move(app), std::move(build), "android", {}};
+  scope.symbol_ids.set(kProguardScopeKind, std::move(map_id));
+  return scope;
+}
+
 class RetraceHarness {
  public:
   RetraceHarness() {
@@ -62,7 +69,7 @@ class RetraceHarness {
   }
 
   // Retraces `trace` (lines joined by '\n') and returns the R8-style text, lines joined by '\n'.
-  std::string retrace(const std::string& trace, EventScope scope = {"app", "1", "android", ""}) {
+  std::string retrace(const std::string& trace, EventScope scope = {"app", "1", "android", {}}) {
     auto lines = stack::parseStack(trace);
     auto results = resolver_->retrace(scope, lines);
     if (!results) return "ERROR: " + results.error().describe();
@@ -73,7 +80,7 @@ class RetraceHarness {
   }
 
   Expected<std::vector<JavaLineResult>> retraceResults(const std::string& trace,
-                                                       EventScope scope = {"app", "1", "android", ""}) {
+                                                       EventScope scope = {"app", "1", "android", {}}) {
     lines_ = stack::parseStack(trace);
     return resolver_->retrace(scope, lines_);
   }

@@ -11,14 +11,13 @@
 
 namespace restack::pipeline {
 
-enum class FrameFamily { kNative, kJava, kJs, kUnknown };
-const char* frameFamilyName(FrameFamily family);
+class StackKind;  // stack_kind.h
 
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
 struct OutputFrame {
   std::string raw;
-  FrameFamily family = FrameFamily::kUnknown;
+  const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
   SymbolizedFrame frame;  // function/file/line/… when restored
   std::string tier;

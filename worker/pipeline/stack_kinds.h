@@ -1,0 +1,25 @@
+// The registry of stack kinds: one line per kind in stack_kinds.cc. Everything that treats
+// lines or frames by kind (the restorer, raw-event parsing, the output writer, the grouping
+// adapter, `restack symbolicate`) goes through this list; adding a kind is its own files under
+// worker/pipeline/kinds/ plus one line there (docs/design.md §10, "Adding a stack kind").
+#pragma once
+
+#include <span>
+
+#include "formats/stack/stack_line.h"
+#include "worker/pipeline/stack_kind.h"
+
+namespace restack::pipeline {
+
+// Every kind, in registry order.
+std::span<const StackKind* const> stackKinds();
+
+// The kind that claims `line`, or nullptr (blank and unrecognised lines).
+inline const StackKind* kindClaiming(const stack::StackLine& line) {
+  for (const StackKind* kind : stackKinds()) {
+    if (kind->claims(line)) return kind;
+  }
+  return nullptr;
+}
+
+}  // namespace restack::pipeline
