@@ -1,20 +1,35 @@
 #include "worker/pipeline/kinds/java_kind.h"
 
+#include <algorithm>
+
 namespace restack::pipeline {
 namespace {
 
 // `module` carries a Java 9+ class-loader/module prefix ("app//", "java.base@17/") when printed.
-std::string formatJava(const SymbolizedFrame& frame) {
-  std::string text = "at " + frame.module + frame.function + "(";
-  text += frame.file.empty() ? std::string("Unknown Source") : frame.file;
-  if (frame.line != 0) text += ":" + std::to_string(frame.line);
-  return text + ")";
+void appendFrameText(std::string& text, const SymbolizedFrame& frame) {
+  text += frame.module;
+  text += frame.function;
+  text += '(';
+  text += frame.file;
+  if (frame.line > 0) {
+    text += ':';
+    text += std::to_string(frame.line);
+  }
+  text += ')';
 }
 
-std::string formatException(const stack::StackLine& line, const std::string& class_name, const std::string& message) {
+// The header as printed, with the class name and the names inside the message restored.
+std::string exceptionText(const stack::StackLine& line, const JavaLineResult& result) {
   const auto* exception = line.javaException();
-  std::string text = line.indent + exception->prefix + class_name;
-  if (exception->has_message) text += ": " + message;
+  std::string text = line.raw;
+  if (result.exception_class != exception->class_name && !result.exception_class.empty()) {
+    size_t at = text.find(exception->class_name, line.indent.size() + exception->prefix.size());
+    if (at != std::string::npos) text.replace(at, exception->class_name.size(), result.exception_class);
+  }
+  if (!result.exception_message.empty() && !exception->message.empty()) {
+    size_t at = text.rfind(exception->message);
+    if (at != std::string::npos) text.replace(at, exception->message.size(), result.exception_message);
+  }
   return text;
 }
 
@@ -46,7 +61,7 @@ class JavaKind final : public StackKind {
         const auto* header = java.javaException();
         const std::string& type = result.exception_class.empty() ? header->class_name : result.exception_class;
         const std::string& message = result.exception_message.empty() ? header->message : result.exception_message;
-        out.text(formatException(java, type, message));
+        out.text(exceptionText(java, result));
         out.section(header->prefix, type, message);
       } else if (java.kind == stack::LineKind::kJavaMore && result.more_count) {
         // The elided frames restore to a different number of lines (proguard_resolver.h).
@@ -58,12 +73,56 @@ class JavaKind final : public StackKind {
     return Status::ok();
   }
 
+  // As R8 retrace prints it (the ReTrace-agreement tests in tests/proguard check this text):
+  //   "\tat a.a(SourceFile:4)"  ->  "\tat com.example.Foo.bar(Foo.java:12)"   (one line per frame
+  //                                 "\tat com.example.Foo.main(Foo.java:30)"   of an inline chain)
+  //   ambiguous                  ->  "\tat com.example.R8.bar(R8.java)"     (depth by depth: the
+  //                                 "\t<OR> at com.example.R8.foo(R8.java)"  distinct frames of
+  //                                                                          each inline level)
+  //   a class not in the mapping ->  the input line unchanged
+  //   "\tat app//a.a(SourceFile:4)" -> "\tat app//com.example.Foo.bar(Foo.java:12)"  (Java 9+ module
+  //                                 and class-loader prefix kept)
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               std::vector<std::string>& out) const override {
-    for (const OutputFrame& frame : frames) out.push_back(line.indent + formatJava(frame.frame));
-    // Ambiguous results, R8-style: every alternative on its own line after "<OR> ".
-    for (const auto& alternative : frames.front().alternatives) {
-      for (const SymbolizedFrame& frame : alternative) out.push_back(line.indent + "<OR> " + formatJava(frame));
+    const OutputFrame& first = frames.front();
+    if (first.note == "not in mapping") {
+      out.push_back(line.raw);
+      return;
+    }
+    const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
+    auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
+      std::string& text = out.emplace_back(line.indent);
+      text += or_prefix;
+      text += at;
+      appendFrameText(text, frame);
+    };
+    if (first.alternatives.empty()) {
+      for (const OutputFrame& frame : frames) print("", frame.frame);
+      return;
+    }
+    // R8 prints an ambiguous answer depth by depth: the distinct innermost frames joined by
+    // "<OR>", then the distinct frames one level out, and so on. Answer 0 is `frames`, the
+    // others ride on the first entry.
+    const size_t answers = 1 + first.alternatives.size();
+    auto frameOf = [&](size_t answer, size_t depth) -> const SymbolizedFrame* {
+      if (answer == 0) return depth < frames.size() ? &frames[depth].frame : nullptr;
+      const auto& alternative = first.alternatives[answer - 1];
+      return depth < alternative.size() ? &alternative[depth] : nullptr;
+    };
+    size_t depth_count = frames.size();
+    for (const auto& alternative : first.alternatives) depth_count = std::max(depth_count, alternative.size());
+    std::vector<std::string> printed;
+    for (size_t depth = 0; depth < depth_count; ++depth) {
+      printed.clear();
+      for (size_t answer = 0; answer < answers; ++answer) {
+        const SymbolizedFrame* frame = frameOf(answer, depth);
+        if (frame == nullptr) continue;
+        std::string text;
+        appendFrameText(text, *frame);
+        if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
+        out.push_back(line.indent + (printed.empty() ? "" : "<OR> ") + std::string(at) + text);
+        printed.push_back(std::move(text));
+      }
     }
   }
 
