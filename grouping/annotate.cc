@@ -2,6 +2,7 @@
 #include "grouping/annotate.h"
 
 #include "grouping/in_app.h"
+#include "grouping/kinds.h"
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
@@ -79,8 +80,8 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
 
     // A Java or native name printed on the device is real even when symbols did not cover it;
     // a JavaScript name the source map did not cover is minified noise ("t", "e").
-    const bool restored =
-        frame.state == FrameState::kRestored || (frame.state == FrameState::kNotFound && frame.kind != FrameKind::kJs);
+    const bool restored = frame.state == FrameState::kRestored ||
+                          (frame.state == FrameState::kNotFound && frameKindRules(frame.kind).unrestored_name_usable);
     if (!restored || name.name.empty()) {
       decision.ignored = true;
       decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols" : "no restored name";

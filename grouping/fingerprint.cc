@@ -320,20 +320,6 @@ Fingerprint computeFingerprint(const GroupingInput& input, const GroupingConfig&
   return fp;
 }
 
-const char* frameKindName(FrameKind kind) {
-  switch (kind) {
-    case FrameKind::kNative:
-      return "native";
-    case FrameKind::kJava:
-      return "java";
-    case FrameKind::kJs:
-      return "js";
-    case FrameKind::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 const char* frameStateName(FrameState state) {
   switch (state) {
     case FrameState::kRestored:

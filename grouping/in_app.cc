@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "grouping/kinds.h"
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
@@ -131,30 +132,19 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
+  const FrameKindRules& kind = frameKindRules(frame.kind);
   if (rules != nullptr) {
     for (const InAppRule& rule : rules->in_app) {
       if (rule.match.matches(frame, normalized, platform)) {
         return {rule.in_app, "rule " + rule.origin, true};
       }
     }
-    if (frame.kind == FrameKind::kJava && !rules->app_packages.empty()) {
-      for (const std::string& prefix : rules->app_packages) {
-        if (normalized.starts_with(prefix)) return {true, "app_packages " + prefix, true};
-      }
-      return {false, "not in app_packages", true};
-    }
-    if (frame.kind == FrameKind::kNative && !frame.module.empty()) {
-      for (const std::string& pattern : rules->app_modules) {
-        if (globMatch(pattern, frame.module) || globMatch(pattern, basename(frame.module))) {
-          return {true, "app_modules " + pattern, true};
-        }
-      }
+    if (kind.app_rule != nullptr) {
+      if (auto decision = kind.app_rule(frame, normalized, *rules)) return std::move(*decision);
     }
   }
-  // Standard-library templates instantiated into the app's image are still library code.
-  if (frame.kind == FrameKind::kNative && (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
-                                           normalized.starts_with("__cxxabiv1::"))) {
-    return {false, "C++ standard library"};
+  if (kind.library_code != nullptr) {
+    if (const char* reason = kind.library_code(normalized)) return {false, reason};
   }
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
@@ -165,17 +155,52 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   if (frame.in_app.has_value()) {
     return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};
   }
-  switch (frame.kind) {
-    case FrameKind::kJava:
-      return decideJava(normalized);
-    case FrameKind::kJs:
-      return decideJs(frame);
-    case FrameKind::kNative:
-      return decideNative(frame);
-    case FrameKind::kUnknown:
-      break;
+  return kind.in_app_default(frame, normalized);
+}
+
+namespace kinds {
+
+// With app_packages set, a Java frame outside them is not in-app.
+std::optional<InAppDecision> javaAppRule(const GroupingFrame&, std::string_view normalized, const AppRules& rules) {
+  if (rules.app_packages.empty()) return std::nullopt;
+  for (const std::string& prefix : rules.app_packages) {
+    if (normalized.starts_with(prefix)) return InAppDecision{true, "app_packages " + prefix, true};
   }
+  return InAppDecision{false, "not in app_packages", true};
+}
+
+std::optional<InAppDecision> nativeAppRule(const GroupingFrame& frame, std::string_view, const AppRules& rules) {
+  if (frame.module.empty()) return std::nullopt;
+  for (const std::string& pattern : rules.app_modules) {
+    if (globMatch(pattern, frame.module) || globMatch(pattern, basename(frame.module))) {
+      return InAppDecision{true, "app_modules " + pattern, true};
+    }
+  }
+  return std::nullopt;
+}
+
+// Standard-library templates instantiated into the app's image are still library code.
+const char* nativeLibraryCode(std::string_view normalized) {
+  if (normalized.starts_with("std::") || normalized.starts_with("__gnu_cxx::") ||
+      normalized.starts_with("__cxxabiv1::")) {
+    return "C++ standard library";
+  }
+  return nullptr;
+}
+
+InAppDecision javaInAppDefault(const GroupingFrame&, std::string_view normalized) {
+  return decideJava(normalized);
+}
+InAppDecision nativeInAppDefault(const GroupingFrame& frame, std::string_view) {
+  return decideNative(frame);
+}
+InAppDecision jsInAppDefault(const GroupingFrame& frame, std::string_view) {
+  return decideJs(frame);
+}
+InAppDecision unknownInAppDefault(const GroupingFrame&, std::string_view) {
   return {false, "unknown frame kind"};
 }
+
+}  // namespace kinds
 
 }  // namespace restack::grouping

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 
+#include "grouping/kinds.h"
 #include "grouping/normalize.h"
 #include "grouping/text_util.h"
 
@@ -108,26 +109,9 @@ bool isHexHash(std::string_view word) {
 }  // namespace
 
 NormalizedName normalizeFrame(const GroupingFrame& frame) {
-  if (frame.kind == FrameKind::kJs && frame.name_unknown) {
-    NormalizedName unnamed;
-    const std::string file = normalizeJsFile(frame.file);
-    if (file.empty()) return unnamed;
-    unnamed.name = "<unnamed>@" + file + (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
-    unnamed.steps.push_back("js:unnamed-by-position");
-    return unnamed;
-  }
-  auto one = [&frame](std::string_view function) {
-    switch (frame.kind) {
-      case FrameKind::kJava:
-        return normalizeJavaName(function);
-      case FrameKind::kJs:
-        return normalizeJsName(function, frame.file);
-      case FrameKind::kNative:
-      case FrameKind::kUnknown:
-        break;
-    }
-    return normalizeNativeName(function);
-  };
+  const FrameKindRules& rules = frameKindRules(frame.kind);
+  if (frame.name_unknown && rules.normalize_unnamed != nullptr) return rules.normalize_unnamed(frame);
+  auto one = [&](std::string_view function) { return rules.normalize_name(function, frame); };
   NormalizedName best = one(frame.function);
   for (const auto& alternative : frame.alternatives) {
     NormalizedName candidate = one(alternative);
@@ -217,50 +201,91 @@ bool isDistinctiveName(std::string_view normalized, FrameKind kind) {
   size_t at = normalized.rfind("@+");
   if (at == std::string_view::npos) at = normalized.rfind("@-");
   if (at != std::string_view::npos) normalized = normalized.substr(0, at);
-  switch (kind) {
-    case FrameKind::kJava: {
-      size_t dot = normalized.rfind('.');
-      std::string_view method = dot == std::string_view::npos ? normalized : normalized.substr(dot + 1);
-      std::string_view owner = dot == std::string_view::npos ? std::string_view() : normalized.substr(0, dot);
-      if (method.starts_with("lambda$") || method.starts_with("$r8$lambda") ||
-          method.find("$lambda") != std::string_view::npos || method == "main" || method == "<clinit>") {
-        return false;
-      }
-      // An anonymous class implementing a one-method interface is a lambda written longhand.
-      static constexpr std::string_view kSamMethods[] = {"run", "call", "invoke", "accept", "apply", "get"};
-      if (owner.ends_with("$_") && contains(kSamMethods, method)) return false;
-      return true;
-    }
-    case FrameKind::kJs:
-      return !normalized.starts_with("<anonymous>") && normalized != "<global>" && normalized != "main";
-    case FrameKind::kNative:
-    case FrameKind::kUnknown:
-      break;
+  return frameKindRules(kind).is_distinctive(normalized);
+}
+
+std::string enclosingFunction(std::string_view normalized, FrameKind kind) {
+  return frameKindRules(kind).enclosing_function(normalized);
+}
+
+const char* noiseReason(std::string_view normalized, FrameKind kind) {
+  if (normalized.empty()) return nullptr;
+  if (const char* reason = frameKindRules(kind).noise(normalized)) return reason;
+  const std::string lowered = lower(normalized.substr(0, 512));
+  for (auto marker : kCrashHandlerMarkers) {
+    if (lowered.find(marker) != std::string::npos) return "noise: crash handler";
   }
+  return nullptr;
+}
+
+namespace kinds {
+
+NormalizedName nativeName(std::string_view function, const GroupingFrame&) {
+  return normalizeNativeName(function);
+}
+NormalizedName javaName(std::string_view function, const GroupingFrame&) {
+  return normalizeJavaName(function);
+}
+NormalizedName jsName(std::string_view function, const GroupingFrame& frame) {
+  return normalizeJsName(function, frame.file);
+}
+
+NormalizedName jsUnnamed(const GroupingFrame& frame) {
+  NormalizedName unnamed;
+  const std::string file = normalizeJsFile(frame.file);
+  if (file.empty()) return unnamed;
+  unnamed.name = "<unnamed>@" + file + (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
+  unnamed.steps.push_back("js:unnamed-by-position");
+  return unnamed;
+}
+
+bool javaDistinctive(std::string_view normalized) {
+  size_t dot = normalized.rfind('.');
+  std::string_view method = dot == std::string_view::npos ? normalized : normalized.substr(dot + 1);
+  std::string_view owner = dot == std::string_view::npos ? std::string_view() : normalized.substr(0, dot);
+  if (method.starts_with("lambda$") || method.starts_with("$r8$lambda") ||
+      method.find("$lambda") != std::string_view::npos || method == "main" || method == "<clinit>") {
+    return false;
+  }
+  // An anonymous class implementing a one-method interface is a lambda written longhand.
+  static constexpr std::string_view kSamMethods[] = {"run", "call", "invoke", "accept", "apply", "get"};
+  if (owner.ends_with("$_") && contains(kSamMethods, method)) return false;
+  return true;
+}
+
+bool jsDistinctive(std::string_view normalized) {
+  return !normalized.starts_with("<anonymous>") && normalized != "<global>" && normalized != "main";
+}
+
+bool nativeDistinctive(std::string_view normalized) {
   // A bare "operator()" is the call operator of a type without linkage (annotate.cc).
   return normalized != "operator()" && normalized.find("{lambda}") == std::string_view::npos &&
          normalized.find("'lambda'") == std::string_view::npos && normalized.find("$_") == std::string_view::npos &&
          !normalized.ends_with("_block_invoke") && !normalized.starts_with("closure in ") && normalized != "main";
 }
 
-std::string enclosingFunction(std::string_view normalized, FrameKind kind) {
-  if (kind == FrameKind::kJava) {
-    size_t dot = normalized.rfind('.');
-    if (dot == std::string_view::npos) return {};
-    std::string_view owner = normalized.substr(0, dot);
-    std::string_view method = normalized.substr(dot + 1);
-    std::string_view enclosing;
-    if (method.starts_with("lambda$")) {
-      enclosing = method.substr(7);  // javac: lambda$<enclosing>$N (the number is already gone)
-    } else if (size_t lambda = method.find("$lambda"); lambda != std::string_view::npos && lambda > 0) {
-      enclosing = method.substr(0, lambda);  // Kotlin: <enclosing>$lambda-N
-    }
-    if (enclosing.empty()) return {};
-    if (enclosing == "static") return std::string(owner) + ".<clinit>";
-    if (enclosing == "new") return std::string(owner) + ".<init>";
-    return std::string(owner) + "." + std::string(enclosing);
+std::string javaEnclosing(std::string_view normalized) {
+  size_t dot = normalized.rfind('.');
+  if (dot == std::string_view::npos) return {};
+  std::string_view owner = normalized.substr(0, dot);
+  std::string_view method = normalized.substr(dot + 1);
+  std::string_view enclosing;
+  if (method.starts_with("lambda$")) {
+    enclosing = method.substr(7);  // javac: lambda$<enclosing>$N (the number is already gone)
+  } else if (size_t lambda = method.find("$lambda"); lambda != std::string_view::npos && lambda > 0) {
+    enclosing = method.substr(0, lambda);  // Kotlin: <enclosing>$lambda-N
   }
-  if (kind == FrameKind::kJs) return {};
+  if (enclosing.empty()) return {};
+  if (enclosing == "static") return std::string(owner) + ".<clinit>";
+  if (enclosing == "new") return std::string(owner) + ".<init>";
+  return std::string(owner) + "." + std::string(enclosing);
+}
+
+std::string jsEnclosing(std::string_view) {
+  return {};
+}
+
+std::string nativeEnclosing(std::string_view normalized) {
   if (normalized.starts_with("closure in ")) {
     std::string_view rest = normalized;
     while (rest.starts_with("closure in ")) rest.remove_prefix(11);
@@ -273,25 +298,16 @@ std::string enclosingFunction(std::string_view normalized, FrameKind kind) {
   return {};
 }
 
-const char* noiseReason(std::string_view normalized, FrameKind kind) {
-  if (normalized.empty()) return nullptr;
-  switch (kind) {
-    case FrameKind::kJava:
-      if (contains(kJavaNoise, normalized)) return "noise: throw helper or thread entry";
-      break;
-    case FrameKind::kJs:
-      if (contains(kJsNoise, normalized)) return "noise: bridge entry";
-      break;
-    case FrameKind::kNative:
-    case FrameKind::kUnknown:
-      if (contains(kNativeNoise, normalized)) return "noise: throw, abort or thread entry";
-      break;
-  }
-  const std::string lowered = lower(normalized.substr(0, 512));
-  for (auto marker : kCrashHandlerMarkers) {
-    if (lowered.find(marker) != std::string::npos) return "noise: crash handler";
-  }
-  return nullptr;
+const char* javaNoise(std::string_view normalized) {
+  return contains(kJavaNoise, normalized) ? "noise: throw helper or thread entry" : nullptr;
 }
+const char* jsNoise(std::string_view normalized) {
+  return contains(kJsNoise, normalized) ? "noise: bridge entry" : nullptr;
+}
+const char* nativeNoise(std::string_view normalized) {
+  return contains(kNativeNoise, normalized) ? "noise: throw, abort or thread entry" : nullptr;
+}
+
+}  // namespace kinds
 
 }  // namespace restack::grouping

@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace restack {
@@ -122,12 +124,40 @@ struct FrameLookup {
   }
 };
 
-// Whose symbols a lookup should use: the event's app and build (docs/design.md §3).
+// The symbol files an event names itself for the frames of a stack kind, keyed by the kind's
+// name (worker/pipeline/stack_kind.h): R8's pg_map_id under "java". At most one id per kind.
+class ScopeSymbolIds {
+ public:
+  // The id named for `kind`, "" when none.
+  const std::string& get(std::string_view kind) const {
+    static const std::string kNone;
+    for (const auto& [name, id] : entries_) {
+      if (name == kind) return id;
+    }
+    return kNone;
+  }
+  // Sets the id for `kind`; a later one replaces an earlier one.
+  void set(std::string_view kind, std::string id) {
+    for (auto& [name, existing] : entries_) {
+      if (name == kind) {
+        existing = std::move(id);
+        return;
+      }
+    }
+    entries_.emplace_back(std::string(kind), std::move(id));
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> entries_;
+};
+
+// Whose symbols a lookup should use: the event's app and build (docs/design.md §3), and the
+// symbol files the event names itself.
 struct EventScope {
   std::string app;
   std::string build_id;
-  std::string platform;         // ios | android | web | react_native
-  std::string proguard_map_id;  // R8 pg_map_id named by the event, if any
+  std::string platform;  // ios | android | web | react_native
+  ScopeSymbolIds symbol_ids;
 };
 
 }  // namespace restack

@@ -143,7 +143,7 @@ void BM_FirstFrame(benchmark::State& state) {
     NativeResolver resolver(*store, {});
     uint64_t address = corpus().addresses[next++ % corpus().addresses.size()];
     state.ResumeTiming();
-    auto lookup = resolver.lookup({"bench", "1", "android", ""}, frame, address);
+    auto lookup = resolver.lookup({"bench", "1", "android", {}}, frame, address);
     benchmark::DoNotOptimize(lookup);
     state.PauseTiming();
     store.reset();
@@ -167,7 +167,7 @@ void BM_WarmLookup(benchmark::State& state) {
     state.SkipWithError("run BM_Ingest first and set RESTACK_NATIVE_BENCH_ADDRESSES");
     return;
   }
-  EventScope scope{"bench", "1", "android", ""};
+  EventScope scope{"bench", "1", "android", {}};
   // Warm: every address once before timing.
   if (state.thread_index() == 0) {
     for (uint64_t address : addresses) benchmark::DoNotOptimize(resolver->lookup(scope, frame, address));

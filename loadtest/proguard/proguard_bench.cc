@@ -105,13 +105,13 @@ void BM_RetraceWarm(benchmark::State& state) {
     resolver = std::make_unique<ProguardResolver>(*fixture.store, options);
     lines = stack::parseStack(fixture.trace);
     for (const auto& line : lines) frames += line.kind == stack::LineKind::kJavaFrame;
-    (void)resolver->retrace({"bench", "b0", "android", ""}, lines);  // warm the cache
+    (void)resolver->retrace({"bench", "b0", "android", {}}, lines);  // warm the cache
   }
   // Every thread retraces the whole trace as runs of 25 lines (one exception each).
   for (auto _ : state) {
     for (size_t start = 0; start < lines.size(); start += 26) {
       size_t count = std::min<size_t>(26, lines.size() - start);
-      auto results = resolver->retrace({"bench", "b0", "android", ""}, std::span(lines).subspan(start, count));
+      auto results = resolver->retrace({"bench", "b0", "android", {}}, std::span(lines).subspan(start, count));
       benchmark::DoNotOptimize(results);
     }
   }
@@ -127,9 +127,9 @@ void BM_RetraceWarmOneLongRun(benchmark::State& state) {
   auto lines = stack::parseStack(fixture.trace);
   size_t frames = 0;
   for (const auto& line : lines) frames += line.kind == stack::LineKind::kJavaFrame;
-  (void)resolver.retrace({"bench", "b0", "android", ""}, lines);  // warm the cache
+  (void)resolver.retrace({"bench", "b0", "android", {}}, lines);  // warm the cache
   for (auto _ : state) {
-    auto results = resolver.retrace({"bench", "b0", "android", ""}, lines);
+    auto results = resolver.retrace({"bench", "b0", "android", {}}, lines);
     benchmark::DoNotOptimize(results);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * frames));
@@ -144,7 +144,7 @@ void BM_FirstFrameCold(benchmark::State& state) {
     auto resolver = std::make_unique<ProguardResolver>(*fixture.store, ProguardResolverOptions{});
     std::string build = "b" + std::to_string(fixture.next_cold_build++ % Fixture::kColdBuilds);
     state.ResumeTiming();
-    auto results = resolver->retrace({"bench", build, "android", ""}, lines);
+    auto results = resolver->retrace({"bench", build, "android", {}}, lines);
     if (!results || (*results)[0].lookup.frames.empty()) state.SkipWithError("no frame restored");
     benchmark::DoNotOptimize(results);
   }

@@ -100,7 +100,7 @@ void ensureIngested() {
 }
 
 EventScope benchScope() {
-  return EventScope{"bench", "1", "web", ""};
+  return EventScope{"bench", "1", "web", {}};
 }
 
 void BM_FirstFrame(benchmark::State& state) {

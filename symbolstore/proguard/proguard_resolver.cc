@@ -184,27 +184,27 @@ struct ProguardResolver::Impl {
       build_map = *found;
     }
     const std::string build_name = scope.app + ":" + scope.build_id;
-    if (!scope.proguard_map_id.empty()) {
-      auto by_map_id = mapForId(scope.proguard_map_id);
+    const std::string& map_id = scope.symbol_ids.get(kProguardScopeKind);
+    if (!map_id.empty()) {
+      auto by_map_id = mapForId(map_id);
       if (!by_map_id) return by_map_id.error();
       if (*by_map_id) {
         choice.map = *by_map_id;
         if (build_map && build_map->load_id != choice.map->load_id) {
-          choice.note = "pg_map_id " + scope.proguard_map_id + " selects the mapping of " + choice.map->describe() +
+          choice.note = "pg_map_id " + map_id + " selects the mapping of " + choice.map->describe() +
                         ", not the one uploaded for " + build_name;
         }
         return choice;
       }
       if (build_map && build_map->pg_map_id.empty()) {
         choice.map = build_map;
-        choice.note = "the mapping of " + build_name + " has no pg_map_id to check the event's " +
-                      scope.proguard_map_id + " against";
+        choice.note = "the mapping of " + build_name + " has no pg_map_id to check the event's " + map_id + " against";
         return choice;
       }
-      choice.missing_id = scope.proguard_map_id;
+      choice.missing_id = map_id;
       if (build_map) {
         choice.note = "the mapping uploaded for " + build_name + " has pg_map_id " + build_map->pg_map_id +
-                      ", the event names " + scope.proguard_map_id;
+                      ", the event names " + map_id;
       }
       return choice;
     }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/common/status.h"
@@ -13,6 +14,9 @@
 #include "symbolstore/store.h"
 
 namespace restack {
+
+// The stack kind under which EventScope::symbol_ids holds the event's R8 pg_map_id.
+inline constexpr std::string_view kProguardScopeKind = "java";
 
 struct ProguardResolverOptions {
   // Decoded class records kept in memory in front of RocksDB. Default 256 MiB.

@@ -215,7 +215,7 @@ Tally compareUploads(const std::string& label, const std::string& binary, Symbol
   stack::NativeFrameLine frame;
   frame.debug_id = id;
   frame.module = module;
-  const EventScope scope{"demo", "1.0", "android", ""};
+  const EventScope scope{"demo", "1.0", "android", {}};
   const CodeRange code = codeRange(code_object);
   EXPECT_LT(code.begin, code.end);
   std::vector<uint64_t> sample;

@@ -173,7 +173,7 @@ std::string frames(NativeResolver& resolver, const std::string& debug_id, uint64
   stack::NativeFrameLine frame;
   frame.debug_id = debug_id;
   frame.module = module;
-  auto lookup = resolver.lookup(EventScope{"demo", "1.0", "android", ""}, frame, address);
+  auto lookup = resolver.lookup(EventScope{"demo", "1.0", "android", {}}, frame, address);
   if (!lookup) return "error: " + lookup.error().describe();
   std::string out = std::string(frameStatusName(lookup->status)) + " " + lookup->tier;
   for (const auto& f : lookup->frames) {

@@ -107,7 +107,7 @@ Agreement compare(NativeResolver& resolver, const std::string& debug_id, const s
   stack::NativeFrameLine frame;
   frame.debug_id = debug_id;
   frame.module = module;
-  EventScope scope{"accuracy", "1", "android", ""};
+  EventScope scope{"accuracy", "1", "android", {}};
   size_t shown = 0;
   for (size_t i = 0; i < addresses.size(); ++i) {
     const auto& expected = answers[i];

@@ -91,7 +91,7 @@ Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id
   stack::NativeFrameLine frame;
   frame.debug_id = debug_id;
   frame.module = module;
-  EventScope scope{"demo", "1.0", "android", ""};
+  EventScope scope{"demo", "1.0", "android", {}};
   for (size_t i = 0; i < addresses.size(); ++i) {
     const auto& expected = answers[i];
     auto lookup = resolver.lookup(scope, frame, addresses[i] - image_base);
@@ -265,7 +265,7 @@ TEST_F(NativeToolsTest, WriteTimeTransformRewritesTheLinesOfItsImage) {
   stack::NativeFrameLine frame;
   frame.debug_id = debug_id;
   frame.module = "libmapped.so";
-  EventScope scope{"demo", "1.0", "android", ""};
+  EventScope scope{"demo", "1.0", "android", {}};
   const CodeRange range = codeRange(so);
   size_t moved = 0, kept = 0;
   for (uint64_t address = range.begin; address < range.end; address += 4) {
@@ -362,7 +362,7 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
       "#00 pc " + std::string(hex) + "  /data/app/lib/arm64/libapm.so",
   };
   NativeResolver resolver(*store.store, {});
-  EventScope scope{"apm", "7.8.0", "android", ""};
+  EventScope scope{"apm", "7.8.0", "android", {}};
   for (const std::string& text : lines) {
     stack::StackLine line = stack::parseStackLine(text);
     ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
@@ -402,7 +402,7 @@ TEST_F(NativeToolsTest, SharedLibraryServesEveryApp) {
   NativeResolver resolver(*store.store, {});
   CodeRange range = codeRange(so);
   for (const char* app : {"shopee", "other"}) {
-    EventScope scope{app, "9.9", "android", ""};
+    EventScope scope{app, "9.9", "android", {}};
     stack::NativeFrameLine with_id;
     with_id.debug_id = debugIdOf(*report);
     with_id.module = "libc_like.so";
@@ -551,7 +551,7 @@ TEST_F(NativeToolsTest, ObjectiveCMethodsOfAStrippedAppWithoutDsym) {
     frame.debug_id = debugIdOf(*report);
     frame.module = "Widgets";
     for (uint64_t offset : {0, 4}) {
-      auto lookup = resolver.lookup({"demo", "1.0", "ios", ""}, frame, address + offset - 0x100000000);
+      auto lookup = resolver.lookup({"demo", "1.0", "ios", {}}, frame, address + offset - 0x100000000);
       ASSERT_TRUE(lookup);
       ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << expected;
       EXPECT_EQ(lookup->tier, "objc") << expected;
@@ -578,14 +578,14 @@ TEST_F(NativeToolsTest, AppleCrashReportLinesResolveByModuleName) {
   stack::StackLine line = stack::parseStackLine(text);
   ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
   NativeResolver resolver(*store.store, {});
-  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", ""}, *line.native(), line.native()->address);
+  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", {}}, *line.native(), line.native()->address);
   ASSERT_TRUE(lookup);
   ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << describe(*lookup);
   auto oracle = symbolizeWithLlvm(build.dwarf, {range.begin + 8});
   ASSERT_EQ(oracle.size(), 1u);
   EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function);
   // Another build of the same app did not upload this module.
-  auto other = resolver.lookup({"shop", "2.2(220)", "ios", ""}, *line.native(), line.native()->address);
+  auto other = resolver.lookup({"shop", "2.2(220)", "ios", {}}, *line.native(), line.native()->address);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
 }
@@ -712,7 +712,7 @@ TEST_F(NativeToolsTest, TruncatedAndCorruptedFilesAreRejectedOrSurvivedNeverCras
         stack::NativeFrameLine frame;
         frame.debug_id = id;
         for (uint64_t a = 0; a < 0x10000; a += 0x40) {
-          auto lookup = resolver.lookup({"demo", "1", "android", ""}, frame, a);
+          auto lookup = resolver.lookup({"demo", "1", "android", {}}, frame, a);
           ASSERT_TRUE(lookup);
         }
       }

@@ -243,7 +243,7 @@ class HandWrittenStore : public ::testing::Test {
 
   TestStore store;
   std::string id;
-  EventScope scope{"apm", "1", "android", ""};
+  EventScope scope{"apm", "1", "android", {}};
 };
 
 TEST_F(HandWrittenStore, InlinedFramesInnermostFirstWithSymbolTableOuterName) {

@@ -1,10 +1,10 @@
 // Java accuracy corpus: real libraries (Commons Collections 3.2.2, Jackson 2.16.2) obfuscated
 // together with a driver (tests/proguard/corpus) by real obfuscators under several settings.
 // The unobfuscated program and the obfuscated one both run at test time; every trace of the
-// obfuscated run is restored by Restack (ingest + ProguardResolver + proguard_render) and by the
-// obfuscator's own retrace (ProGuard ReTrace for ProGuard builds, R8's retrace for R8 builds),
-// and each is compared, trace by trace, with the original run's trace. No expected text is
-// written by hand.
+// obfuscated run is restored by Restack (ingest, then the worker's restorer: the `restored`
+// text users see) and by the obfuscator's own retrace (ProGuard ReTrace for ProGuard builds,
+// R8's retrace for R8 builds), and each is compared, trace by trace, with the original run's
+// trace. No expected text is written by hand.
 //
 // Asserted: every trace the reference retrace restores exactly, Restack restores exactly too,
 // and Restack is exact on at least as many traces. The counts are printed (docs/accuracy.md).
@@ -234,7 +234,7 @@ class Corpus {
     const std::string build = library.name + "-" + setting.name;
     auto report = harness.ingest(*mapping_text, "corpus", build);
     if (!report) return report.error();
-    std::string restored = harness.retrace(*obfuscated, {"corpus", build, "android", ""});
+    std::string restored = harness.retrace(*obfuscated, {"corpus", build, "android", {}});
     std::ofstream(work / "restored.txt") << restored;
     std::ofstream(work / "original.txt") << *original;
     std::ofstream(work / "reference.txt") << *reference;

@@ -98,7 +98,7 @@ TEST(ProguardTools, RestoredTracesEqualTheOriginalRun) {
   ASSERT_TRUE(std::regex_search(build->mapping, std::regex(R"(\n +(\d+:\d+):[^\n]+\n +\1:)"))) << build->mapping;
   auto report = harness.ingest(build->mapping, "demo", "1.0");
   ASSERT_TRUE(report) << report.error().describe();
-  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "1.0", "android", ""});
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "1.0", "android", {}});
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
                                                                                << build->obfuscated_trace;
@@ -119,7 +119,7 @@ TEST(ProguardTools, ClassNamesInsideExceptionMessagesEqualTheOriginalRun) {
   ASSERT_EQ(build->obfuscated_trace.find("demo.Cart"), std::string::npos) << build->obfuscated_trace;
   auto report = harness.ingest(build->mapping, "demo", "3.0");
   ASSERT_TRUE(report) << report.error().describe();
-  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "3.0", "android", ""});
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "3.0", "android", {}});
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
                                                                                << build->obfuscated_trace;
@@ -139,7 +139,7 @@ TEST(ProguardTools, SpecializedMethodNamesEqualTheOriginalRun) {
       << build->mapping;
   auto report = harness.ingest(build->mapping, "demo", "4.0");
   ASSERT_TRUE(report) << report.error().describe();
-  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "4.0", "android", ""});
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "4.0", "android", {}});
   ASSERT_NE(restored.find("org.restack.demo.Main.castToCart(Main.java:"), std::string::npos) << restored;
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
@@ -162,7 +162,7 @@ TEST(ProguardTools, DesugaredLambdaFramesAreDroppedAsInTheOriginalRun) {
       << build->obfuscated_trace;
   auto report = harness.ingest(build->mapping, "demo", "5.0");
   ASSERT_TRUE(report) << report.error().describe();
-  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "5.0", "android", ""});
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "5.0", "android", {}});
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
                                                                                << build->obfuscated_trace;
@@ -181,7 +181,7 @@ TEST(ProguardTools, AgreesWithProguardRetraceOnFullyOptimizedBuild) {
   ASSERT_TRUE(reference) << reference.error().message();
   auto report = harness.ingest(build->mapping, "demo", "2.0");
   ASSERT_TRUE(report) << report.error().describe();
-  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "2.0", "android", ""});
+  std::string restored = harness.retrace(build->obfuscated_trace, {"demo", "2.0", "android", {}});
   // Where ReTrace prints a specialized method's "name$<hex>" from the mapping, Restack prints the
   // source name (SpecializedMethodNamesEqualTheOriginalRun): compare with that difference removed.
   std::string expected = std::regex_replace(*reference, std::regex(R"(\$[0-9a-f]{5,8}\()"), "(");

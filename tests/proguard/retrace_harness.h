@@ -1,5 +1,5 @@
 // Test harness: a throwaway SymbolStore with mappings ingested from text, and retrace of whole
-// traces to R8-style text.
+// traces through the worker's restorer to the text users see.
 #pragma once
 
 #include <filesystem>
@@ -12,9 +12,10 @@
 
 #include "formats/stack/stack_line.h"
 #include "symbolstore/ingest.h"
-#include "symbolstore/proguard/proguard_render.h"
 #include "symbolstore/proguard/proguard_resolver.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbolizer.h"
+#include "worker/pipeline/event_restorer.h"
 
 namespace restack::testing {
 
@@ -36,6 +37,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// An Android event's scope that names R8's pg_map_id.
+inline EventScope scopeWithMapId(std::string app, std::string build, std::string map_id) {
+  EventScope scope{std::move(app), std::move(build), "android", {}};
+  scope.symbol_ids.set(kProguardScopeKind, std::move(map_id));
+  return scope;
+}
+
 class RetraceHarness {
  public:
   RetraceHarness() {
@@ -46,7 +54,7 @@ class RetraceHarness {
     auto store = SymbolStore::open(options);
     if (!store) ADD_FAILURE() << store.error().describe();
     store_ = std::move(*store);
-    resolver_ = std::make_unique<ProguardResolver>(*store_, ProguardResolverOptions{});
+    symbolizer_ = std::make_unique<Symbolizer>(*store_, SymbolizerOptions{});
   }
 
   Expected<IngestReport> ingest(const std::string& mapping, const std::string& app = "app",
@@ -61,31 +69,40 @@ class RetraceHarness {
     return ingestProguard(*store_, meta, content, IngestOptions{});
   }
 
-  // Retraces `trace` (lines joined by '\n') and returns the R8-style text, lines joined by '\n'.
-  std::string retrace(const std::string& trace, EventScope scope = {"app", "1", "android", ""}) {
-    auto lines = stack::parseStack(trace);
-    auto results = resolver_->retrace(scope, lines);
-    if (!results) return "ERROR: " + results.error().describe();
-    auto text = proguard::renderJavaLines(lines, *results);
-    std::string joined;
-    for (const auto& line : text) joined += line + "\n";
-    return joined;
+  // Restores `trace` (lines joined by '\n') as the worker restores a thread's stack, and returns
+  // the thread's `restored` text, the one users see (worker/pipeline/kinds/java_kind.cc), lines
+  // joined by '\n' (and a final '\n').
+  std::string retrace(const std::string& trace, EventScope scope = {"app", "1", "android", {}}) {
+    pipeline::RawEvent event;
+    event.app = scope.app;
+    event.build_id = scope.build_id;
+    event.platform = scope.platform;
+    event.symbol_ids = scope.symbol_ids;
+    pipeline::RawThread& thread = event.threads.emplace_back();
+    thread.has_stack = true;
+    thread.stack = trace;
+    // Whole traces, however long: the frame limit is the worker's, not the retracer's.
+    pipeline::EventRestorer restorer(*symbolizer_, pipeline::RestoreLimits{UINT32_MAX});
+    auto restored = restorer.restore(event);
+    if (!restored) return "ERROR: " + restored.error().describe();
+    const std::string& text = restored->threads.front().stack.restored_text;
+    return text.empty() ? text : text + "\n";
   }
 
   Expected<std::vector<JavaLineResult>> retraceResults(const std::string& trace,
-                                                       EventScope scope = {"app", "1", "android", ""}) {
+                                                       EventScope scope = {"app", "1", "android", {}}) {
     lines_ = stack::parseStack(trace);
-    return resolver_->retrace(scope, lines_);
+    return resolver().retrace(scope, lines_);
   }
 
   SymbolStore& store() { return *store_; }
-  ProguardResolver& resolver() { return *resolver_; }
+  ProguardResolver& resolver() { return symbolizer_->proguard(); }
   const std::filesystem::path& dir() const { return dir_.path(); }
 
  private:
   TempDir dir_;
   std::unique_ptr<SymbolStore> store_;
-  std::unique_ptr<ProguardResolver> resolver_;
+  std::unique_ptr<Symbolizer> symbolizer_;
   std::vector<stack::StackLine> lines_;
 };
 

@@ -18,7 +18,7 @@ const std::string kMapB =
 
 TEST(ProguardStore, MissingMappingIsReportedWithTheBuild) {
   RetraceHarness harness;
-  auto results = harness.retraceResults("\tat a.a(SourceFile:1)", {"shop", "9", "android", ""});
+  auto results = harness.retraceResults("\tat a.a(SourceFile:1)", {"shop", "9", "android", {}});
   ASSERT_TRUE(results);
   EXPECT_EQ((*results)[0].lookup.status, FrameStatus::kMissingSymbols);
   EXPECT_EQ((*results)[0].lookup.missing_id, "shop:9");
@@ -31,7 +31,7 @@ TEST(ProguardStore, ReuploadReplacesTheMappingOfABuild) {
   ASSERT_TRUE(harness.ingest(kMapB));
   EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)"), "\tat org.app.Beta.run(Beta.java:20)\n");
   // The old mapping's records and map id are gone.
-  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", {"", "", "android", "aaaa111"}), "\tat a.a(SourceFile:1)\n");
+  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("", "", "aaaa111")), "\tat a.a(SourceFile:1)\n");
   size_t keys = 0;
   std::unique_ptr<rocksdb::Iterator> it(
       harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(proguard::kProguardFamily)));
@@ -44,23 +44,23 @@ TEST(ProguardStore, MapIdFromEventOrFramePicksTheMapping) {
   ASSERT_TRUE(harness.ingest(kMapA, "shop", "1"));
   ASSERT_TRUE(harness.ingest(kMapB, "shop", "2"));
   // The event names build 1 but pg_map_id bbbb222: the map id wins.
-  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", {"shop", "1", "android", "bbbb222"}),
+  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("shop", "1", "bbbb222")),
             "\tat org.app.Beta.run(Beta.java:20)\n");
   // No app/build at all, only the map id (or the hash).
-  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", {"", "", "android", "aaaa111"}),
+  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("", "", "aaaa111")),
             "\tat org.app.Alpha.run(Alpha.java:10)\n");
-  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", {"", "", "android", "aaaa111ffff"}),
+  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("", "", "aaaa111ffff")),
             "\tat org.app.Alpha.run(Alpha.java:10)\n");
   // A frame's source file carries the map id (R8 --source-file-template r8-map-id-%MAP_ID).
-  EXPECT_EQ(harness.retrace("\tat a.a(r8-map-id-bbbb222:1)", {"shop", "1", "android", ""}),
+  EXPECT_EQ(harness.retrace("\tat a.a(r8-map-id-bbbb222:1)", {"shop", "1", "android", {}}),
             "\tat org.app.Beta.run(Beta.java:20)\n");
   // An unknown map id is missing symbols named by that id, with a note on the mismatch.
-  auto results = harness.retraceResults("\tat a.a(SourceFile:1)", {"shop", "1", "android", "cccc333"});
+  auto results = harness.retraceResults("\tat a.a(SourceFile:1)", scopeWithMapId("shop", "1", "cccc333"));
   ASSERT_TRUE(results);
   EXPECT_EQ((*results)[0].lookup.status, FrameStatus::kMissingSymbols);
   EXPECT_EQ((*results)[0].lookup.missing_id, "cccc333");
   EXPECT_NE((*results)[0].lookup.note.find("aaaa111"), std::string::npos);
-  auto frame_results = harness.retraceResults("\tat a.a(r8-map-id-dddd444:1)", {"shop", "1", "android", ""});
+  auto frame_results = harness.retraceResults("\tat a.a(r8-map-id-dddd444:1)", {"shop", "1", "android", {}});
   ASSERT_TRUE(frame_results);
   EXPECT_EQ((*frame_results)[0].lookup.missing_id, "dddd444");
 }
@@ -87,7 +87,7 @@ TEST(ProguardStore, StructuredResultsOfAFrame) {
   EXPECT_EQ(ambiguous.frames[0].function, "org.app.Gamma.x");
   EXPECT_EQ(ambiguous.alternatives[0][0].function, "org.app.Gamma.y");
   EXPECT_EQ((*results)[3].lookup.note, "not in mapping");
-  auto exception_type = harness.resolver().deobfuscateClass({"app", "1", "android", ""}, "g");
+  auto exception_type = harness.resolver().deobfuscateClass({"app", "1", "android", {}}, "g");
   ASSERT_TRUE(exception_type);
   EXPECT_EQ(**exception_type, "org.app.Gamma");
 }
@@ -424,7 +424,7 @@ TEST(ProguardStore, TinyCacheStillRetracesCorrectly) {
     int c = (i * 37) % 300, m = i % 10, offset = i % 9;
     auto lines = stack::parseStack("\tat c" + std::to_string(c) + "." + std::string(1, static_cast<char>('a' + m)) +
                                    "(SourceFile:" + std::to_string(m * 10 + 1 + offset) + ")");
-    auto results = resolver.retrace({"app", "1", "android", ""}, lines);
+    auto results = resolver.retrace({"app", "1", "android", {}}, lines);
     ASSERT_TRUE(results) << results.error().describe();
     const auto& frames = (*results)[0].lookup.frames;
     if (frames.size() != 1 || frames[0].function != "org.app.C" + std::to_string(c) + ".m" + std::to_string(m) ||
@@ -458,14 +458,14 @@ TEST(ProguardStore, LongRunRetracesLikeEachFrameAlone) {
     ProguardResolverOptions options;
     options.cache_bytes = cache_bytes;
     ProguardResolver resolver(harness.store(), options);
-    auto whole = resolver.retrace({"app", "1", "android", ""}, lines);
+    auto whole = resolver.retrace({"app", "1", "android", {}}, lines);
     ASSERT_TRUE(whole) << whole.error().describe();
     ASSERT_EQ(whole->size(), lines.size());
     size_t frames = 0;
     for (size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].kind != stack::LineKind::kJavaFrame) continue;
       ++frames;
-      auto alone = resolver.retrace({"app", "1", "android", ""}, std::span(lines).subspan(i, 1));
+      auto alone = resolver.retrace({"app", "1", "android", {}}, std::span(lines).subspan(i, 1));
       ASSERT_TRUE(alone) << alone.error().describe();
       const FrameLookup& expected = (*alone)[0].lookup;
       const FrameLookup& got = (*whole)[i].lookup;
@@ -491,14 +491,14 @@ TEST(ProguardStore, LongRunRetracesLikeEachFrameAlone) {
 TEST(ProguardStore, DeobfuscateMessageForTheEventField) {
   RetraceHarness harness;
   ASSERT_TRUE(harness.ingest(lines({"org.shop.Cart -> q.a:", "org.shop.Basket -> q.c:"})));
-  auto restored = harness.resolver().deobfuscateMessage({"app", "1", "android", ""}, "q.a cannot be cast to q.c");
+  auto restored = harness.resolver().deobfuscateMessage({"app", "1", "android", {}}, "q.a cannot be cast to q.c");
   ASSERT_TRUE(restored);
   ASSERT_TRUE(restored->has_value());
   EXPECT_EQ(**restored, "org.shop.Cart cannot be cast to org.shop.Basket");
-  auto unchanged = harness.resolver().deobfuscateMessage({"app", "1", "android", ""}, "boom");
+  auto unchanged = harness.resolver().deobfuscateMessage({"app", "1", "android", {}}, "boom");
   ASSERT_TRUE(unchanged);
   EXPECT_FALSE(unchanged->has_value());
-  auto no_mapping = harness.resolver().deobfuscateMessage({"app", "2", "android", ""}, "q.a cannot be cast to q.c");
+  auto no_mapping = harness.resolver().deobfuscateMessage({"app", "2", "android", {}}, "q.a cannot be cast to q.c");
   ASSERT_TRUE(no_mapping);
   EXPECT_FALSE(no_mapping->has_value());
 }

@@ -129,7 +129,7 @@ TEST_F(JsNamesAccuracyTest, RestoredNamesEqualTheOriginalRun) {
       SCOPED_TRACE(name + ", " + variant.label);
       const std::string app = name + "/" + variant.label;
       for (const std::string& file : variant.files) upload(app, file);
-      EventScope scope{app, "", "javascript", ""};
+      EventScope scope{app, "", "javascript", {}};
       int frames = 0, equal = 0, shown = 0;
       for (simdjson::dom::element frame : build["frames"].get_array().value()) {
         const std::string raw(frame["raw"].get_string().value());

@@ -102,7 +102,7 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
     auto report = ingestSourcemap(*store_, meta, content, IngestOptions());
     ASSERT_TRUE(report) << name << ": " << report.error().message();
     EXPECT_EQ(report->ids.at(0), std::string(c["served_name"].get_string().value())) << name;
-    scopes[name] = EventScope{"demo", meta.build_id, platform, ""};
+    scopes[name] = EventScope{"demo", meta.build_id, platform, {}};
   }
 
   SourcemapResolver resolver(*store_, {});

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "worker/kafka/metrics.h"
+#include "worker/pipeline/kinds/java_kind.h"
+#include "worker/pipeline/kinds/native_kind.h"
 
 namespace restack::worker {
 namespace {
@@ -54,8 +56,8 @@ TEST(Metrics, EventsByPlatformHaveALineEachAndUnknownPlatformsCountAsOther) {
 
 TEST(Metrics, FramesByKindAndStatusAndTheOnesNotRestoredByReason) {
   Metrics metrics;
-  metrics.frames_by_family[pipeline::frameTallyIndex(pipeline::FrameFamily::kJava, FrameStatus::kSymbolicated)] = 7;
-  metrics.frames_by_family[pipeline::frameTallyIndex(pipeline::FrameFamily::kNative, FrameStatus::kMissingSymbols)] = 3;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::javaKind(), FrameStatus::kSymbolicated)] = 7;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameStatus::kMissingSymbols)] = 3;
   const std::string text = metrics.prometheusText();
   EXPECT_EQ(lineOf(text, "restack_frames_by_kind_total{kind=\"java\",status=\"symbolicated\"}"),
             "restack_frames_by_kind_total{kind=\"java\",status=\"symbolicated\"} 7");

@@ -134,6 +134,41 @@ TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
   EXPECT_EQ(std::string_view(samples.at(1)["frames"].at(0)["status"]), "symbolicated");
 }
 
+// The event's "pg_map_id" (top level, or in "attributes") reaches the Java kind's retrace through
+// EventScope::symbol_ids and picks the mapping over the event's build.
+TEST_F(PipelineTest, AnEventsPgMapIdPicksTheMappingOfItsJavaFrames) {
+  for (const auto& [build, map_id] : {std::pair{"1", "aaaa111"}, std::pair{"2", "bbbb222"}}) {
+    UploadMeta meta;
+    meta.kind = SymbolKind::kProguard;
+    meta.app = "shop";
+    meta.build_id = build;
+    const std::string mapping = std::string("# compiler: R8\n# pg_map_id: ") + map_id + "\norg.app.Build" + build +
+                                " -> a:\n    1:1:void run():10:10 -> a\n";
+    UploadContent content;
+    content.bytes = mapping;
+    content.display_name = "mapping.txt";
+    auto report = ingestUpload(*store_, meta, content, IngestOptions{});
+    ASSERT_TRUE(report) << report.error().message();
+  }
+  auto restoredText = [&](const std::string& id_fields) {
+    const std::string event =
+        R"({"event_id":"j1","platform":"android","app":"shop","build_id":"1",)" + id_fields +
+        R"json("threads":[{"name":"main","stack":"java.lang.IllegalStateException\n\tat a.a(SourceFile:1)"}]})json";
+    auto result = process(event);
+    EXPECT_FALSE(result.dead_letter) << result.error;
+    simdjson::dom::element root;
+    if (result.records.empty() || parser_.parse(result.records[0].value).get(root)) return std::string("no output");
+    return std::string(std::string_view(root["threads"].at(0)["restored"]));
+  };
+  EXPECT_EQ(restoredText(""), "java.lang.IllegalStateException\n\tat org.app.Build1.run(Build1.java:10)");
+  EXPECT_EQ(restoredText(R"("pg_map_id":"bbbb222",)"),
+            "java.lang.IllegalStateException\n\tat org.app.Build2.run(Build2.java:10)");
+  EXPECT_EQ(restoredText(R"("attributes":{"pg_map_id":"bbbb222"},)"),
+            "java.lang.IllegalStateException\n\tat org.app.Build2.run(Build2.java:10)");
+  // An id the store does not know leaves the frame waiting for that mapping.
+  EXPECT_EQ(restoredText(R"("pg_map_id":"cccc333",)"), "java.lang.IllegalStateException\n\tat a.a(SourceFile:1)");
+}
+
 TEST_F(PipelineTest, UnreadableEventsGoToTheDlqWithTheirReason) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"{not json", "not valid JSON"},

@@ -74,16 +74,16 @@ std::string Metrics::prometheusText() const {
   std::string not_restored =
       "# HELP restack_frames_not_restored_total Raw frames not restored, by stack kind and reason.\n"
       "# TYPE restack_frames_not_restored_total counter\n";
-  for (size_t family = 0; family < pipeline::kFrameFamilyCount; ++family) {
+  for (size_t slot = 0; slot < pipeline::kFrameTallyKinds; ++slot) {
+    const std::string kind(pipeline::frameTallyKindName(slot));
+    if (kind.empty()) continue;  // no kind at this registry position
     for (size_t status = 0; status < pipeline::kFrameStatusCount; ++status) {
-      const char* kind = pipeline::frameFamilyName(static_cast<pipeline::FrameFamily>(family));
       const char* name = frameStatusName(static_cast<FrameStatus>(status));
       const std::string value =
-          std::to_string(frames_by_family[family * pipeline::kFrameStatusCount + status].load()) + "\n";
-      out += std::string("restack_frames_by_kind_total{kind=\"") + kind + "\",status=\"" + name + "\"} " + value;
+          std::to_string(frames_by_kind[slot * pipeline::kFrameStatusCount + status].load()) + "\n";
+      out += "restack_frames_by_kind_total{kind=\"" + kind + "\",status=\"" + name + "\"} " + value;
       if (static_cast<FrameStatus>(status) == FrameStatus::kSymbolicated) continue;
-      not_restored +=
-          std::string("restack_frames_not_restored_total{kind=\"") + kind + "\",reason=\"" + name + "\"} " + value;
+      not_restored += "restack_frames_not_restored_total{kind=\"" + kind + "\",reason=\"" + name + "\"} " + value;
     }
   }
   out += not_restored;

@@ -9,6 +9,7 @@
 
 #include "formats/common/status.h"
 #include "worker/pipeline/restored_event.h"
+#include "worker/pipeline/stack_kinds.h"
 
 namespace restack::worker {
 
@@ -75,8 +76,8 @@ struct Metrics {
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 
-  // Raw frames by family and status (pipeline::FrameTally's layout).
-  std::array<std::atomic<uint64_t>, pipeline::kFrameFamilyCount * pipeline::kFrameStatusCount> frames_by_family{};
+  // Raw frames by kind and status (pipeline::FrameTally's layout).
+  std::array<std::atomic<uint64_t>, pipeline::kFrameTallyKinds * pipeline::kFrameStatusCount> frames_by_kind{};
   // Events sent to the DLQ, by the code of their reason (restack.error.code).
   std::array<std::atomic<uint64_t>, 16> events_dead_lettered_by_code{};
   void countDeadLetter(ErrorCode code) {

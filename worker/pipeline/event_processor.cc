@@ -72,7 +72,7 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
   result.fingerprint = fingerprint.hash;
   result.frames_total = restored->frames_total;
   result.frames_symbolicated = restored->frames_symbolicated;
-  result.frames_by_family = restored->frames_by_family;
+  result.frames_by_kind = restored->frames_by_kind;
   result.records.push_back(std::move(event));
   result.records.push_back(std::move(record));
   return result;

@@ -51,7 +51,7 @@ struct ProcessResult {
   std::string fingerprint;  // the hash published for it
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
-  FrameTally frames_by_family{};
+  FrameTally frames_by_kind{};
 };
 
 class EventProcessor {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "worker/pipeline/json_writer.h"
+#include "worker/pipeline/stack_kind.h"
 
 namespace restack::pipeline {
 namespace {
@@ -45,7 +46,7 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   json.key("status");
   json.string(frameStatusName(frame.status));
   json.key("kind");
-  json.string(frameFamilyName(frame.family));
+  json.string(kindName(frame.kind));
   writeSymbolizedFields(json, frame.frame);
   if (frame.status == FrameStatus::kSymbolicated) {
     json.key("inlined");

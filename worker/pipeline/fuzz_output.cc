@@ -12,6 +12,7 @@
 #include "worker/pipeline/event_writer.h"
 #include "worker/pipeline/json_writer.h"
 #include "worker/pipeline/output_record.h"
+#include "worker/pipeline/stack_kinds.h"
 
 namespace restack::pipeline {
 namespace {
@@ -59,7 +60,8 @@ void addFrame(std::string_view part, RestoredStack& stack, uint8_t selector) {
   }
   frame.raw = std::string(fields[0]);
   frame.status = static_cast<FrameStatus>((selector >> 3) % 4);
-  frame.family = static_cast<FrameFamily>((selector >> 5) % 4);
+  const size_t kind = (selector >> 5) % (stackKinds().size() + 1);
+  frame.kind = kind < stackKinds().size() ? stackKinds()[kind] : nullptr;
   if (fields.size() > 1) frame.frame.function = std::string(fields[1]);
   if (fields.size() > 2) frame.frame.file = std::string(fields[2]);
   if (fields.size() > 3) frame.frame.module = std::string(fields[3]);

@@ -3,23 +3,10 @@
 #include "grouping/fingerprint.h"
 #include "grouping/record_json.h"
 #include "worker/pipeline/fingerprint.h"
+#include "worker/pipeline/stack_kind.h"
 
 namespace restack::pipeline {
 namespace {
-
-grouping::FrameKind kindOf(FrameFamily family) {
-  switch (family) {
-    case FrameFamily::kNative:
-      return grouping::FrameKind::kNative;
-    case FrameFamily::kJava:
-      return grouping::FrameKind::kJava;
-    case FrameFamily::kJs:
-      return grouping::FrameKind::kJs;
-    case FrameFamily::kUnknown:
-      return grouping::FrameKind::kUnknown;
-  }
-  return grouping::FrameKind::kUnknown;
-}
 
 grouping::FrameState stateOf(FrameStatus status) {
   switch (status) {
@@ -35,23 +22,16 @@ grouping::FrameState stateOf(FrameStatus status) {
   return grouping::FrameState::kUnparsed;
 }
 
-// The source-map restorer prints the minified name when the map has neither a function map
-// nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with
-// every build and bundler, so grouping gets no name and keys the frame by its original position.
-bool minifiedNameAsPrinted(const OutputFrame& frame) {
-  return frame.family == FrameFamily::kJs && frame.note.starts_with("function name as printed");
-}
-
 grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   grouping::GroupingFrame out;
-  out.name_unknown = minifiedNameAsPrinted(frame);
+  out.name_unknown = frame.kind != nullptr && frame.kind->groupingNameUnknown(frame);
   if (!out.name_unknown) out.function = frame.frame.function;
   out.line = frame.frame.line;
   out.file = frame.frame.file;
   out.module = frame.frame.module;
   out.raw = frame.raw;
   out.in_app = frame.frame.in_app;
-  out.kind = kindOf(frame.family);
+  out.kind = frame.kind != nullptr ? frame.kind->groupingKind() : grouping::FrameKind::kUnknown;
   out.state = stateOf(frame.status);
   for (const auto& alternative : frame.alternatives) {
     if (!alternative.empty()) out.alternatives.push_back(alternative.front().function);

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "worker/pipeline/stack_kinds.h"
+
 namespace restack::pipeline {
 namespace {
 
@@ -11,6 +13,14 @@ namespace od = simdjson::ondemand;
 
 constexpr std::array<std::string_view, 4> kPlatforms = {"ios", "android", "web", "react_native"};
 constexpr std::array<std::string_view, 4> kKinds = {"crash", "anr", "lag", "error"};
+
+// The stack kind whose symbol-file id the event field `key` names ("pg_map_id"), if any.
+const StackKind* kindNamedBy(std::string_view key) {
+  for (const StackKind* kind : stackKinds()) {
+    if (!kind->eventIdField().empty() && kind->eventIdField() == key) return kind;
+  }
+  return nullptr;
+}
 
 std::string describe(simdjson::error_code code) {
   return simdjson::error_message(code);
@@ -146,7 +156,9 @@ Status parseAttributes(od::value value, RawEvent& event) {
     std::string_view key;
     if (field.unescaped_key().get(key)) return malformed("bad key in 'attributes'");
     std::string_view text;
-    if (key == "pg_map_id" && !field.value().get_string().get(text)) event.proguard_map_id = std::string(text);
+    if (const StackKind* kind = kindNamedBy(key); kind && !field.value().get_string().get(text)) {
+      event.symbol_ids.set(kind->name(), std::string(text));
+    }
   }
   return Status::ok();
 }
@@ -246,9 +258,11 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
       RESTACK_RETURN_IF_ERROR(required_string(event.app));
     else if (key == "build_id")
       RESTACK_RETURN_IF_ERROR(required_string(event.build_id));
-    else if (key == "pg_map_id")
-      RESTACK_RETURN_IF_ERROR(required_string(event.proguard_map_id));
-    else if (key == "timestamp_ms") {
+    else if (const StackKind* kind = kindNamedBy(key)) {
+      std::string id;
+      RESTACK_RETURN_IF_ERROR(required_string(id));
+      event.symbol_ids.set(kind->name(), std::move(id));
+    } else if (key == "timestamp_ms") {
       int64_t timestamp = 0;
       if (value.get_int64().get(timestamp)) return malformed("field 'timestamp_ms' must be an integer");
       event.timestamp_ms = timestamp;

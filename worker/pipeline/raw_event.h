@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "formats/common/status.h"
+#include "symbolstore/frame_lookup.h"
 
 namespace restack::pipeline {
 
@@ -54,7 +55,9 @@ struct RawEvent {
   bool has_exception = false;
   std::string exception_type;
   std::string exception_message;
-  std::string proguard_map_id;  // "pg_map_id" at the top level or in "attributes"
+  // The symbol files the event names for its frames, per stack kind: a kind's eventIdField
+  // ("pg_map_id" for java) at the top level or in "attributes" (stack_kind.h).
+  ScopeSymbolIds symbol_ids;
   // An event published earlier while symbols were missing and fed in again carries its
   // provisional fingerprint; the new record links to it ("replaces").
   std::string previous_fingerprint;

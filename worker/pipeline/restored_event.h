@@ -13,23 +13,22 @@
 
 namespace restack::pipeline {
 
-enum class FrameFamily { kNative, kJava, kJs, kUnknown };
-const char* frameFamilyName(FrameFamily family);
+class StackKind;  // stack_kind.h
 
-// Raw frames counted by family and status (FrameStatus, symbolstore/frame_lookup.h), for the
-// worker's metrics: index = family * kFrameStatusCount + status.
-inline constexpr size_t kFrameFamilyCount = 4;
+// Raw frames counted by kind and status (FrameStatus, symbolstore/frame_lookup.h), for the
+// worker's metrics: slot = kind's registry position (stack_kinds.h; the last slot: lines no kind
+// claims) * kFrameStatusCount + status. frameTallyIndex and frameTallyKindName are in
+// stack_kinds.h.
+inline constexpr size_t kMaxStackKinds = 8;
+inline constexpr size_t kFrameTallyKinds = kMaxStackKinds + 1;
 inline constexpr size_t kFrameStatusCount = 4;
-using FrameTally = std::array<uint32_t, kFrameFamilyCount * kFrameStatusCount>;
-inline size_t frameTallyIndex(FrameFamily family, FrameStatus status) {
-  return static_cast<size_t>(family) * kFrameStatusCount + static_cast<size_t>(status);
-}
+using FrameTally = std::array<uint32_t, kFrameTallyKinds * kFrameStatusCount>;
 
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
 struct OutputFrame {
   std::string raw;
-  FrameFamily family = FrameFamily::kUnknown;
+  const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
   SymbolizedFrame frame;  // function/file/line/… when restored
   std::string tier;
@@ -70,7 +69,7 @@ struct RestoredEvent {
   bool any_unrestored = false;        // some frame was not found or not parsed
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
-  FrameTally frames_by_family{};
+  FrameTally frames_by_kind{};
 };
 
 }  // namespace restack::pipeline

@@ -1,0 +1,156 @@
+#include "worker/pipeline/kinds/java_kind.h"
+
+#include <algorithm>
+
+namespace restack::pipeline {
+namespace {
+
+// `module` carries a Java 9+ class-loader/module prefix ("app//", "java.base@17/") when printed.
+void appendFrameText(std::string& text, const SymbolizedFrame& frame) {
+  text += frame.module;
+  text += frame.function;
+  text += '(';
+  text += frame.file;
+  if (frame.line > 0) {
+    text += ':';
+    text += std::to_string(frame.line);
+  }
+  text += ')';
+}
+
+// The header as printed, with the class name and the names inside the message restored.
+std::string exceptionText(const stack::StackLine& line, const JavaLineResult& result) {
+  const auto* exception = line.javaException();
+  std::string text = line.raw;
+  if (result.exception_class != exception->class_name && !result.exception_class.empty()) {
+    size_t at = text.find(exception->class_name, line.indent.size() + exception->prefix.size());
+    if (at != std::string::npos) text.replace(at, exception->class_name.size(), result.exception_class);
+  }
+  if (!result.exception_message.empty() && !exception->message.empty()) {
+    size_t at = text.rfind(exception->message);
+    if (at != std::string::npos) text.replace(at, exception->message.size(), result.exception_message);
+  }
+  return text;
+}
+
+class JavaKind final : public StackKind {
+ public:
+  std::string_view name() const override { return kProguardScopeKind; }
+  bool claims(const stack::StackLine& line) const override {
+    return line.kind == stack::LineKind::kJavaFrame || line.kind == stack::LineKind::kJavaException ||
+           line.kind == stack::LineKind::kJavaMore;
+  }
+  // A Java run goes to the retracer whole: rules such as rewriteFrame depend on the exception
+  // line above a frame.
+  bool wholeRuns() const override { return true; }
+  std::string_view eventIdField() const override { return "pg_map_id"; }
+
+  Status restoreRun(const StackRun& run, RunOutput& out) const override {
+    auto results = run.symbolizer.proguard().retrace(run.scope, run.lines);
+    if (!results) return results.error();
+    if (results->size() != run.lines.size()) {
+      return Error(ErrorCode::kInternal, "retrace answered " + std::to_string(results->size()) + " lines for " +
+                                             std::to_string(run.lines.size()));
+    }
+    for (size_t k = 0; k < run.lines.size(); ++k) {
+      const stack::StackLine& java = run.lines[k];
+      JavaLineResult& result = (*results)[k];
+      if (java.kind == stack::LineKind::kJavaFrame) {
+        out.frame(this, java, std::move(result.lookup));
+      } else if (java.kind == stack::LineKind::kJavaException) {
+        const auto* header = java.javaException();
+        const std::string& type = result.exception_class.empty() ? header->class_name : result.exception_class;
+        const std::string& message = result.exception_message.empty() ? header->message : result.exception_message;
+        out.text(exceptionText(java, result));
+        out.section(header->prefix, type, message);
+      } else if (java.kind == stack::LineKind::kJavaMore && result.more_count) {
+        // The elided frames restore to a different number of lines (proguard_resolver.h).
+        if (*result.more_count > 0) out.text(java.indent + "... " + std::to_string(*result.more_count) + " more");
+      } else {
+        out.text(java.raw);
+      }
+    }
+    return Status::ok();
+  }
+
+  // As R8 retrace prints it (the ReTrace-agreement tests in tests/proguard check this text):
+  //   "\tat a.a(SourceFile:4)"  ->  "\tat com.example.Foo.bar(Foo.java:12)"   (one line per frame
+  //                                 "\tat com.example.Foo.main(Foo.java:30)"   of an inline chain)
+  //   ambiguous                  ->  "\tat com.example.R8.bar(R8.java)"     (depth by depth: the
+  //                                 "\t<OR> at com.example.R8.foo(R8.java)"  distinct frames of
+  //                                                                          each inline level)
+  //   a class not in the mapping ->  the input line unchanged
+  //   "\tat app//a.a(SourceFile:4)" -> "\tat app//com.example.Foo.bar(Foo.java:12)"  (Java 9+ module
+  //                                 and class-loader prefix kept)
+  void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
+              std::vector<std::string>& out) const override {
+    const OutputFrame& first = frames.front();
+    if (first.note == "not in mapping") {
+      out.push_back(line.raw);
+      return;
+    }
+    const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
+    auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
+      std::string& text = out.emplace_back(line.indent);
+      text += or_prefix;
+      text += at;
+      appendFrameText(text, frame);
+    };
+    if (first.alternatives.empty()) {
+      for (const OutputFrame& frame : frames) print("", frame.frame);
+      return;
+    }
+    // R8 prints an ambiguous answer depth by depth: the distinct innermost frames joined by
+    // "<OR>", then the distinct frames one level out, and so on. Answer 0 is `frames`, the
+    // others ride on the first entry.
+    const size_t answers = 1 + first.alternatives.size();
+    auto frameOf = [&](size_t answer, size_t depth) -> const SymbolizedFrame* {
+      if (answer == 0) return depth < frames.size() ? &frames[depth].frame : nullptr;
+      const auto& alternative = first.alternatives[answer - 1];
+      return depth < alternative.size() ? &alternative[depth] : nullptr;
+    };
+    size_t depth_count = frames.size();
+    for (const auto& alternative : first.alternatives) depth_count = std::max(depth_count, alternative.size());
+    std::vector<std::string> printed;
+    for (size_t depth = 0; depth < depth_count; ++depth) {
+      printed.clear();
+      for (size_t answer = 0; answer < answers; ++answer) {
+        const SymbolizedFrame* frame = frameOf(answer, depth);
+        if (frame == nullptr) continue;
+        std::string text;
+        appendFrameText(text, *frame);
+        if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
+        out.push_back(line.indent + (printed.empty() ? "" : "<OR> ") + std::string(at) + text);
+        printed.push_back(std::move(text));
+      }
+    }
+  }
+
+  // An Android event's exception type and message name obfuscated classes.
+  Status restoreEvent(Symbolizer& symbolizer, const RawEvent& event, const EventScope& scope,
+                      RestoredEvent& restored) const override {
+    if (!event.has_exception || event.platform != "android") return Status::ok();
+    if (!event.exception_type.empty()) {
+      auto name = symbolizer.proguard().deobfuscateClass(scope, event.exception_type);
+      if (!name) return name.error();
+      if (name->has_value()) restored.exception_type = **name;
+    }
+    if (!event.exception_message.empty()) {
+      auto message = symbolizer.proguard().deobfuscateMessage(scope, event.exception_message);
+      if (!message) return message.error();
+      if (message->has_value()) restored.exception_message = **message;
+    }
+    return Status::ok();
+  }
+
+  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kJava; }
+};
+
+}  // namespace
+
+const StackKind& javaKind() {
+  static const JavaKind kind;
+  return kind;
+}
+
+}  // namespace restack::pipeline

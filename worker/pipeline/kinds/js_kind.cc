@@ -1,0 +1,77 @@
+#include "worker/pipeline/kinds/js_kind.h"
+
+namespace restack::pipeline {
+namespace {
+
+std::string formatJs(const SymbolizedFrame& frame, const stack::JsFrameLine& raw) {
+  std::string location = frame.file;
+  if (frame.line != 0) location += ":" + std::to_string(frame.line);
+  if (frame.column != 0) location += ":" + std::to_string(frame.column);
+  if (raw.style == stack::JsStyle::kFirefox) return frame.function + "@" + location;
+  std::string prefix = "at ";
+  if (raw.is_async) prefix += "async ";
+  if (raw.is_constructor) prefix += "new ";
+  if (frame.function.empty()) return prefix + location;
+  return prefix + frame.function + " (" + location + ")";
+}
+
+// Engine code ("at Array.map (<anonymous>)") is already as restored as it gets: it counts as
+// restored, not as a failure, and is never the app's own code.
+FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
+  FrameLookup lookup;
+  lookup.status = FrameStatus::kSymbolicated;
+  lookup.tier = "builtin";
+  SymbolizedFrame out;
+  out.function = frame.function;
+  out.file = frame.url;
+  out.in_app = false;
+  lookup.frames.push_back(std::move(out));
+  return lookup;
+}
+
+class JsKind final : public StackKind {
+ public:
+  std::string_view name() const override { return "js"; }
+  bool claims(const stack::StackLine& line) const override { return line.jsFrame() != nullptr; }
+
+  Status restoreRun(const StackRun& run, RunOutput& out) const override {
+    for (const stack::StackLine& line : run.lines) {
+      const stack::JsFrameLine& js = *line.jsFrame();
+      if (js.builtin) {
+        out.frame(this, line, builtinFrame(js));
+        continue;
+      }
+      auto lookup = run.symbolizer.sourcemap().lookup(run.scope, js);
+      if (!lookup) return lookup.error();
+      out.frame(this, line, std::move(*lookup));
+    }
+    return Status::ok();
+  }
+
+  void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
+              std::vector<std::string>& out) const override {
+    const stack::JsFrameLine& raw = *line.jsFrame();
+    for (const OutputFrame& frame : frames) out.push_back(line.indent + formatJs(frame.frame, raw));
+    for (const auto& alternative : frames.front().alternatives) {
+      for (const SymbolizedFrame& frame : alternative) out.push_back(line.indent + "<OR> " + formatJs(frame, raw));
+    }
+  }
+
+  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kJs; }
+
+  // The source-map restorer prints the minified name when the map has neither a function map
+  // nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with
+  // every build and bundler, so grouping gets no name and keys the frame by its original position.
+  bool groupingNameUnknown(const OutputFrame& frame) const override {
+    return frame.note.starts_with("function name as printed");
+  }
+};
+
+}  // namespace
+
+const StackKind& jsKind() {
+  static const JsKind kind;
+  return kind;
+}
+
+}  // namespace restack::pipeline

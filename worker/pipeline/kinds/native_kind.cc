@@ -1,0 +1,73 @@
+#include "worker/pipeline/kinds/native_kind.h"
+
+#include <cstdio>
+
+namespace restack::pipeline {
+namespace {
+
+std::string basename(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string formatNative(const SymbolizedFrame& frame, const std::string& tier) {
+  std::string text = frame.function.empty() ? std::string("???") : frame.function;
+  if (tier == "symtab" && frame.symbol_offset != 0) text += " + " + std::to_string(frame.symbol_offset);
+  if (!frame.module.empty()) text += " (in " + frame.module + ")";
+  if (!frame.file.empty()) {
+    text += " (" + basename(frame.file);
+    if (frame.line != 0) text += ":" + std::to_string(frame.line);
+    text += ")";
+  }
+  return text;
+}
+
+std::string nativePrefix(const stack::NativeFrameLine& raw) {
+  if (!raw.frame_index) return {};
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "#%02u ", *raw.frame_index);
+  return buffer;
+}
+
+class NativeKind final : public StackKind {
+ public:
+  std::string_view name() const override { return "native"; }
+  bool claims(const stack::StackLine& line) const override { return line.native() != nullptr; }
+
+  Status restoreRun(const StackRun& run, RunOutput& out) const override {
+    size_t earlier = run.earlier_lines;
+    for (const stack::StackLine& line : run.lines) {
+      const stack::NativeFrameLine& native = *line.native();
+      // Every frame but the first holds a return address: look up the call instruction before it.
+      const bool is_pc = native.frame_index ? *native.frame_index == 0 : earlier == 0;
+      ++earlier;
+      const uint64_t address = (is_pc || native.address == 0) ? native.address : native.address - 1;
+      auto lookup = run.symbolizer.native().lookup(run.scope, native, address);
+      if (!lookup) return lookup.error();
+      out.frame(this, line, std::move(*lookup));
+    }
+    return Status::ok();
+  }
+
+  void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
+              std::vector<std::string>& out) const override {
+    const std::string prefix = line.indent + nativePrefix(*line.native());
+    for (const OutputFrame& frame : frames) out.push_back(prefix + formatNative(frame.frame, frame.tier));
+    const OutputFrame& first = frames.front();  // alternatives ride on the first entry
+    for (const auto& alternative : first.alternatives) {
+      for (const SymbolizedFrame& frame : alternative)
+        out.push_back(line.indent + "<OR> " + formatNative(frame, first.tier));
+    }
+  }
+
+  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kNative; }
+};
+
+}  // namespace
+
+const StackKind& nativeKind() {
+  static const NativeKind kind;
+  return kind;
+}
+
+}  // namespace restack::pipeline

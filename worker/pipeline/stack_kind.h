@@ -1,0 +1,109 @@
+// One stack kind on the restore side (docs/design.md §10): which raw lines are its own, how a
+// run of them is restored against the symbol store, how its restored frames read in the
+// `restored` text, and what grouping calls it. One implementation per kind lives in
+// worker/pipeline/kinds/; stack_kinds.h lists them. The restorer (event_restorer.cc), the
+// output writer and the grouping adapter dispatch through this interface and never name a kind.
+//
+// Cost: the restorer makes one virtual call per line to find the claiming kind and one per run
+// to restore it; frames are appended straight into the stack's output, and rendering is one
+// virtual call per restored raw line.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/common/status.h"
+#include "formats/stack/stack_line.h"
+#include "grouping/model.h"
+#include "symbolstore/symbolizer.h"
+#include "worker/pipeline/raw_event.h"
+#include "worker/pipeline/restored_event.h"
+
+namespace restack::pipeline {
+
+class StackKind;
+
+// Where a kind puts what one run restored to. Owned by the restorer, one per stack: it appends
+// output frames, counts them into the event summary, and prints each restored raw line through
+// the kind's `render`.
+class RunOutput {
+ public:
+  RunOutput(RestoredStack& stack, std::vector<std::string>& text, RestoredEvent& summary)
+      : stack_(stack), text_(text), summary_(summary) {}
+
+  // The answer for one raw frame of the run (`kind` null: a line no kind restores).
+  void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup lookup);
+  // A line of restored text that is no frame (an exception header, "... N more", a raw line).
+  void text(std::string line) { text_.push_back(std::move(line)); }
+  // An exception header; its frames are the ones appended after it.
+  void section(std::string prefix, std::string type, std::string message) {
+    stack_.sections.push_back({std::move(prefix), std::move(type), std::move(message), stack_.frames.size()});
+  }
+  uint32_t rawFrames() const { return raw_frames_; }
+
+ private:
+  RestoredStack& stack_;
+  std::vector<std::string>& text_;
+  RestoredEvent& summary_;
+  uint32_t raw_frames_ = 0;
+};
+
+// What a kind gets to restore one run: consecutive lines it claims, in one stack.
+struct StackRun {
+  Symbolizer& symbolizer;
+  const EventScope& scope;
+  std::span<const stack::StackLine> lines;
+  size_t earlier_lines = 0;  // lines of this kind restored before this run in the same stack
+};
+
+class StackKind {
+ public:
+  virtual ~StackKind() = default;
+
+  // "native", "java", "js": the `kind` of its output frames (docs/design.md §5).
+  virtual std::string_view name() const = 0;
+
+  // Whether a parsed raw line is this kind's. Kinds claim disjoint lines.
+  virtual bool claims(const stack::StackLine& line) const = 0;
+
+  // Whether a run must reach restoreRun whole (Java: rules depend on the exception above a
+  // frame). Otherwise the restorer may cut a run where limits.max_frames_per_thread is reached;
+  // such a kind records exactly one raw frame per line.
+  virtual bool wholeRuns() const { return false; }
+
+  // The event field ("pg_map_id") that names this kind's symbol file for the whole event, if
+  // any: raw_event.cc stores its value in EventScope::symbol_ids under name().
+  virtual std::string_view eventIdField() const { return {}; }
+
+  // Restores a run: one `out.frame` per raw frame of it (in order), `out.text` for lines that
+  // are no frames. Errors are infrastructure failures only.
+  virtual Status restoreRun(const StackRun& run, RunOutput& out) const = 0;
+
+  // The restored text of one raw line whose first frame is symbolicated: one text line per
+  // frame (innermost first), then the alternatives of an ambiguous answer.
+  virtual void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
+                      std::vector<std::string>& out) const = 0;
+
+  // Event-level fields this kind restores (Java: the event's exception type and message).
+  virtual Status restoreEvent(Symbolizer& symbolizer, const RawEvent& event, const EventScope& scope,
+                              RestoredEvent& restored) const {
+    return Status::ok();
+  }
+
+  // Which grouping normalizer reads its frames' names (grouping/kinds.h).
+  virtual grouping::FrameKind groupingKind() const = 0;
+
+  // Whether grouping must not use the frame's function name (it is one the build chose, such
+  // as a minified JS name printed as is), and key it by position instead.
+  virtual bool groupingNameUnknown(const OutputFrame& frame) const { return false; }
+};
+
+// The `kind` string of an output frame: its kind's name, "unknown" for no kind.
+inline std::string_view kindName(const StackKind* kind) {
+  return kind ? kind->name() : std::string_view("unknown");
+}
+
+}  // namespace restack::pipeline
