@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "symbolstore/record_codec.h"
 
@@ -231,13 +232,19 @@ std::string encodeSource(const SourceRecord& record) {
   writer.varint(record.line_count);
   writer.varint(record.functions.names.size());
   for (const std::string& name : record.functions.names) writer.bytes(name);
-  // Entries are delta-coded by line, so they must be in source order.
-  std::vector<sourcemap::FunctionMapEntry> entries = record.functions.entries;
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.line < b.line || (a.line == b.line && a.column < b.column); });
+  // Entries are delta-coded by line, so they must be in source order; entries at the same
+  // position keep their order, so that encoding a decoded record gives the same bytes.
+  // (libstdc++ 12's std::stable_sort is deprecated under C++20: sort indices with a tie-break.)
+  const std::vector<sourcemap::FunctionMapEntry>& entries = record.functions.entries;
+  std::vector<size_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&entries](size_t a, size_t b) {
+    return std::tie(entries[a].line, entries[a].column, a) < std::tie(entries[b].line, entries[b].column, b);
+  });
   writer.varint(entries.size());
   uint32_t previous_line = 0;
-  for (const sourcemap::FunctionMapEntry& entry : entries) {
+  for (size_t index : order) {
+    const sourcemap::FunctionMapEntry& entry = entries[index];
     writer.varint(entry.line - previous_line);
     writer.varint(entry.column);
     writer.varint(entry.name);

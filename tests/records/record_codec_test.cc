@@ -1,6 +1,7 @@
 // The record codec (symbolstore/record_codec.h) and the bytes of every stored record type.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -298,6 +299,18 @@ TEST(RecordsFuzz, GoldenRecordsAndTheirMutationsRunThroughTheFuzzEntry) {
     }
   }
   EXPECT_EQ(decoded, sampleRecords().size());  // every unmutated record decodes
+}
+
+// Inputs the fuzzer found (tests/records/fuzz_regressions/README.md), each replayed.
+TEST(RecordsFuzz, RegressionInputsRunThroughTheFuzzEntry) {
+  size_t inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(RESTACK_SOURCE_DIR "/tests/records/fuzz_regressions")) {
+    if (entry.path().extension() != ".bin") continue;
+    const std::string input = readFile(entry.path().string());
+    recordFuzzOne(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 1u);
 }
 
 }  // namespace
