@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "grouping/fuzz_entry.h"
+#include "grouping/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   restack::grouping::groupingFuzzOne(data, size);

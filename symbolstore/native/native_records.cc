@@ -2,101 +2,25 @@
 
 #include <limits>
 
+#include "symbolstore/record_codec.h"
+
 namespace restack::native_store {
 namespace {
 
-// ---- little writer / bounded reader
+using records::RecordReader;
+using records::RecordType;
+using records::RecordWriter;
 
-void putVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
-void putZigzag(std::string& out, int64_t value) {
-  putVarint(out, (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63));
-}
-
-void putString(std::string& out, std::string_view text) {
-  putVarint(out, text.size());
-  out.append(text);
-}
+constexpr std::string_view kRemedy = "re-ingest the image (replay restack.symbols)";
+constexpr RecordType kImageType{"native", "image", 1, kRecordVersion, kRemedy};
+constexpr RecordType kFunctionType{"native", "function", 1, kRecordVersion, kRemedy};
+constexpr RecordType kSymbolType{"native", "symbol chunk", 1, kRecordVersion, kRemedy};
+constexpr RecordType kStringType{"native", "string block", 1, kRecordVersion, kRemedy};
+constexpr RecordType kModuleType{"native", "module", 1, kRecordVersion, kRemedy};
+constexpr RecordType kAliasType{"native", "alias", 1, kRecordVersion, kRemedy};
 
 void putBigEndian(std::string& out, uint64_t value, int bytes) {
-  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((value >> shift) & 0xff));
-  }
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  bool ok() const { return ok_; }
-  bool atEnd() const { return pos_ == bytes_.size(); }
-
-  uint8_t byte() {
-    if (pos_ >= bytes_.size()) return fail<uint8_t>();
-    return static_cast<uint8_t>(bytes_[pos_++]);
-  }
-  uint64_t varint() {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= bytes_.size()) return fail<uint64_t>();
-      uint8_t b = static_cast<uint8_t>(bytes_[pos_++]);
-      value |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return value;
-    }
-    return fail<uint64_t>();
-  }
-  uint32_t varint32() {
-    uint64_t value = varint();
-    if (value > std::numeric_limits<uint32_t>::max()) return fail<uint32_t>();
-    return static_cast<uint32_t>(value);
-  }
-  // "id + 1" fields: 0 -> `none`.
-  uint32_t optionalIndex(uint32_t none) {
-    uint32_t value = varint32();
-    return value == 0 ? none : value - 1;
-  }
-  int64_t zigzag() {
-    uint64_t value = varint();
-    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-  }
-  std::string_view string() {
-    uint64_t length = varint();
-    if (!ok_ || length > bytes_.size() - pos_) return fail<std::string_view>();
-    std::string_view text = bytes_.substr(pos_, length);
-    pos_ += length;
-    return text;
-  }
-  // A count of items each at least `min_bytes` long: refuses counts the value cannot hold.
-  uint64_t count(size_t min_bytes) {
-    uint64_t value = varint();
-    if (!ok_ || value > (bytes_.size() - pos_) / min_bytes) return fail<uint64_t>();
-    return value;
-  }
-
- private:
-  template <typename T>
-  T fail() {
-    ok_ = false;
-    pos_ = bytes_.size();
-    return T{};
-  }
-  std::string_view bytes_;
-  size_t pos_ = 0;
-  bool ok_ = true;
-};
-
-Error badRecord(const char* what) {
-  return malformed(std::string("native ") + what +
-                   " record is corrupt or from an incompatible version; re-ingest the image");
-}
-
-bool checkVersion(Reader& reader) {
-  return reader.byte() == kRecordVersion && reader.ok();
+  RecordWriter::putBigEndian(out, value, bytes);
 }
 
 std::string idKey(char type, std::string_view id) {
@@ -195,34 +119,33 @@ std::optional<uint64_t> addressOfKey(char type, std::string_view id, std::string
 // ---- image
 
 std::string encodeImage(const ImageRecord& image) {
-  std::string out;
-  out.push_back(static_cast<char>(kRecordVersion));
-  out.push_back(static_cast<char>(image.format));
+  RecordWriter out(kRecordVersion);
+  out.u8(static_cast<uint8_t>(image.format));
   uint8_t flags = (image.shared ? 1 : 0) | (image.has_dwarf ? 2 : 0) | (image.has_symbols ? 4 : 0) |
                   (image.has_objc ? 8 : 0) | (image.symbols_from_debug_file ? 16 : 0);
-  out.push_back(static_cast<char>(flags));
-  putVarint(out, image.image_base);
-  putVarint(out, image.functions);
-  putVarint(out, image.symbols);
-  putVarint(out, image.strings);
-  putString(out, image.arch);
-  putString(out, image.module);
-  putString(out, image.app);
-  putString(out, image.build_id);
-  return out;
+  out.u8(flags);
+  out.varint(image.image_base);
+  out.varint(image.functions);
+  out.varint(image.symbols);
+  out.varint(image.strings);
+  out.bytes(image.arch);
+  out.bytes(image.module);
+  out.bytes(image.app);
+  out.bytes(image.build_id);
+  return out.take();
 }
 
-Expected<ImageRecord> decodeImage(std::string_view value) {
-  Reader reader(value);
-  if (!checkVersion(reader)) return badRecord("image");
+Expected<ImageRecord> decodeImage(std::string_view value, std::string_view key) {
+  RecordReader reader(kImageType, value, key);
+  reader.version();
   ImageRecord image;
-  uint8_t format = reader.byte();
-  if (format != static_cast<uint8_t>(native::ObjectFormat::kMachO) &&
+  uint8_t format = reader.u8();
+  if (reader.ok() && format != static_cast<uint8_t>(native::ObjectFormat::kMachO) &&
       format != static_cast<uint8_t>(native::ObjectFormat::kElf)) {
-    return badRecord("image");
+    return reader.refuse("unknown object format");
   }
   image.format = static_cast<native::ObjectFormat>(format);
-  uint8_t flags = reader.byte();
+  uint8_t flags = reader.u8();
   image.shared = flags & 1;
   image.has_dwarf = flags & 2;
   image.has_symbols = flags & 4;
@@ -232,70 +155,71 @@ Expected<ImageRecord> decodeImage(std::string_view value) {
   image.functions = reader.varint();
   image.symbols = reader.varint();
   image.strings = reader.varint();
-  image.arch = reader.string();
-  image.module = reader.string();
-  image.app = reader.string();
-  image.build_id = reader.string();
-  if (!reader.ok()) return badRecord("image");
+  image.arch = reader.bytes();
+  image.module = reader.bytes();
+  image.app = reader.bytes();
+  image.build_id = reader.bytes();
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return image;
 }
 
 // ---- function
 
 std::string encodeFunction(const FunctionRecord& function) {
-  std::string out;
+  RecordWriter out(kRecordVersion);
   out.reserve(16 + function.nodes.size() * 6 + function.tiles.size() * 3 + function.lines.size() * 5);
-  out.push_back(static_cast<char>(kRecordVersion));
-  putVarint(out, function.end - function.begin);
-  putVarint(out, function.outer_name == kNoString ? 0 : uint64_t{function.outer_name} + 1);
-  putVarint(out, function.nodes.size());
+  out.varint(function.end - function.begin);
+  out.varint(function.outer_name == kNoString ? 0 : uint64_t{function.outer_name} + 1);
+  out.varint(function.nodes.size());
   for (const StoredNode& node : function.nodes) {
-    putVarint(out, node.parent == UINT32_MAX ? 0 : uint64_t{node.parent} + 1);
-    putVarint(out, node.name == kNoString ? 0 : uint64_t{node.name} + 1);
-    putVarint(out, node.call_file == kNoString ? 0 : uint64_t{node.call_file} + 1);
-    putVarint(out, node.call_line);
-    putVarint(out, node.call_column);
+    out.varint(node.parent == UINT32_MAX ? 0 : uint64_t{node.parent} + 1);
+    out.varint(node.name == kNoString ? 0 : uint64_t{node.name} + 1);
+    out.varint(node.call_file == kNoString ? 0 : uint64_t{node.call_file} + 1);
+    out.varint(node.call_line);
+    out.varint(node.call_column);
   }
-  putVarint(out, function.tiles.size());
+  out.varint(function.tiles.size());
   uint64_t previous = function.begin;
   for (const StoredTile& tile : function.tiles) {
-    putVarint(out, tile.begin - previous);
-    putVarint(out, tile.node);
+    out.varint(tile.begin - previous);
+    out.varint(tile.node);
     previous = tile.begin;
   }
-  putVarint(out, function.lines.size());
+  out.varint(function.lines.size());
   previous = function.begin;
   int64_t previous_line = 0;
   for (const StoredLine& line : function.lines) {
-    putVarint(out, line.begin - previous);
-    putVarint(out, line.file == kNoString ? 0 : uint64_t{line.file} + 1);
-    putZigzag(out, static_cast<int64_t>(line.line) - previous_line);
-    putVarint(out, line.column);
+    out.varint(line.begin - previous);
+    out.varint(line.file == kNoString ? 0 : uint64_t{line.file} + 1);
+    out.zigzag(static_cast<int64_t>(line.line) - previous_line);
+    out.varint(line.column);
     previous = line.begin;
     previous_line = line.line;
   }
   // Optional trailing field: records without a clone keep the layout written before it existed.
-  if (function.clone != kNoString) putVarint(out, uint64_t{function.clone} + 1);
-  return out;
+  if (function.clone != kNoString) out.varint(uint64_t{function.clone} + 1);
+  return out.take();
 }
 
-Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value) {
-  Reader reader(value);
-  if (!checkVersion(reader)) return badRecord("function");
+Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value, std::string_view key) {
+  RecordReader reader(kFunctionType, value, key);
+  reader.version();
   FunctionRecord function;
   function.begin = begin;
   uint64_t size = reader.varint();
-  if (size == 0 || size > std::numeric_limits<uint64_t>::max() - begin) return badRecord("function");
+  if (reader.ok() && (size == 0 || size > std::numeric_limits<uint64_t>::max() - begin)) {
+    return reader.refuse("function size is 0 or runs past the address space");
+  }
   function.end = begin + size;
   function.outer_name = reader.optionalIndex(kNoString);
   uint64_t node_count = reader.count(5);
-  if (node_count == 0) return badRecord("function");
+  if (reader.ok() && node_count == 0) return reader.refuse("function without an inline tree");
   function.nodes.resize(node_count);
   for (uint64_t i = 0; i < node_count && reader.ok(); ++i) {
     StoredNode& node = function.nodes[i];
     node.parent = reader.optionalIndex(UINT32_MAX);
     // Parents come before their children: walking up always ends.
-    if (node.parent != UINT32_MAX && node.parent >= i) return badRecord("function");
+    if (node.parent != UINT32_MAX && node.parent >= i) return reader.refuse("inline node's parent comes after it");
     node.name = reader.optionalIndex(kNoString);
     node.call_file = reader.optionalIndex(kNoString);
     node.call_line = reader.varint32();
@@ -306,137 +230,147 @@ Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value) 
   uint64_t previous = begin;
   for (uint64_t i = 0; i < tile_count && reader.ok(); ++i) {
     uint64_t delta = reader.varint();
-    if (delta > function.end - previous || (i > 0 && delta == 0)) return badRecord("function");
+    if (delta > function.end - previous || (i > 0 && delta == 0)) {
+      return reader.refuse("tiles out of order or past the function's end");
+    }
     previous += delta;
     function.tiles[i].begin = previous;
     function.tiles[i].node = reader.varint32();
-    if (function.tiles[i].node >= node_count) return badRecord("function");
+    if (function.tiles[i].node >= node_count) return reader.refuse("tile names an inline node that does not exist");
   }
-  if (tile_count == 0 || function.tiles[0].begin != begin) return badRecord("function");
+  if (reader.ok() && (tile_count == 0 || function.tiles[0].begin != begin)) {
+    return reader.refuse("tiles do not start at the function's begin");
+  }
   uint64_t line_count = reader.count(4);
   function.lines.resize(line_count);
   previous = begin;
   int64_t line_number = 0;
   for (uint64_t i = 0; i < line_count && reader.ok(); ++i) {
     uint64_t delta = reader.varint();
-    if (delta > function.end - previous || (i > 0 && delta == 0)) return badRecord("function");
+    if (delta > function.end - previous || (i > 0 && delta == 0)) {
+      return reader.refuse("line spans out of order or past the function's end");
+    }
     previous += delta;
     StoredLine& line = function.lines[i];
     line.begin = previous;
     line.file = reader.optionalIndex(kNoString);
     line_number += reader.zigzag();
     if (line_number < 0 || line_number > std::numeric_limits<uint32_t>::max()) {
-      return badRecord("function");
+      return reader.refuse("line number out of range");
     }
     line.line = static_cast<uint32_t>(line_number);
     line.column = reader.varint32();
   }
   if (reader.ok() && !reader.atEnd()) {
     function.clone = reader.optionalIndex(kNoString);
-    if (function.clone == kNoString) return badRecord("function");
+    if (reader.ok() && function.clone == kNoString) return reader.refuse("clone field without a clone");
   }
-  if (!reader.ok() || !reader.atEnd()) return badRecord("function");
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return function;
 }
 
 // ---- symbols
 
 std::string encodeSymbolChunk(const SymbolChunk& chunk) {
-  std::string out;
-  out.push_back(static_cast<char>(kRecordVersion));
-  putVarint(out, chunk.next_chunk == 0 ? 0 : chunk.next_chunk - chunk.begin);
-  putVarint(out, chunk.symbols.size());
+  RecordWriter out(kRecordVersion);
+  out.varint(chunk.next_chunk == 0 ? 0 : chunk.next_chunk - chunk.begin);
+  out.varint(chunk.symbols.size());
   uint64_t previous = chunk.begin;
   for (const StoredSymbol& symbol : chunk.symbols) {
-    putVarint(out, symbol.begin - previous);
-    putVarint(out, symbol.size);
-    out.push_back(static_cast<char>(symbol.source));
-    putString(out, symbol.name);
+    out.varint(symbol.begin - previous);
+    out.varint(symbol.size);
+    out.u8(symbol.source);
+    out.bytes(symbol.name);
     previous = symbol.begin;
   }
-  return out;
+  return out.take();
 }
 
-Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value) {
-  Reader reader(value);
-  if (!checkVersion(reader)) return badRecord("symbol");
+Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value, std::string_view key) {
+  RecordReader reader(kSymbolType, value, key);
+  reader.version();
   SymbolChunk chunk;
   chunk.begin = begin;
   uint64_t next_delta = reader.varint();
-  if (next_delta > std::numeric_limits<uint64_t>::max() - begin) return badRecord("symbol");
+  if (next_delta > std::numeric_limits<uint64_t>::max() - begin) {
+    return reader.refuse("next chunk past the address space");
+  }
   chunk.next_chunk = next_delta == 0 ? 0 : begin + next_delta;
   uint64_t count = reader.count(4);
+  if (reader.ok() && count == 0) return reader.refuse("chunk without symbols");
   chunk.symbols.resize(count);
   uint64_t previous = begin;
   for (uint64_t i = 0; i < count && reader.ok(); ++i) {
     uint64_t delta = reader.varint();
-    if (delta > std::numeric_limits<uint64_t>::max() - previous) return badRecord("symbol");
+    if (delta > std::numeric_limits<uint64_t>::max() - previous) {
+      return reader.refuse("symbol address past the address space");
+    }
     previous += delta;
     StoredSymbol& symbol = chunk.symbols[i];
     symbol.begin = previous;
     symbol.size = reader.varint();
-    symbol.source = reader.byte();
-    symbol.name = std::string(reader.string());
-    if (symbol.source > 1 || (chunk.next_chunk != 0 && symbol.begin >= chunk.next_chunk)) {
-      return badRecord("symbol");
+    symbol.source = reader.u8();
+    symbol.name = std::string(reader.bytes());
+    if (symbol.source > 1) return reader.refuse("unknown symbol source");
+    if (chunk.next_chunk != 0 && symbol.begin >= chunk.next_chunk) {
+      return reader.refuse("symbol at or past the next chunk");
     }
   }
-  if (!reader.ok() || !reader.atEnd() || count == 0 || chunk.symbols[0].begin != begin) {
-    return badRecord("symbol");
-  }
+  if (reader.ok() && chunk.symbols[0].begin != begin) return reader.refuse("first symbol not at the chunk's begin");
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return chunk;
 }
 
 // ---- strings, id lists, aliases
 
 std::string encodeStringBlock(const std::vector<std::string>& strings) {
-  std::string out;
-  out.push_back(static_cast<char>(kRecordVersion));
-  putVarint(out, strings.size());
-  for (const std::string& text : strings) putString(out, text);
-  return out;
+  RecordWriter out(kRecordVersion);
+  out.varint(strings.size());
+  for (const std::string& text : strings) out.bytes(text);
+  return out.take();
 }
 
-Expected<std::vector<std::string>> decodeStringBlock(std::string_view value) {
-  Reader reader(value);
-  if (!checkVersion(reader)) return badRecord("string");
+Expected<std::vector<std::string>> decodeStringBlock(std::string_view value, std::string_view key) {
+  RecordReader reader(kStringType, value, key);
+  reader.version();
   uint64_t count = reader.count(1);
-  if (count > kStringsPerBlock) return badRecord("string");
+  if (count > kStringsPerBlock) return reader.refuse("more strings than a block holds");
   std::vector<std::string> strings(count);
-  for (uint64_t i = 0; i < count && reader.ok(); ++i) strings[i] = std::string(reader.string());
-  if (!reader.ok() || !reader.atEnd()) return badRecord("string");
+  for (uint64_t i = 0; i < count && reader.ok(); ++i) strings[i] = std::string(reader.bytes());
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return strings;
 }
 
 std::string encodeIdList(const std::vector<std::string>& ids) {
-  std::string out;
-  out.push_back(static_cast<char>(kRecordVersion));
-  putVarint(out, ids.size());
-  for (const std::string& id : ids) putString(out, id);
-  return out;
+  RecordWriter out(kRecordVersion);
+  out.varint(ids.size());
+  for (const std::string& id : ids) out.bytes(id);
+  return out.take();
 }
 
-Expected<std::vector<std::string>> decodeIdList(std::string_view value) {
-  Reader reader(value);
-  if (!checkVersion(reader)) return badRecord("module");
+Expected<std::vector<std::string>> decodeIdList(std::string_view value, std::string_view key) {
+  RecordReader reader(kModuleType, value, key);
+  reader.version();
   uint64_t count = reader.count(1);
   std::vector<std::string> ids(count);
-  for (uint64_t i = 0; i < count && reader.ok(); ++i) ids[i] = std::string(reader.string());
-  if (!reader.ok() || !reader.atEnd()) return badRecord("module");
+  for (uint64_t i = 0; i < count && reader.ok(); ++i) ids[i] = std::string(reader.bytes());
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return ids;
 }
 
 std::string encodeAlias(std::string_view id) {
-  std::string out(1, static_cast<char>(kRecordVersion));
-  out.append(id);
-  return out;
+  RecordWriter out(kRecordVersion);
+  out.raw(id);
+  return out.take();
 }
 
-Expected<std::string> decodeAlias(std::string_view value) {
-  if (value.size() < 2 || static_cast<uint8_t>(value[0]) != kRecordVersion) {
-    return badRecord("alias");
-  }
-  return std::string(value.substr(1));
+Expected<std::string> decodeAlias(std::string_view value, std::string_view key) {
+  RecordReader reader(kAliasType, value, key);
+  reader.version();
+  std::string id(reader.rest());
+  if (reader.ok() && id.empty()) return reader.refuse("alias without an id");
+  RESTACK_RETURN_IF_ERROR(reader.finish());
+  return id;
 }
 
 }  // namespace restack::native_store

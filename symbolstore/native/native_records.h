@@ -1,6 +1,14 @@
 // Records of the `native` column family: native images (iOS Mach-O/dSYM, Android ELF) turned
 // into lookup records at ingest. Format version 1 (first byte of every value).
 //
+// Version history (every value type of this family; written with symbolstore/record_codec.h,
+// whose reader refuses any other version as malformed_input, naming the record and its key):
+//   version  date        what changed
+//   1        2026-11-21  first format: image, function, symbol chunk, string block, module, alias
+//   1        2026-11-23  additions older readers skip or never meet, so no new version: the
+//                        optional trailing clone field of FunctionRecord, and ImageRecord flag 16
+//                        (symbols read from a detached debug file)
+//
 // Keys (id = the debug id as raw bytes: 16 for a Mach-O UUID, usually 20 for a GNU build id;
 // addresses relative to the image base, big endian so that keys sort by address):
 //
@@ -110,7 +118,7 @@ struct ImageRecord {
   std::string build_id;
 };
 std::string encodeImage(const ImageRecord& image);
-Expected<ImageRecord> decodeImage(std::string_view value);
+Expected<ImageRecord> decodeImage(std::string_view value, std::string_view key = {});
 
 struct StoredNode {
   uint32_t parent = UINT32_MAX;  // UINT32_MAX for the subprogram
@@ -143,7 +151,8 @@ struct FunctionRecord {
 };
 std::string encodeFunction(const FunctionRecord& function);
 // `begin` comes from the key. Rejects records whose indices or ranges do not hold together.
-Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value);
+// Every decoder: `key`, when given, is named in its errors (symbolstore/record_codec.h).
+Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value, std::string_view key = {});
 
 struct StoredSymbol {
   uint64_t begin = 0;
@@ -157,15 +166,15 @@ struct SymbolChunk {
   std::vector<StoredSymbol> symbols;
 };
 std::string encodeSymbolChunk(const SymbolChunk& chunk);
-Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value);
+Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value, std::string_view key = {});
 
 std::string encodeStringBlock(const std::vector<std::string>& strings);
-Expected<std::vector<std::string>> decodeStringBlock(std::string_view value);
+Expected<std::vector<std::string>> decodeStringBlock(std::string_view value, std::string_view key = {});
 
 std::string encodeIdList(const std::vector<std::string>& ids);
-Expected<std::vector<std::string>> decodeIdList(std::string_view value);
+Expected<std::vector<std::string>> decodeIdList(std::string_view value, std::string_view key = {});
 std::string encodeAlias(std::string_view id);
-Expected<std::string> decodeAlias(std::string_view value);
+Expected<std::string> decodeAlias(std::string_view value, std::string_view key = {});
 
 // ---- write-time transforms
 //

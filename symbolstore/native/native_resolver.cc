@@ -13,6 +13,7 @@
 #include "formats/native/demangle.h"
 #include "formats/swift/swift_demangle.h"
 #include "symbolstore/native/native_records.h"
+#include "symbolstore/record_codec.h"
 
 namespace restack {
 namespace {
@@ -186,7 +187,7 @@ struct NativeResolver::Impl {
       auto alias = store.get(native_store::kNativeFamily, aliasKey(hex));
       if (!alias) return alias.error();
       if (alias->has_value()) {
-        auto canonical = decodeAlias(**alias);
+        auto canonical = decodeAlias(**alias, aliasKey(hex));
         if (canonical) {
           id = std::move(*canonical);
           auto record = store.get(native_store::kNativeFamily, imageKey(id));
@@ -200,7 +201,7 @@ struct NativeResolver::Impl {
       missing[hex] = Clock::now() + std::chrono::milliseconds(options.missing_ttl_ms);
       return std::shared_ptr<Image>();
     }
-    auto info = decodeImage(*value);
+    auto info = decodeImage(*value, imageKey(id));
     if (!info) return info.error().withContext("image " + hex);
     std::string canonical_hex = bytesToHex(id);
     auto existing = images.find(canonical_hex);
@@ -233,7 +234,7 @@ struct NativeResolver::Impl {
       auto value = store.get(native_store::kNativeFamily, candidate);
       if (!value) return value.error();
       if (!value->has_value()) continue;
-      auto decoded = decodeIdList(**value);
+      auto decoded = decodeIdList(**value, candidate);
       if (!decoded) continue;
       for (const std::string& id : *decoded) ids.push_back(bytesToHex(id));
       if (!ids.empty()) break;  // the app's own upload wins over a shared image of that name
@@ -251,11 +252,12 @@ struct NativeResolver::Impl {
       auto found = image.blocks.find(index);
       if (found != image.blocks.end()) return found->second;
     }
-    auto value = store.get(native_store::kNativeFamily, stringBlockKey(image.id, index));
+    const std::string key = stringBlockKey(image.id, index);
+    auto value = store.get(native_store::kNativeFamily, key);
     if (!value) return value.error();
     std::vector<std::string> strings;
     if (value->has_value()) {
-      auto decoded = decodeStringBlock(**value);
+      auto decoded = decodeStringBlock(**value, key);
       if (!decoded) return decoded.error().withContext("image " + image.id_hex);
       strings = std::move(*decoded);
     }
@@ -318,7 +320,7 @@ struct NativeResolver::Impl {
     if (it->Valid()) {
       auto begin = addressOfKey('F', image.id, it->key().ToStringView());
       if (begin) {
-        auto record = decodeFunction(*begin, it->value().ToStringView());
+        auto record = decodeFunction(*begin, it->value().ToStringView(), it->key().ToStringView());
         if (!record) return record.error().withContext("image " + image.id_hex);
         if (address < record->end) {
           auto decoded = decode(image, *record);
@@ -355,7 +357,7 @@ struct NativeResolver::Impl {
     if (!it->Valid() && !it->status().ok()) return storeError(it->status());
     if (it->Valid()) {
       if (auto begin = addressOfKey('S', image.id, it->key().ToStringView())) {
-        auto chunk = decodeSymbolChunk(*begin, it->value().ToStringView());
+        auto chunk = decodeSymbolChunk(*begin, it->value().ToStringView(), it->key().ToStringView());
         if (!chunk) return chunk.error().withContext("image " + image.id_hex);
         uint64_t end = chunk->next_chunk == 0 ? UINT64_MAX : chunk->next_chunk;
         size_t bytes = sizeof(SymbolChunk) + 64;
@@ -545,27 +547,33 @@ NativeResolver::~NativeResolver() = default;
 
 Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
                                              uint64_t lookup_address) {
-  if (!frame.debug_id.empty()) {
-    auto image = impl_->imageById(frame.debug_id);
-    if (!image) return image.error();
-    if (!*image) return FrameLookup::missing(frame.debug_id);
-    return impl_->lookupInImage(**image, frame, lookup_address);
-  }
-  if (frame.module.empty()) return FrameLookup::missing("");
-  auto ids = impl_->idsForModule(scope, frame.module);
-  if (!ids) return ids.error();
-  std::optional<FrameLookup> first;
-  for (const std::string& id : *ids) {
-    auto image = impl_->imageById(id);
-    if (!image) return image.error();
-    if (!*image) continue;
-    auto result = impl_->lookupInImage(**image, frame, lookup_address);
-    if (!result) return result.error();
-    if (result->status == FrameStatus::kSymbolicated) return result;
-    if (!first) first = std::move(*result);
-  }
-  if (first) return std::move(*first);
-  return FrameLookup::missing(frame.module);
+  // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why;
+  // the rest of the event is still restored.
+  auto answer = [&]() -> Expected<FrameLookup> {
+    if (!frame.debug_id.empty()) {
+      auto image = impl_->imageById(frame.debug_id);
+      if (!image) return image.error();
+      if (!*image) return FrameLookup::missing(frame.debug_id);
+      return impl_->lookupInImage(**image, frame, lookup_address);
+    }
+    if (frame.module.empty()) return FrameLookup::missing("");
+    auto ids = impl_->idsForModule(scope, frame.module);
+    if (!ids) return ids.error();
+    std::optional<FrameLookup> first;
+    for (const std::string& id : *ids) {
+      auto image = impl_->imageById(id);
+      if (!image) return image.error();
+      if (!*image) continue;
+      auto result = impl_->lookupInImage(**image, frame, lookup_address);
+      if (!result) return result.error();
+      if (result->status == FrameStatus::kSymbolicated) return result;
+      if (!first) first = std::move(*result);
+    }
+    if (first) return std::move(*first);
+    return FrameLookup::missing(frame.module);
+  }();
+  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  return answer;
 }
 
 void NativeResolver::forget(std::string_view debug_id) {

@@ -6,86 +6,21 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "symbolstore/record_codec.h"
+
 namespace restack::proguard {
 namespace {
 
-// ---- encoding primitives ----
-void putVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7F) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
+using records::RecordReader;
+using records::RecordType;
+using records::RecordWriter;
 
-void putString(std::string& out, std::string_view text) {
-  putVarint(out, text.size());
-  out.append(text);
-}
-
-// Bounds-checked reader: every read fails softly past the end, and `ok()` tells at the end.
-class Cursor {
- public:
-  explicit Cursor(std::string_view bytes) : bytes_(bytes) {}
-  bool ok() const { return ok_; }
-  bool atEnd() const { return pos_ == bytes_.size(); }
-  uint8_t byte() {
-    if (pos_ >= bytes_.size()) return fail(), 0;
-    return static_cast<uint8_t>(bytes_[pos_++]);
-  }
-  uint64_t varint() {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= bytes_.size()) return fail(), 0;
-      uint8_t b = static_cast<uint8_t>(bytes_[pos_++]);
-      value |= static_cast<uint64_t>(b & 0x7F) << shift;
-      if ((b & 0x80) == 0) return value;
-    }
-    return fail(), 0;
-  }
-  uint32_t u32() {
-    uint64_t value = varint();
-    if (value > UINT32_MAX) return fail(), 0;
-    return static_cast<uint32_t>(value);
-  }
-  std::string_view string() {
-    uint64_t size = varint();
-    if (!ok_ || size > bytes_.size() - pos_) return fail(), std::string_view();
-    std::string_view text = bytes_.substr(pos_, size);
-    pos_ += size;
-    return text;
-  }
-  // A count of items that each take at least `min_bytes`: rejects counts the input cannot hold,
-  // so a corrupt record never makes us reserve gigabytes.
-  size_t count(size_t min_bytes = 1) {
-    uint64_t n = varint();
-    if (!ok_ || n > (bytes_.size() - pos_) / std::max<size_t>(min_bytes, 1)) return fail(), 0;
-    return static_cast<size_t>(n);
-  }
-
- private:
-  void fail() { ok_ = false; }
-  std::string_view bytes_;
-  size_t pos_ = 0;
-  bool ok_ = true;
-};
-
-Error corrupt(const char* what) {
-  return Error(ErrorCode::kInternal,
-               std::string("corrupt proguard ") + what + " record in the store (re-ingest the mapping to repair it)");
-}
-
-Expected<uint8_t> checkVersion(Cursor& in, const char* what, uint8_t oldest = kProguardRecordVersion,
-                               uint8_t newest = kProguardRecordVersion) {
-  uint8_t version = in.byte();
-  if (!in.ok()) return corrupt(what);
-  if (version < oldest || version > newest) {
-    return unsupported(std::string("proguard ") + what + " record has format version " + std::to_string(version) +
-                       "; this build reads versions " + std::to_string(oldest) + " to " + std::to_string(newest) +
-                       " (re-ingest the mapping)");
-  }
-  return version;
-}
+constexpr std::string_view kRemedy = "re-ingest the mapping (replay restack.symbols)";
+constexpr RecordType kBuildPointerType{"proguard", "build pointer", 1, kProguardRecordVersion, kRemedy};
+constexpr RecordType kIdPointerType{"proguard", "map id pointer", 1, kProguardRecordVersion, kRemedy};
+constexpr RecordType kMapInfoType{"proguard", "map info", 1, kProguardRecordVersion, kRemedy};
+constexpr RecordType kSourceFileType{"proguard", "source file", 1, kProguardRecordVersion, kRemedy};
+constexpr RecordType kClassType{"proguard", "class", 1, kMergedClassRecordVersion, kRemedy};
 
 std::string keyOf(std::initializer_list<std::string_view> parts) {
   std::string key;
@@ -207,77 +142,77 @@ std::string sourceFileKey(std::string_view load_id, std::string_view original_cl
 }
 
 std::string encodeBuildPointer(const BuildPointer& pointer) {
-  std::string out(1, static_cast<char>(kProguardRecordVersion));
-  putString(out, pointer.load_id);
-  putString(out, pointer.pg_map_id);
-  putString(out, pointer.pg_map_hash);
-  return out;
+  RecordWriter out(kProguardRecordVersion);
+  out.bytes(pointer.load_id);
+  out.bytes(pointer.pg_map_id);
+  out.bytes(pointer.pg_map_hash);
+  return out.take();
 }
 
-Expected<BuildPointer> decodeBuildPointer(std::string_view bytes) {
-  Cursor in(bytes);
-  RESTACK_RETURN_IF_ERROR(checkVersion(in, "build pointer"));
+Expected<BuildPointer> decodeBuildPointer(std::string_view bytes, std::string_view key) {
+  RecordReader in(kBuildPointerType, bytes, key);
+  in.version();
   BuildPointer pointer;
-  pointer.load_id = std::string(in.string());
-  pointer.pg_map_id = std::string(in.string());
-  pointer.pg_map_hash = std::string(in.string());
-  if (!in.ok()) return corrupt("build pointer");
+  pointer.load_id = std::string(in.bytes());
+  pointer.pg_map_id = std::string(in.bytes());
+  pointer.pg_map_hash = std::string(in.bytes());
+  RESTACK_RETURN_IF_ERROR(in.finish());
   return pointer;
 }
 
 std::string encodeIdPointer(const IdPointer& pointer) {
-  std::string out(1, static_cast<char>(kProguardRecordVersion));
-  putString(out, pointer.load_id);
-  putString(out, pointer.app);
-  putString(out, pointer.build_id);
-  return out;
+  RecordWriter out(kProguardRecordVersion);
+  out.bytes(pointer.load_id);
+  out.bytes(pointer.app);
+  out.bytes(pointer.build_id);
+  return out.take();
 }
 
-Expected<IdPointer> decodeIdPointer(std::string_view bytes) {
-  Cursor in(bytes);
-  RESTACK_RETURN_IF_ERROR(checkVersion(in, "map id pointer"));
+Expected<IdPointer> decodeIdPointer(std::string_view bytes, std::string_view key) {
+  RecordReader in(kIdPointerType, bytes, key);
+  in.version();
   IdPointer pointer;
-  pointer.load_id = std::string(in.string());
-  pointer.app = std::string(in.string());
-  pointer.build_id = std::string(in.string());
-  if (!in.ok()) return corrupt("map id pointer");
+  pointer.load_id = std::string(in.bytes());
+  pointer.app = std::string(in.bytes());
+  pointer.build_id = std::string(in.bytes());
+  RESTACK_RETURN_IF_ERROR(in.finish());
   return pointer;
 }
 
 std::string encodeMapInfo(const MapInfo& info) {
-  std::string out(1, static_cast<char>(kProguardRecordVersion));
+  RecordWriter out(kProguardRecordVersion);
   for (const std::string* text :
        {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash, &info.map_version, &info.compiler}) {
-    putString(out, *text);
+    out.bytes(*text);
   }
-  putVarint(out, info.classes);
-  return out;
+  out.varint(info.classes);
+  return out.take();
 }
 
-Expected<MapInfo> decodeMapInfo(std::string_view bytes) {
-  Cursor in(bytes);
-  RESTACK_RETURN_IF_ERROR(checkVersion(in, "map info"));
+Expected<MapInfo> decodeMapInfo(std::string_view bytes, std::string_view key) {
+  RecordReader in(kMapInfoType, bytes, key);
+  in.version();
   MapInfo info;
   for (std::string* text :
        {&info.app, &info.build_id, &info.pg_map_id, &info.pg_map_hash, &info.map_version, &info.compiler}) {
-    *text = std::string(in.string());
+    *text = std::string(in.bytes());
   }
   info.classes = in.varint();
-  if (!in.ok()) return corrupt("map info");
+  RESTACK_RETURN_IF_ERROR(in.finish());
   return info;
 }
 
 std::string encodeSourceFile(std::string_view file) {
-  std::string out(1, static_cast<char>(kProguardRecordVersion));
-  putString(out, file);
-  return out;
+  RecordWriter out(kProguardRecordVersion);
+  out.bytes(file);
+  return out.take();
 }
 
-Expected<std::string> decodeSourceFile(std::string_view bytes) {
-  Cursor in(bytes);
-  RESTACK_RETURN_IF_ERROR(checkVersion(in, "source file"));
-  std::string file(in.string());
-  if (!in.ok()) return corrupt("source file");
+Expected<std::string> decodeSourceFile(std::string_view bytes, std::string_view key) {
+  RecordReader in(kSourceFileType, bytes, key);
+  in.version();
+  std::string file(in.bytes());
+  RESTACK_RETURN_IF_ERROR(in.finish());
   return file;
 }
 
@@ -304,16 +239,16 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
     intern(field.name);
   }
   const bool merged = !mapping.merged_names.empty();
-  std::string out(1, static_cast<char>(merged ? kMergedClassRecordVersion : kClassRecordVersion));
-  putString(out, mapping.original_name);
-  putString(out, mapping.source_file);
-  out.push_back(static_cast<char>(mapping.synthesized ? 1 : 0));
-  putVarint(out, strings.size());
-  for (std::string_view text : strings) putString(out, text);
-  putVarint(out, by_name.size());
+  RecordWriter out(merged ? kMergedClassRecordVersion : kClassRecordVersion);
+  out.bytes(mapping.original_name);
+  out.bytes(mapping.source_file);
+  out.u8(mapping.synthesized ? 1 : 0);
+  out.varint(strings.size());
+  for (std::string_view text : strings) out.bytes(text);
+  out.varint(by_name.size());
   for (const auto& [name, methods] : by_name) {
-    putString(out, name);
-    putVarint(out, methods.size());
+    out.bytes(name);
+    out.varint(methods.size());
     for (const MethodMapping* method : methods) {
       uint8_t flags = 0;
       if (method->minified) flags |= kHasMinified;
@@ -322,71 +257,70 @@ std::string encodeClassRecord(const ClassMapping& mapping) {
       if (method->outline) flags |= kOutline;
       if (method->outline_callsite) flags |= kHasCallsite;
       if (!method->rewrite_rules.empty()) flags |= kHasRules;
-      out.push_back(static_cast<char>(flags));
+      out.u8(flags);
       if (method->minified) {
-        putVarint(out, method->minified->from);
-        putVarint(out, method->minified->to);
+        out.varint(method->minified->from);
+        out.varint(method->minified->to);
       }
       if (method->original) {
-        putVarint(out, method->original->from);
-        putVarint(out, method->original->to);
+        out.varint(method->original->from);
+        out.varint(method->original->to);
       }
-      putVarint(out, index.at(method->signature.return_type));
-      putVarint(out, index.at(method->signature.holder));
-      putVarint(out, index.at(method->signature.name));
-      putVarint(out, index.at(method->signature.params));
+      out.varint(index.at(method->signature.return_type));
+      out.varint(index.at(method->signature.holder));
+      out.varint(index.at(method->signature.name));
+      out.varint(index.at(method->signature.params));
       if (method->outline_callsite) {
-        putVarint(out, method->outline_callsite->positions.size());
+        out.varint(method->outline_callsite->positions.size());
         for (auto [from, to] : method->outline_callsite->positions) {
-          putVarint(out, from);
-          putVarint(out, to);
+          out.varint(from);
+          out.varint(to);
         }
-        putString(out, method->outline_callsite->outline);
+        out.bytes(method->outline_callsite->outline);
       }
       if (!method->rewrite_rules.empty()) {
-        putVarint(out, method->rewrite_rules.size());
+        out.varint(method->rewrite_rules.size());
         for (const RewriteRule& rule : method->rewrite_rules) {
-          putVarint(out, rule.throws_descriptors.size());
-          for (const std::string& descriptor : rule.throws_descriptors) putString(out, descriptor);
-          putVarint(out, rule.remove_inner_frames);
+          out.varint(rule.throws_descriptors.size());
+          for (const std::string& descriptor : rule.throws_descriptors) out.bytes(descriptor);
+          out.varint(rule.remove_inner_frames);
         }
       }
     }
   }
-  putVarint(out, mapping.fields.size());
+  out.varint(mapping.fields.size());
   for (const FieldMapping& field : mapping.fields) {
-    putString(out, field.obfuscated_name);
-    putVarint(out, index.at(field.type));
-    putVarint(out, index.at(field.name));
-    out.push_back(static_cast<char>(field.synthesized ? 1 : 0));
+    out.bytes(field.obfuscated_name);
+    out.varint(index.at(field.type));
+    out.varint(index.at(field.name));
+    out.u8(field.synthesized ? 1 : 0);
   }
   if (merged) {
-    putVarint(out, mapping.merged_names.size());
-    for (const std::string& name : mapping.merged_names) putString(out, name);
+    out.varint(mapping.merged_names.size());
+    for (const std::string& name : mapping.merged_names) out.bytes(name);
   }
-  return out;
+  return out.take();
 }
 
-Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
+Expected<ClassRecord> decodeClassRecord(std::string_view encoded, std::string_view key) {
   // Parse into scratch vectors whose views point into `encoded`; then lay everything out in the
   // record's arena and rebase the views onto the arena's copy of the bytes.
   ClassRecord record;
-  Cursor in(encoded);
-  auto version = checkVersion(in, "class", 1, kMergedClassRecordVersion);
-  if (!version) return version.error();
-  record.original_name = in.string();
-  record.source_file = in.string();
-  record.synthesized = (in.byte() & 1) != 0;
+  RecordReader in(kClassType, encoded, key);
+  const uint8_t version = in.version();
+  record.original_name = in.bytes();
+  record.source_file = in.bytes();
+  record.synthesized = (in.u8() & 1) != 0;
   size_t string_count = in.count();
   std::vector<std::string_view> strings;
   strings.reserve(string_count);
-  for (size_t i = 0; i < string_count && in.ok(); ++i) strings.push_back(in.string());
-  if (!in.ok() || strings.empty()) return corrupt("class");
-  bool bad_index = false;
+  for (size_t i = 0; i < string_count && in.ok(); ++i) strings.push_back(in.bytes());
+  if (!in.ok()) return in.error();
+  if (strings.empty()) return in.refuse("empty string table");
   auto readIndex = [&]() {
-    uint32_t value = in.u32();
+    uint32_t value = in.varint32();
     if (value < strings.size()) return value;
-    bad_index = true;
+    in.fail("string index out of range");
     return uint32_t{0};
   };
   // Where each range's callsite / rules go in the side vectors, resolved to pointers at the end.
@@ -402,7 +336,7 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
   layouts.resize(method_count);
   for (size_t m = 0; m < method_count && in.ok(); ++m) {
     MethodRecord& method = methods[m];
-    method.obfuscated_name = in.string();
+    method.obfuscated_name = in.bytes();
     method.name_hash = hashName(method.obfuscated_name);
     size_t range_count = in.count(5);
     layouts[m].first_range = ranges.size();
@@ -410,13 +344,13 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
     for (size_t r = 0; r < range_count && in.ok(); ++r) {
       RangeRecord& range = ranges.emplace_back();
       RangeExtras& extra = extras.emplace_back();
-      uint8_t flags = in.byte();
+      uint8_t flags = in.u8();
       if (flags & kHasMinified) {
-        uint32_t from = in.u32(), to = in.u32();
+        uint32_t from = in.varint32(), to = in.varint32();
         range.minified = LineRange{from, std::max(from, to)};
       }
       if (flags & kHasOriginal) {
-        uint32_t from = in.u32(), to = in.u32();
+        uint32_t from = in.varint32(), to = in.varint32();
         range.original = LineRange{from, std::max(from, to)};
       }
       range.return_type = readIndex();
@@ -431,10 +365,10 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
         size_t n = in.count(2);
         callsite.positions.reserve(n);
         for (size_t i = 0; i < n && in.ok(); ++i) {
-          uint32_t from = in.u32(), to = in.u32();
+          uint32_t from = in.varint32(), to = in.varint32();
           callsite.positions.emplace_back(from, to);
         }
-        callsite.outline = std::string(in.string());
+        callsite.outline = std::string(in.bytes());
       }
       if (flags & kHasRules) {
         size_t rule_count = in.count(2);
@@ -443,30 +377,30 @@ Expected<ClassRecord> decodeClassRecord(std::string_view encoded) {
         for (size_t k = 0; k < rule_count && in.ok(); ++k) {
           RewriteRule& rule = record.rules_.emplace_back();
           size_t n = in.count();
-          for (size_t i = 0; i < n && in.ok(); ++i) rule.throws_descriptors.emplace_back(in.string());
-          rule.remove_inner_frames = in.u32();
+          for (size_t i = 0; i < n && in.ok(); ++i) rule.throws_descriptors.emplace_back(in.bytes());
+          rule.remove_inner_frames = in.varint32();
         }
       }
     }
   }
   std::vector<FieldRecord> fields;
-  if (*version >= 2 && in.ok()) {
+  if (version >= 2 && in.ok()) {
     size_t field_count = in.count(4);
     fields.resize(field_count);
     for (FieldRecord& field : fields) {
       if (!in.ok()) break;
-      field.obfuscated_name = in.string();
+      field.obfuscated_name = in.bytes();
       field.type = readIndex();
       field.name = readIndex();
-      field.synthesized = (in.byte() & 1) != 0;
+      field.synthesized = (in.u8() & 1) != 0;
     }
   }
   std::vector<std::string_view> merged;
-  if (*version >= 3 && in.ok()) {
+  if (version >= 3 && in.ok()) {
     size_t merged_count = in.count();
-    for (size_t i = 0; i < merged_count && in.ok(); ++i) merged.push_back(in.string());
+    for (size_t i = 0; i < merged_count && in.ok(); ++i) merged.push_back(in.bytes());
   }
-  if (!in.ok() || bad_index || !in.atEnd()) return corrupt("class");
+  RESTACK_RETURN_IF_ERROR(in.finish());
 
   std::vector<MethodRecord::Chain> chains;
   std::vector<uint32_t> members;

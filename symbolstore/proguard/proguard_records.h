@@ -14,7 +14,19 @@
 // readers see either the old or the new mapping, never a mix; the old load is then deleted.
 //
 // Every value starts with a format version byte: kClassRecordVersion for class records,
-// kProguardRecordVersion for the others. Integers are LEB128 varints, strings are varint length +
+// kProguardRecordVersion for the others.
+//
+// Version history (written with symbolstore/record_codec.h, whose reader refuses any other
+// version as malformed_input, naming the record and its key):
+//   record                   version  date        what changed
+//   build / map id pointer,  1        2026-11-21  first format
+//   map info, source file
+//   class                    1        2026-11-21  first format (still read)
+//   class                    2        2026-11-21  field section (still written for every class
+//                                                 without merged names)
+//   class                    3        2026-11-23  merged-class section, written only for classes
+//                                                 that have merged names Integers are LEB128 varints, strings are
+//                                                 varint length +
 // bytes.
 //
 // ClassRecord v2 (v1 is the same without the field section; v3 adds the merged-class section
@@ -94,7 +106,7 @@ struct BuildPointer {
   std::string pg_map_hash;
 };
 std::string encodeBuildPointer(const BuildPointer& pointer);
-Expected<BuildPointer> decodeBuildPointer(std::string_view bytes);
+Expected<BuildPointer> decodeBuildPointer(std::string_view bytes, std::string_view key = {});
 
 struct IdPointer {
   std::string load_id;
@@ -102,7 +114,7 @@ struct IdPointer {
   std::string build_id;
 };
 std::string encodeIdPointer(const IdPointer& pointer);
-Expected<IdPointer> decodeIdPointer(std::string_view bytes);
+Expected<IdPointer> decodeIdPointer(std::string_view bytes, std::string_view key = {});
 
 struct MapInfo {
   std::string app;
@@ -114,10 +126,10 @@ struct MapInfo {
   uint64_t classes = 0;
 };
 std::string encodeMapInfo(const MapInfo& info);
-Expected<MapInfo> decodeMapInfo(std::string_view bytes);
+Expected<MapInfo> decodeMapInfo(std::string_view bytes, std::string_view key = {});
 
 std::string encodeSourceFile(std::string_view file);
-Expected<std::string> decodeSourceFile(std::string_view bytes);
+Expected<std::string> decodeSourceFile(std::string_view bytes, std::string_view key = {});
 
 // ---- class records ---------------------------------------------------------------------------
 struct RangeRecord {
@@ -203,7 +215,7 @@ class ClassRecord {
   size_t memoryBytes() const;
 
  private:
-  friend Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
+  friend Expected<ClassRecord> decodeClassRecord(std::string_view bytes, std::string_view key);
   // One allocation holds, in the order a lookup touches them: the method table, the methods,
   // one block per method (its ranges, chains, overloads and name, adjacent), the fields, the
   // string views, and last the encoded bytes every view points into. Retracing a frame then stays within a page or two
@@ -223,7 +235,8 @@ class ClassRecord {
 };
 
 std::string encodeClassRecord(const ClassMapping& mapping);
-Expected<ClassRecord> decodeClassRecord(std::string_view bytes);
+// Every decoder: `key`, when given, is named in its errors (symbolstore/record_codec.h).
+Expected<ClassRecord> decodeClassRecord(std::string_view bytes, std::string_view key = {});
 
 // ---- change notification ---------------------------------------------------------------------
 // Incremented by every completed ProGuard ingest in this process; resolvers drop their cached

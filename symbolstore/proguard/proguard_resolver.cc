@@ -34,6 +34,7 @@
 #include "symbolstore/proguard/proguard_message.h"
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/proguard/proguard_retrace.h"
+#include "symbolstore/record_codec.h"
 
 namespace restack {
 namespace {
@@ -133,7 +134,7 @@ struct ProguardResolver::Impl {
     auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
-      auto pointer = proguard::decodeBuildPointer(**value);
+      auto pointer = proguard::decodeBuildPointer(**value, key);
       if (!pointer) return pointer.error();
       auto made = std::make_shared<MapHandle>();
       made->load_id = pointer->load_id;
@@ -151,10 +152,11 @@ struct ProguardResolver::Impl {
   Expected<std::shared_ptr<const MapHandle>> mapForId(const std::string& id) {
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_id, id, handle)) return handle;
-    auto value = store.get(proguard::kProguardFamily, proguard::idPointerKey(id));
+    const std::string key = proguard::idPointerKey(id);
+    auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
-      auto pointer = proguard::decodeIdPointer(**value);
+      auto pointer = proguard::decodeIdPointer(**value, key);
       if (!pointer) return pointer.error();
       // The build pointer of that app build carries both ids; fall back to the id alone.
       auto by_build_handle = mapForBuild(pointer->app, pointer->build_id);
@@ -241,11 +243,12 @@ struct ProguardResolver::Impl {
     const uint64_t hash = classes.hashOf(map.load_key, name);
     std::shared_ptr<const ClassRecord> record;
     if (classes.get(map.load_key, name, hash, record)) return record;
-    auto value = store.get(proguard::kProguardFamily, proguard::classKey(map.load_id, name));
+    const std::string key = proguard::classKey(map.load_id, name);
+    auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
     size_t cost = 0;
     if (value->has_value()) {
-      auto decoded = proguard::decodeClassRecord(**value);
+      auto decoded = proguard::decodeClassRecord(**value, key);
       if (!decoded) return decoded.error();
       cost = decoded->memoryBytes();
       record = std::make_shared<const ClassRecord>(std::move(*decoded));
@@ -266,10 +269,11 @@ struct ProguardResolver::Impl {
     const uint64_t hash = source_files.hashOf(map.load_key, holder);
     std::shared_ptr<const std::string> file;
     if (!source_files.get(map.load_key, holder, hash, file)) {
-      auto value = store.get(proguard::kProguardFamily, proguard::sourceFileKey(map.load_id, holder));
+      const std::string key = proguard::sourceFileKey(map.load_id, holder);
+      auto value = store.get(proguard::kProguardFamily, key);
       if (!value) return value.error();
       if (value->has_value()) {
-        auto decoded = proguard::decodeSourceFile(**value);
+        auto decoded = proguard::decodeSourceFile(**value, key);
         if (!decoded) return decoded.error();
         file = std::make_shared<const std::string>(std::move(*decoded));
       }
@@ -628,7 +632,21 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   impl_->syncEpoch();
   std::vector<JavaLineResult> results(lines.size());
   auto event_choice = impl_->chooseEventMap(scope);
-  if (!event_choice) return event_choice.error();
+  if (!event_choice) {
+    if (!records::isUnreadableRecord(event_choice.error())) return event_choice.error();
+    // The pointer to the build's mapping cannot be read (records::RecordReader): every frame of
+    // the run is unrestored, with why; the other lines stay as they are.
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].javaFrame() != nullptr) {
+        results[i].lookup = FrameLookup::notFound(event_choice.error().message());
+      } else {
+        results[i].lookup.status = FrameStatus::kSymbolicated;
+        if (const auto* exception = lines[i].javaException()) results[i].exception_class = exception->class_name;
+      }
+    }
+    countMoreLines(lines, results);
+    return results;
+  }
   std::vector<Impl::PreparedClass> prepared(lines.size());
   proguard::RetraceContext context;
   Impl::RunMemo memo;
@@ -641,8 +659,14 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     JavaLineResult& result = results[i];
     if (const auto* frame = line.javaFrame()) {
       auto lookup = impl_->retraceFrame(*event_choice, *frame, prepared[i], context, memo);
-      if (!lookup) return lookup.error();
-      result.lookup = std::move(*lookup);
+      if (lookup) {
+        result.lookup = std::move(*lookup);
+      } else if (records::isUnreadableRecord(lookup.error())) {
+        // A record this frame needs cannot be read (records::RecordReader): unrestored, with why.
+        result.lookup = FrameLookup::notFound(lookup.error().message());
+      } else {
+        return lookup.error();
+      }
       continue;
     }
     context = {};
@@ -693,10 +717,15 @@ Expected<std::optional<std::string>> ProguardResolver::deobfuscateClass(const Ev
                                                                         std::string_view obfuscated) {
   impl_->syncEpoch();
   auto choice = impl_->chooseEventMap(scope);
-  if (!choice) return choice.error();
+  // A record that cannot be read (records::RecordReader): the name stays as it is.
+  if (!choice)
+    return records::isUnreadableRecord(choice.error()) ? Expected<std::optional<std::string>>(std::nullopt)
+                                                       : choice.error();
   if (!choice->map) return std::optional<std::string>();
   auto record = impl_->classRecord(*choice->map, obfuscated);
-  if (!record) return record.error();
+  if (!record)
+    return records::isUnreadableRecord(record.error()) ? Expected<std::optional<std::string>>(std::nullopt)
+                                                       : record.error();
   if (!*record) return std::optional<std::string>();
   return std::optional<std::string>(std::string((*record)->original_name));
 }
@@ -705,7 +734,9 @@ Expected<std::optional<std::string>> ProguardResolver::deobfuscateMessage(const 
                                                                           std::string_view message) {
   impl_->syncEpoch();
   auto choice = impl_->chooseEventMap(scope);
-  if (!choice) return choice.error();
+  if (!choice)
+    return records::isUnreadableRecord(choice.error()) ? Expected<std::optional<std::string>>(std::nullopt)
+                                                       : choice.error();
   if (!choice->map) return std::optional<std::string>();
   return impl_->restoreMessage(*choice->map, message);
 }

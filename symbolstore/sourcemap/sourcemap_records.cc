@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
+
+#include "symbolstore/record_codec.h"
 
 namespace restack::sourcemap_records {
 namespace {
@@ -18,108 +21,23 @@ uint32_t getU32BE(std::string_view bytes) {
   return value;
 }
 
-class Writer {
- public:
-  Writer() { out_.push_back(static_cast<char>(kSourcemapRecordVersion)); }
-  void varint(uint64_t value) {
-    while (value >= 0x80) {
-      out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-      value >>= 7;
-    }
-    out_.push_back(static_cast<char>(value));
-  }
-  void zigzag(int64_t value) { varint((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63)); }
-  void bytes(std::string_view text) {
-    varint(text.size());
-    out_.append(text);
-  }
-  void u8(uint8_t value) { out_.push_back(static_cast<char>(value)); }
-  void u64(uint64_t value) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  std::string take() { return std::move(out_); }
+using records::RecordReader;
+using records::RecordType;
+using records::RecordWriter;
 
- private:
-  std::string out_;
-};
-
-// Bounds-checked reader: every accessor fails instead of reading past the value.
-class Reader {
- public:
-  Reader(std::string_view value, const char* what) : data_(value), what_(what) {}
-
-  Status version() {
-    if (data_.empty()) return corrupt("empty value");
-    const uint8_t found = static_cast<uint8_t>(data_[0]);
-    if (found < kOldestReadableRecordVersion || found > kSourcemapRecordVersion) {
-      return unsupported(std::string("sourcemap ") + what_ + " record has format version " + std::to_string(found) +
-                         "; this restack reads versions " + std::to_string(kOldestReadableRecordVersion) + " to " +
-                         std::to_string(kSourcemapRecordVersion) +
-                         ". Re-ingest the source map (replay restack.symbols).");
-    }
-    found_version_ = found;
-    pos_ = 1;
-    return Status::ok();
-  }
-  bool varint(uint64_t* value) {
-    uint64_t result = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= data_.size()) return false;
-      const uint8_t byte = static_cast<uint8_t>(data_[pos_++]);
-      result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        *value = result;
-        return true;
-      }
-    }
-    return false;
-  }
-  bool varint32(uint32_t* value) {
-    uint64_t wide = 0;
-    if (!varint(&wide) || wide > 0xffffffffull) return false;
-    *value = static_cast<uint32_t>(wide);
-    return true;
-  }
-  bool zigzag(int64_t* value) {
-    uint64_t raw = 0;
-    if (!varint(&raw)) return false;
-    *value = static_cast<int64_t>(raw >> 1) ^ -static_cast<int64_t>(raw & 1);
-    return true;
-  }
-  bool bytes(std::string* text) {
-    uint64_t size = 0;
-    if (!varint(&size) || size > data_.size() - pos_) return false;
-    text->assign(data_.substr(pos_, size));
-    pos_ += size;
-    return true;
-  }
-  bool u8(uint8_t* value) {
-    if (pos_ >= data_.size()) return false;
-    *value = static_cast<uint8_t>(data_[pos_++]);
-    return true;
-  }
-  bool u64(uint64_t* value) {
-    if (data_.size() - pos_ < 8) return false;
-    uint64_t result = 0;
-    for (int i = 7; i >= 0; --i) result = (result << 8) | static_cast<uint8_t>(data_[pos_ + i]);
-    pos_ += 8;
-    *value = result;
-    return true;
-  }
-  // A count that cannot exceed the bytes left (each element takes at least one byte).
-  bool count(uint32_t* value) { return varint32(value) && *value <= data_.size() - pos_; }
-  Error corrupt(const std::string& detail) const {
-    return malformed(std::string("corrupt sourcemap ") + what_ + " record: " + detail + "; re-ingest the source map");
-  }
-  Error truncated() const { return corrupt("truncated"); }
-  uint8_t foundVersion() const { return found_version_; }
-
- private:
-  uint8_t found_version_ = 0;
-  std::string_view data_;
-  const char* what_;
-  size_t pos_ = 0;
-};
+constexpr std::string_view kRemedy = "re-ingest the source map (replay restack.symbols)";
+constexpr RecordType kPointerType{"sourcemap", "pointer", kOldestReadableRecordVersion, kSourcemapRecordVersion,
+                                  kRemedy};
+constexpr RecordType kHeaderType{"sourcemap", "header", kOldestReadableRecordVersion, kSourcemapRecordVersion, kRemedy};
+constexpr RecordType kSourceType{"sourcemap", "source", kOldestReadableRecordVersion, kSourcemapRecordVersion, kRemedy};
+constexpr RecordType kTextType{"sourcemap", "source text", kOldestReadableRecordVersion, kSourcemapRecordVersion,
+                               kRemedy};
+// 'f' and 'm' records exist from version 3 on.
+constexpr RecordType kGeneratedFunctionsType{"sourcemap", "generated function map", 3, kSourcemapRecordVersion,
+                                             kRemedy};
+constexpr RecordType kMinifiedSourceType{"sourcemap", "minified source", 3, kSourcemapRecordVersion, kRemedy};
+constexpr RecordType kChunkType{"sourcemap", "mapping chunk", kOldestReadableRecordVersion, kSourcemapRecordVersion,
+                                kRemedy};
 
 }  // namespace
 
@@ -217,21 +135,21 @@ uint64_t childMapId(uint64_t parent, uint64_t index) {
 }
 
 std::string encodePointer(uint64_t map_id) {
-  Writer writer;
-  writer.u64(map_id);
+  RecordWriter writer(kSourcemapRecordVersion);
+  writer.u64le(map_id);
   return writer.take();
 }
 
-Expected<uint64_t> decodePointer(std::string_view value) {
-  Reader reader(value, "pointer");
-  RESTACK_RETURN_IF_ERROR(reader.version());
-  uint64_t id = 0;
-  if (!reader.u64(&id)) return reader.truncated();
+Expected<uint64_t> decodePointer(std::string_view value, std::string_view key) {
+  RecordReader reader(kPointerType, value, key);
+  reader.version();
+  const uint64_t id = reader.u64le();
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return id;
 }
 
 std::string encodeHeader(const MapHeader& header) {
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.varint((header.index_map ? 1 : 0) | (header.hermes ? 2 : 0) | (header.ram_bundle ? 4 : 0));
   writer.bytes(header.file);
   writer.bytes(header.debug_id);
@@ -242,7 +160,7 @@ std::string encodeHeader(const MapHeader& header) {
     writer.varint(section.column);
     writer.u8(section.child ? 0 : 1);
     if (section.child) {
-      writer.u64(*section.child);
+      writer.u64le(*section.child);
     } else {
       writer.bytes(section.url_name);
     }
@@ -260,7 +178,7 @@ std::string encodeHeader(const MapHeader& header) {
   writer.varint(header.facebook_segments.size());
   for (const auto& [segment, child] : header.facebook_segments) {
     writer.varint(segment);
-    writer.u64(child);
+    writer.u64le(child);
   }
   writer.varint(header.module_offsets.size());
   for (uint32_t line : header.module_offsets) {
@@ -269,83 +187,80 @@ std::string encodeHeader(const MapHeader& header) {
   return writer.take();
 }
 
-Expected<MapHeader> decodeHeader(std::string_view value) {
-  Reader reader(value, "header");
-  RESTACK_RETURN_IF_ERROR(reader.version());
+Expected<MapHeader> decodeHeader(std::string_view value, std::string_view key) {
+  RecordReader reader(kHeaderType, value, key);
+  const uint8_t version = reader.version();
   MapHeader header;
-  uint64_t flags = 0;
-  uint32_t count = 0;
-  if (!reader.varint(&flags) || !reader.bytes(&header.file) || !reader.bytes(&header.debug_id) ||
-      !reader.varint32(&header.source_count) || !reader.count(&count)) {
-    return reader.truncated();
-  }
+  const uint64_t flags = reader.varint();
+  header.file = reader.bytes();
+  header.debug_id = reader.bytes();
+  header.source_count = reader.varint32();
   header.index_map = flags & 1;
   header.hermes = flags & 2;
   header.ram_bundle = flags & 4;
-  for (uint32_t i = 0; i < count; ++i) {
+  uint64_t count = reader.count();
+  for (uint64_t i = 0; i < count && reader.ok(); ++i) {
     Section section;
-    uint8_t kind = 0;
-    if (!reader.varint32(&section.line) || !reader.varint32(&section.column) || !reader.u8(&kind)) {
-      return reader.truncated();
-    }
-    if (kind == 0) {
-      uint64_t child = 0;
-      if (!reader.u64(&child)) return reader.truncated();
-      section.child = child;
-    } else if (!reader.bytes(&section.url_name)) {
-      return reader.truncated();
+    section.line = reader.varint32();
+    section.column = reader.varint32();
+    if (reader.u8() == 0) {
+      section.child = reader.u64le();
+    } else {
+      section.url_name = reader.bytes();
     }
     header.sections.push_back(std::move(section));
   }
-  if (!reader.count(&count)) return reader.truncated();
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t segment = 0, offsets = 0;
-    if (!reader.varint32(&segment) || !reader.count(&offsets)) return reader.truncated();
+  count = reader.count();
+  for (uint64_t i = 0; i < count && reader.ok(); ++i) {
+    const uint32_t segment = reader.varint32();
+    const uint64_t offsets = reader.count();
     std::vector<uint32_t>& out = header.hermes_function_offsets[segment];
     int64_t previous = 0;
-    for (uint32_t j = 0; j < offsets; ++j) {
-      int64_t delta = 0;
-      if (!reader.zigzag(&delta)) return reader.truncated();
-      previous += delta;
-      if (previous < 0 || previous > 0xffffffffll) return reader.corrupt("Hermes offset out of range");
+    for (uint64_t j = 0; j < offsets && reader.ok(); ++j) {
+      previous += reader.zigzag();
+      if (previous < 0 || previous > 0xffffffffll) return reader.refuse("Hermes offset out of range");
       out.push_back(static_cast<uint32_t>(previous));
     }
   }
-  if (!reader.count(&count)) return reader.truncated();
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t segment = 0;
-    uint64_t child = 0;
-    if (!reader.varint32(&segment) || !reader.u64(&child)) return reader.truncated();
-    header.facebook_segments[segment] = child;
+  count = reader.count();
+  for (uint64_t i = 0; i < count && reader.ok(); ++i) {
+    const uint32_t segment = reader.varint32();
+    header.facebook_segments[segment] = reader.u64le();
   }
-  if (reader.foundVersion() >= 2) {
-    if (!reader.count(&count)) return reader.truncated();
+  if (version >= 2) {
+    count = reader.count();
     header.module_offsets.reserve(count);
-    for (uint32_t i = 0; i < count; ++i) {
-      uint64_t line = 0;
-      if (!reader.varint(&line)) return reader.truncated();
-      if (line > 0xffffffffull) return reader.corrupt("module offset out of range");
+    for (uint64_t i = 0; i < count && reader.ok(); ++i) {
+      const uint64_t line = reader.varint();
+      if (line > 0xffffffffull) return reader.refuse("module offset out of range");
       header.module_offsets.push_back(line == 0 ? sourcemap::kNoModuleOffset : static_cast<uint32_t>(line - 1));
     }
   }
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return header;
 }
 
 std::string encodeSource(const SourceRecord& record) {
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.bytes(record.path);
   writer.u8(record.ignored ? 1 : 0);
   writer.u8(static_cast<uint8_t>(record.origin));
   writer.varint(record.line_count);
   writer.varint(record.functions.names.size());
   for (const std::string& name : record.functions.names) writer.bytes(name);
-  // Entries are delta-coded by line, so they must be in source order.
-  std::vector<sourcemap::FunctionMapEntry> entries = record.functions.entries;
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.line < b.line || (a.line == b.line && a.column < b.column); });
+  // Entries are delta-coded by line, so they must be in source order; entries at the same
+  // position keep their order, so that encoding a decoded record gives the same bytes.
+  // (libstdc++ 12's std::stable_sort is deprecated under C++20: sort indices with a tie-break.)
+  const std::vector<sourcemap::FunctionMapEntry>& entries = record.functions.entries;
+  std::vector<size_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&entries](size_t a, size_t b) {
+    return std::tie(entries[a].line, entries[a].column, a) < std::tie(entries[b].line, entries[b].column, b);
+  });
   writer.varint(entries.size());
   uint32_t previous_line = 0;
-  for (const sourcemap::FunctionMapEntry& entry : entries) {
+  for (size_t index : order) {
+    const sourcemap::FunctionMapEntry& entry = entries[index];
     writer.varint(entry.line - previous_line);
     writer.varint(entry.column);
     writer.varint(entry.name);
@@ -354,56 +269,47 @@ std::string encodeSource(const SourceRecord& record) {
   return writer.take();
 }
 
-Expected<SourceRecord> decodeSource(std::string_view value) {
-  Reader reader(value, "source");
-  RESTACK_RETURN_IF_ERROR(reader.version());
+Expected<SourceRecord> decodeSource(std::string_view value, std::string_view key) {
+  RecordReader reader(kSourceType, value, key);
+  reader.version();
   SourceRecord record;
-  uint8_t ignored = 0, origin = 0;
-  uint32_t count = 0;
-  if (!reader.bytes(&record.path) || !reader.u8(&ignored) || !reader.u8(&origin) ||
-      !reader.varint32(&record.line_count) || !reader.count(&count)) {
-    return reader.truncated();
-  }
-  if (origin > 2) return reader.corrupt("unknown function map origin");
-  record.ignored = ignored != 0;
+  record.path = reader.bytes();
+  record.ignored = reader.u8() != 0;
+  const uint8_t origin = reader.u8();
+  if (origin > 2) return reader.refuse("unknown function map origin");
   record.origin = static_cast<FunctionMapOrigin>(origin);
-  record.functions.names.resize(count);
-  for (auto& name : record.functions.names) {
-    if (!reader.bytes(&name)) return reader.truncated();
-  }
-  if (!reader.count(&count)) return reader.truncated();
-  record.functions.entries.resize(count);
+  record.line_count = reader.varint32();
+  record.functions.names.resize(reader.count());
+  for (auto& name : record.functions.names) name = reader.bytes();
+  record.functions.entries.resize(reader.count(3));
   uint64_t line = 0;
   for (auto& entry : record.functions.entries) {
-    uint32_t delta = 0;
-    if (!reader.varint32(&delta) || !reader.varint32(&entry.column) || !reader.varint32(&entry.name)) {
-      return reader.truncated();
-    }
-    line += delta;
+    line += reader.varint32();
+    entry.column = reader.varint32();
+    entry.name = reader.varint32();
+    if (!reader.ok()) break;
     if (line > 0xffffffffull || entry.name >= record.functions.names.size()) {
-      return reader.corrupt("function map entry out of range");
+      return reader.refuse("function map entry out of range");
     }
     entry.line = static_cast<uint32_t>(line);
   }
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return record;
 }
 
 std::string encodeText(const std::vector<std::string_view>& lines) {
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.varint(lines.size());
   for (std::string_view line : lines) writer.bytes(line);
   return writer.take();
 }
 
-Expected<std::vector<std::string>> decodeText(std::string_view value) {
-  Reader reader(value, "source text");
-  RESTACK_RETURN_IF_ERROR(reader.version());
-  uint32_t count = 0;
-  if (!reader.count(&count)) return reader.truncated();
-  std::vector<std::string> lines(count);
-  for (auto& line : lines) {
-    if (!reader.bytes(&line)) return reader.truncated();
-  }
+Expected<std::vector<std::string>> decodeText(std::string_view value, std::string_view key) {
+  RecordReader reader(kTextType, value, key);
+  reader.version();
+  std::vector<std::string> lines(reader.count());
+  for (auto& line : lines) line = reader.bytes();
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return lines;
 }
 
@@ -425,7 +331,7 @@ bool MappingChunk::covers(uint32_t line, uint32_t column) const {
 }
 
 std::string encodeChunk(const MappingChunk& chunk) {
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.varint(chunk.end_line);
   writer.varint(chunk.end_column);
   writer.varint(chunk.names.size());
@@ -450,66 +356,62 @@ std::string encodeChunk(const MappingChunk& chunk) {
   return writer.take();
 }
 
-Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column) {
-  Reader reader(value, "mapping chunk");
-  RESTACK_RETURN_IF_ERROR(reader.version());
+Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column,
+                                   std::string_view key) {
+  RecordReader reader(kChunkType, value, key);
+  reader.version();
   MappingChunk chunk;
   chunk.start_line = start_line;
   chunk.start_column = start_column;
-  uint32_t count = 0;
-  if (!reader.varint32(&chunk.end_line) || !reader.varint32(&chunk.end_column) || !reader.count(&count)) {
-    return reader.truncated();
-  }
-  chunk.names.resize(count);
-  for (auto& name : chunk.names) {
-    if (!reader.bytes(&name)) return reader.truncated();
-  }
-  if (!reader.count(&count)) return reader.truncated();
-  chunk.segments.resize(count);
+  chunk.end_line = reader.varint32();
+  chunk.end_column = reader.varint32();
+  chunk.names.resize(reader.count());
+  for (auto& name : chunk.names) name = reader.bytes();
+  chunk.segments.resize(reader.count(3));
   uint64_t line = start_line, column = start_column;
   int64_t original_line = 0, original_column = 0;
   for (Segment& segment : chunk.segments) {
-    uint64_t line_delta = 0, column_value = 0, source = 0;
-    if (!reader.varint(&line_delta) || !reader.varint(&column_value) || !reader.varint(&source)) {
-      return reader.truncated();
-    }
+    const uint64_t line_delta = reader.varint();
+    const uint64_t column_value = reader.varint();
+    const uint64_t source = reader.varint();
+    if (!reader.ok()) break;
     column = line_delta == 0 ? column + column_value : column_value;
     line += line_delta;
     if (line > 0xffffffffull || column > 0xffffffffull || source > 0x7fffffffull) {
-      return reader.corrupt("segment position out of range");
+      return reader.refuse("segment position out of range");
     }
     segment.line = static_cast<uint32_t>(line);
     segment.column = static_cast<uint32_t>(column);
     segment.source = static_cast<int32_t>(source) - 1;
     if (segment.source >= 0) {
-      int64_t line_delta_original = 0, column_delta_original = 0;
-      uint64_t name = 0;
-      if (!reader.zigzag(&line_delta_original) || !reader.zigzag(&column_delta_original) || !reader.varint(&name)) {
-        return reader.truncated();
-      }
-      original_line += line_delta_original;
-      original_column += column_delta_original;
+      original_line += reader.zigzag();
+      original_column += reader.zigzag();
+      const uint64_t name = reader.varint();
+      if (!reader.ok()) break;
       if (original_line < 0 || original_line > 0xffffffffll || original_column < 0 || original_column > 0xffffffffll ||
           name > chunk.names.size()) {
-        return reader.corrupt("segment original position out of range");
+        return reader.refuse("segment original position out of range");
       }
       segment.original_line = static_cast<uint32_t>(original_line);
       segment.original_column = static_cast<uint32_t>(original_column);
       segment.name = static_cast<int32_t>(name) - 1;
     }
   }
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return chunk;
 }
 
 std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
   const sourcemap::FunctionMap& functions = generated.functions;
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.u8(static_cast<uint8_t>(generated.origin));
   writer.varint(functions.names.size());
   for (const std::string& name : functions.names) writer.bytes(name);
   std::vector<sourcemap::FunctionMapEntry> entries = functions.entries;
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.line < b.line || (a.line == b.line && a.column < b.column); });
+  // A total order (position, then name), so that decode -> encode settles.
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.line, a.column, a.name) < std::tie(b.line, b.column, b.name);
+  });
   writer.varint(entries.size());
   uint32_t previous_line = 0;
   for (const sourcemap::FunctionMapEntry& entry : entries) {
@@ -521,48 +423,43 @@ std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
   return writer.take();
 }
 
-Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value) {
-  Reader reader(value, "generated function map");
-  RESTACK_RETURN_IF_ERROR(reader.version());
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value, std::string_view key) {
+  RecordReader reader(kGeneratedFunctionsType, value, key);
+  reader.version();
   GeneratedFunctions generated;
   sourcemap::FunctionMap& functions = generated.functions;
-  uint8_t origin = 0;
-  uint32_t count = 0;
-  if (!reader.u8(&origin) || !reader.count(&count)) return reader.truncated();
-  if (origin > 1) return reader.corrupt("unknown generated function map origin");
+  const uint8_t origin = reader.u8();
+  if (reader.ok() && origin > 1) return reader.refuse("unknown generated function map origin");
   generated.origin = static_cast<GeneratedFunctionsOrigin>(origin);
-  functions.names.resize(count);
-  for (auto& name : functions.names) {
-    if (!reader.bytes(&name)) return reader.truncated();
-  }
-  if (!reader.count(&count)) return reader.truncated();
-  functions.entries.resize(count);
+  functions.names.resize(reader.count());
+  for (auto& name : functions.names) name = reader.bytes();
+  functions.entries.resize(reader.count(3));
   uint64_t line = 0;
   for (auto& entry : functions.entries) {
-    uint32_t delta = 0;
-    if (!reader.varint32(&delta) || !reader.varint32(&entry.column) || !reader.varint32(&entry.name)) {
-      return reader.truncated();
-    }
-    line += delta;
+    line += reader.varint32();
+    entry.column = reader.varint32();
+    entry.name = reader.varint32();
+    if (!reader.ok()) break;
     if (line > 0xffffffffull || entry.name >= functions.names.size()) {
-      return reader.corrupt("function map entry out of range");
+      return reader.refuse("function map entry out of range");
     }
     entry.line = static_cast<uint32_t>(line);
   }
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return generated;
 }
 
 std::string encodeMinifiedSource(std::string_view text) {
-  Writer writer;
+  RecordWriter writer(kSourcemapRecordVersion);
   writer.bytes(text);
   return writer.take();
 }
 
-Expected<std::string> decodeMinifiedSource(std::string_view value) {
-  Reader reader(value, "minified source");
-  RESTACK_RETURN_IF_ERROR(reader.version());
-  std::string text;
-  if (!reader.bytes(&text)) return reader.truncated();
+Expected<std::string> decodeMinifiedSource(std::string_view value, std::string_view key) {
+  RecordReader reader(kMinifiedSourceType, value, key);
+  reader.version();
+  std::string text(reader.bytes());
+  RESTACK_RETURN_IF_ERROR(reader.finish());
   return text;
 }
 

@@ -29,7 +29,17 @@
 //
 // Every value starts with its format version: kSourcemapRecordVersion (3) when written by this
 // restack; version 1 records (no module offsets in MapHeader) and version 2 records (no 'f' or
-// 'm' records beside them) are still read. Then, with
+// 'm' records beside them) are still read.
+//
+// Version history (every value type of this family; written with symbolstore/record_codec.h,
+// whose reader refuses any other version as malformed_input, naming the record and its key):
+//   version  date        what changed
+//   1        2026-11-21  first format (still read)
+//   2        2026-11-21  MapHeader ends with the module offsets (x_facebook_offsets); the other
+//                        records are unchanged but carry 2 as well
+//   3        2026-11-23  'f' records (functions of a map named from its minified file) and 'm'
+//                        records (the minified file kept for a later map); the others carry 3
+// Then, with
 // v = LEB128 varint, z = zigzag varint, s = v length + bytes:
 //   MapPointer   u64 map_id (little endian)
 //   MapHeader    v flags (1 index map, 2 Hermes, 4 RAM bundle) · s file · s debug_id · v source_count ·
@@ -102,7 +112,8 @@ uint64_t childMapId(uint64_t parent, uint64_t index);
 
 // ---- values ----
 std::string encodePointer(uint64_t map_id);
-Expected<uint64_t> decodePointer(std::string_view value);
+// Every decoder: `key`, when given, is named in its errors (symbolstore/record_codec.h).
+Expected<uint64_t> decodePointer(std::string_view value, std::string_view key = {});
 
 struct Section {
   uint32_t line = 0;
@@ -126,7 +137,7 @@ struct MapHeader {
   std::vector<uint32_t> module_offsets;  // x_facebook_offsets; sourcemap::kNoModuleOffset = none
 };
 std::string encodeHeader(const MapHeader& header);
-Expected<MapHeader> decodeHeader(std::string_view value);
+Expected<MapHeader> decodeHeader(std::string_view value, std::string_view key = {});
 
 enum class FunctionMapOrigin : uint8_t { kNone = 0, kMetro = 1, kInferred = 2 };
 
@@ -138,10 +149,10 @@ struct SourceRecord {
   sourcemap::FunctionMap functions;
 };
 std::string encodeSource(const SourceRecord& record);
-Expected<SourceRecord> decodeSource(std::string_view value);
+Expected<SourceRecord> decodeSource(std::string_view value, std::string_view key = {});
 
 std::string encodeText(const std::vector<std::string_view>& lines);
-Expected<std::vector<std::string>> decodeText(std::string_view value);
+Expected<std::vector<std::string>> decodeText(std::string_view value, std::string_view key = {});
 
 struct Segment {
   uint32_t line = 0;  // 0-based generated position
@@ -163,7 +174,8 @@ struct MappingChunk {
   bool covers(uint32_t line, uint32_t column) const;
 };
 std::string encodeChunk(const MappingChunk& chunk);
-Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column);
+Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, uint32_t start_column,
+                                   std::string_view key = {});
 
 // The generated function map ('f'): the minified file's function scopes with original names.
 // From "scopes" it names frames before the sources' function maps (the compiler wrote it); from
@@ -174,9 +186,9 @@ struct GeneratedFunctions {
   sourcemap::FunctionMap functions;
 };
 std::string encodeGeneratedFunctions(const GeneratedFunctions& generated);
-Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value);
+Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value, std::string_view key = {});
 
 std::string encodeMinifiedSource(std::string_view text);
-Expected<std::string> decodeMinifiedSource(std::string_view value);
+Expected<std::string> decodeMinifiedSource(std::string_view value, std::string_view key = {});
 
 }  // namespace restack::sourcemap_records

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "formats/sourcemap/url.h"
+#include "symbolstore/record_codec.h"
 #include "symbolstore/sourcemap/sourcemap_cache.h"
 #include "symbolstore/sourcemap/sourcemap_generation.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
@@ -148,7 +149,7 @@ struct SourcemapResolver::Impl {
     auto value = store.get(sourcemap_records::kSourcemapFamily, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::optional<uint64_t>();
-    auto id = decodePointer(**value);
+    auto id = decodePointer(**value, key);
     if (!id) return id.error();
     return std::optional<uint64_t>(*id);
   }
@@ -170,7 +171,7 @@ struct SourcemapResolver::Impl {
         store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       if (it->key().ToStringView().substr(prefix.size()).starts_with(kRamBundlePointerName)) continue;
-      auto id = decodePointer(it->value().ToStringView());
+      auto id = decodePointer(it->value().ToStringView(), it->key().ToStringView());
       if (!id) return id.error();
       ids.insert(*id);
     }
@@ -185,10 +186,11 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = maps.find(map_id); it != maps.end()) return it->second;
     }
-    auto value = store.get(sourcemap_records::kSourcemapFamily, headerKey(map_id));
+    const std::string key = headerKey(map_id);
+    auto value = store.get(sourcemap_records::kSourcemapFamily, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<MapState>();
-    auto decoded = decodeHeader(**value);
+    auto decoded = decodeHeader(**value, key);
     if (!decoded) return decoded.error();
     auto state = std::make_shared<MapState>();
     state->id = map_id;
@@ -319,7 +321,7 @@ struct SourcemapResolver::Impl {
     if (!it->Valid() || !parseChunkKey(it->key().ToStringView(), state.id, &start_line, &start_column)) {
       return std::shared_ptr<CachedChunk>();
     }
-    auto decoded = decodeChunk(it->value().ToStringView(), start_line, start_column);
+    auto decoded = decodeChunk(it->value().ToStringView(), start_line, start_column, it->key().ToStringView());
     if (!decoded) return decoded.error();
     auto cached = std::make_shared<CachedChunk>(*decoded);
     std::unique_lock lock(mutex);
@@ -334,10 +336,11 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = sources.find(key); it != sources.end()) return it->second;
     }
-    auto value = store.get(sourcemap_records::kSourcemapFamily, sourceKey(map_id, index));
+    const std::string record_key = sourceKey(map_id, index);
+    auto value = store.get(sourcemap_records::kSourcemapFamily, record_key);
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<const SourceRecord>();
-    auto decoded = decodeSource(**value);
+    auto decoded = decodeSource(**value, record_key);
     if (!decoded) return decoded.error();
     auto shared = std::make_shared<const SourceRecord>(std::move(*decoded));
     std::unique_lock lock(mutex);
@@ -352,10 +355,11 @@ struct SourcemapResolver::Impl {
       std::shared_lock lock(mutex);
       if (auto it = texts.find(key); it != texts.end()) return it->second;
     }
-    auto value = store.get(sourcemap_records::kSourcemapFamily, textKey(map_id, index, chunk_index));
+    const std::string record_key = textKey(map_id, index, chunk_index);
+    auto value = store.get(sourcemap_records::kSourcemapFamily, record_key);
     if (!value) return value.error();
     if (!value->has_value()) return LineBlock();
-    auto decoded = decodeText(**value);
+    auto decoded = decodeText(**value, record_key);
     if (!decoded) return decoded.error();
     auto shared = std::make_shared<const std::vector<std::string>>(std::move(*decoded));
     std::unique_lock lock(mutex);
@@ -542,38 +546,46 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
   FrameLookup warm;
   if (impl_->warmLookup(scope, name, line, column, frame.function, warm)) return warm;
-  return impl_->lookupName(scope, name, line, column, frame.function);
+  auto answer = impl_->lookupName(scope, name, line, column, frame.function);
+  // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
+  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  return answer;
 }
 
 Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope, std::string_view bundle,
                                                         uint32_t segment_id, uint32_t function_id,
                                                         uint32_t bytecode_offset) {
-  const std::string_view name = sourcemap::minifiedFileNameView(bundle);
-  impl_->checkGeneration();
-  auto found = impl_->route(scope, name);
-  if (!found) return found.error();
-  const std::string shown = name.empty() ? std::string("the bundle") : std::string(name);
-  if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(shown);
-  if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
-  auto state = impl_->mapState(found->map_id);
-  if (!state) return state.error();
-  if (!*state) return FrameLookup::notFound("source map records of " + shown + " are incomplete");
-  const MapHeader& map = *(*state)->header;
-  auto offsets = map.hermes_function_offsets.find(segment_id);
-  if (offsets == map.hermes_function_offsets.end()) {
-    return FrameLookup::notFound("the map of " + shown + " has no x_hermes_function_offsets for segment " +
-                                 std::to_string(segment_id));
-  }
-  if (function_id >= offsets->second.size()) {
-    return FrameLookup::notFound("function " + std::to_string(function_id) + " is not in segment " +
-                                 std::to_string(segment_id) + " of " + shown);
-  }
-  const uint64_t column = static_cast<uint64_t>(offsets->second[function_id]) + bytecode_offset;
-  const uint64_t line = static_cast<uint64_t>(segment_id) + found->line_offset;
-  if (column > 0xffffffffull || line > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
-  const std::string module = name.empty() ? map.file : std::string(name);
-  return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
-                         0);
+  auto answer = [&]() -> Expected<FrameLookup> {
+    const std::string_view name = sourcemap::minifiedFileNameView(bundle);
+    impl_->checkGeneration();
+    auto found = impl_->route(scope, name);
+    if (!found) return found.error();
+    const std::string shown = name.empty() ? std::string("the bundle") : std::string(name);
+    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(shown);
+    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
+    auto state = impl_->mapState(found->map_id);
+    if (!state) return state.error();
+    if (!*state) return FrameLookup::notFound("source map records of " + shown + " are incomplete");
+    const MapHeader& map = *(*state)->header;
+    auto offsets = map.hermes_function_offsets.find(segment_id);
+    if (offsets == map.hermes_function_offsets.end()) {
+      return FrameLookup::notFound("the map of " + shown + " has no x_hermes_function_offsets for segment " +
+                                   std::to_string(segment_id));
+    }
+    if (function_id >= offsets->second.size()) {
+      return FrameLookup::notFound("function " + std::to_string(function_id) + " is not in segment " +
+                                   std::to_string(segment_id) + " of " + shown);
+    }
+    const uint64_t column = static_cast<uint64_t>(offsets->second[function_id]) + bytecode_offset;
+    const uint64_t line = static_cast<uint64_t>(segment_id) + found->line_offset;
+    if (column > 0xffffffffull || line > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
+    const std::string module = name.empty() ? map.file : std::string(name);
+    return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
+                           0);
+  }();
+  // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
+  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  return answer;
 }
 
 }  // namespace restack

@@ -1,6 +1,6 @@
 // A short deterministic run of the grouping fuzz entry point, so CI exercises it without
 // libFuzzer: structured seeds, their mutations and random bytes.
-#include "grouping/fuzz_entry.h"
+#include "grouping/fuzz/fuzz_entry.h"
 
 #include <gtest/gtest.h>
 

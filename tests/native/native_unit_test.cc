@@ -333,15 +333,17 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   EXPECT_EQ(after->status, FrameStatus::kSymbolicated);
 }
 
-TEST_F(HandWrittenStore, CorruptRecordsAreErrorsNotCrashes) {
+TEST_F(HandWrittenStore, CorruptRecordsLeaveTheFrameNotFoundWithWhy) {
   rocksdb::WriteBatch batch;
   batch.Put(store.store->family(native_store::kNativeFamily), functionKey(id, 0x20000),
             std::string("\x01\x10\x00\x05\x00", 5));
   ASSERT_TRUE(store.store->write(batch));
   NativeResolver resolver(*store.store, {});
   auto lookup = resolver.lookup(scope, frame(bytesToHex(id)), 0x20004);
-  ASSERT_FALSE(lookup);
-  EXPECT_NE(lookup.error().message().find("re-ingest"), std::string::npos);
+  ASSERT_TRUE(lookup) << lookup.error().message();
+  EXPECT_EQ(lookup->status, FrameStatus::kNotFound);
+  EXPECT_NE(lookup->note.find("corrupt native function record F"), std::string::npos) << lookup->note;
+  EXPECT_NE(lookup->note.find("re-ingest"), std::string::npos) << lookup->note;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "symbolstore/proguard/fuzz_entry.h"
+#include "symbolstore/proguard/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return restack::proguard::fuzzProguardOnce(data, size);

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "symbolstore/proguard/fuzz_entry.h"
+#include "symbolstore/proguard/fuzz/fuzz_entry.h"
 
 namespace restack::proguard {
 namespace {

@@ -254,7 +254,33 @@ TEST(ProguardStore, ClassRecordRoundTripAndCorruptionIsAnError) {
   newer[0] = 9;
   auto refused = proguard::decodeClassRecord(newer);
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kMalformedInput);
+  EXPECT_NE(refused.error().message().find("format version 9"), std::string::npos) << refused.error().message();
+}
+
+TEST(ProguardStore, CorruptClassRecordLeavesItsFramesNotFoundWithWhy) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines(
+      {"org.app.Alpha -> a.a:", "    1:1:void run():10 -> a", "org.app.Beta -> a.b:", "    1:1:void go():20 -> b"})));
+  std::string key;
+  std::unique_ptr<rocksdb::Iterator> it(
+      harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(proguard::kProguardFamily)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (it->key().ToStringView().ends_with(std::string_view("\0C\0a.a", 6))) key = it->key().ToString();
+  }
+  ASSERT_FALSE(key.empty());
+  rocksdb::WriteBatch batch;
+  batch.Put(harness.store().family(proguard::kProguardFamily), key, std::string("\x02\x40", 2));
+  ASSERT_TRUE(harness.store().write(batch));
+  auto results = harness.retraceResults("\tat a.a.a(SourceFile:1)\n\tat a.b.b(SourceFile:1)");
+  ASSERT_TRUE(results) << results.error().describe();
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_EQ((*results)[0].lookup.status, FrameStatus::kNotFound);
+  EXPECT_NE((*results)[0].lookup.note.find("corrupt proguard class record L"), std::string::npos)
+      << (*results)[0].lookup.note;
+  EXPECT_NE((*results)[0].lookup.note.find("re-ingest the mapping"), std::string::npos);
+  // The other class of the mapping still restores.
+  EXPECT_EQ((*results)[1].lookup.status, FrameStatus::kSymbolicated);
 }
 
 TEST(ProguardStore, ConcurrentRetraceFromManyThreads) {

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/sourcemap/fuzz_entry.h"
+#include "formats/sourcemap/fuzz/fuzz_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return restack::sourcemap::fuzzSourcemapOnce(data, size);

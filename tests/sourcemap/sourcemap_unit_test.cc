@@ -7,7 +7,7 @@
 
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
-#include "formats/sourcemap/fuzz_entry.h"
+#include "formats/sourcemap/fuzz/fuzz_entry.h"
 #include "formats/sourcemap/mappings.h"
 #include "formats/sourcemap/source_map.h"
 #include "formats/sourcemap/url.h"

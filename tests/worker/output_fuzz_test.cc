@@ -1,4 +1,4 @@
-// A short deterministic run of the output fuzz entry point (worker/pipeline/fuzz_output.h), so
+// A short deterministic run of the output fuzz entry point (worker/pipeline/fuzz/fuzz_output.h), so
 // CI exercises it without libFuzzer: structured seeds, their mutations, random bytes, and every
 // input kept in tests/worker/fuzz_regressions/.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/pipeline/fuzz_output.h"
+#include "worker/pipeline/fuzz/fuzz_output.h"
 
 namespace restack::pipeline {
 namespace {

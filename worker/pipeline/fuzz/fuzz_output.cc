@@ -1,5 +1,5 @@
 // Fuzz entry point (fuzz_output.h).
-#include "worker/pipeline/fuzz_output.h"
+#include "worker/pipeline/fuzz/fuzz_output.h"
 
 #include <simdjson.h>
 

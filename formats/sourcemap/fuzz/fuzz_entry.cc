@@ -1,4 +1,4 @@
-#include "formats/sourcemap/fuzz_entry.h"
+#include "formats/sourcemap/fuzz/fuzz_entry.h"
 
 #include <string_view>
 

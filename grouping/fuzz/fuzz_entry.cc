@@ -1,5 +1,5 @@
 // Fuzz entry point (fuzz_entry.h).
-#include "grouping/fuzz_entry.h"
+#include "grouping/fuzz/fuzz_entry.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "symbolstore/proguard/fuzz_entry.h"
+#include "symbolstore/proguard/fuzz/fuzz_entry.h"
 
 #include <cstdlib>
 #include <string_view>
