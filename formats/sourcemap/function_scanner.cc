@@ -214,6 +214,16 @@ class FunctionMapBuilder {
   FunctionMapBuilder(std::vector<Token> tokens, const TokenRenamer& rename)
       : tokens_(std::move(tokens)), rename_(rename) {
     match_.assign(tokens_.size(), SIZE_MAX);
+    close_brace_.assign(tokens_.size(), SIZE_MAX);
+    std::vector<size_t> open;
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      if (is(i, "{")) {
+        open.push_back(i);
+      } else if (is(i, "}") && !open.empty()) {
+        close_brace_[open.back()] = i;
+        open.pop_back();
+      }
+    }
   }
 
   FunctionMap run() {
@@ -413,6 +423,24 @@ class FunctionMapBuilder {
     return "<anonymous>";
   }
 
+  // Scanning a minified file: an anonymous function invoked where it is written
+  // ("function(n){…}(x)", "(n=>{…})(x)") is what a minifier leaves of a function it inlined at
+  // its only call (terser's compress does this in webpack and rollup builds). The map names that
+  // call's '(' by the callee the original source called there, the inlined function's own name,
+  // which V8 printed for it in the original program. `body` is the function's '{'.
+  std::string invokedAs(size_t body) const {
+    static const std::string kAnonymous = "<anonymous>";
+    if (!rename_ || close_brace_[body] == SIZE_MAX) return kAnonymous;
+    size_t call = close_brace_[body] + 1;
+    if (is(call, ")")) ++call;  // (function(){…})(x)
+    if (!is(call, "(")) return kAnonymous;
+    std::string name = rename_(tokens_[call].line, tokens_[call].column, {});
+    // A member call ("f0.entry0(x)" with f0 a module namespace, as rollup records the callee it
+    // rewrote) called the function its last part names.
+    if (const size_t dot = name.rfind('.'); dot != std::string::npos) name.erase(0, dot + 1);
+    return name.empty() ? kAnonymous : name;
+  }
+
   void openBrace(size_t index) {
     Scope scope{ScopeKind::kBlock, {}, depth_};
     size_t start = index;
@@ -432,6 +460,7 @@ class FunctionMapBuilder {
           scope.kind = ScopeKind::kFunction;
           start = before > 0 && is(before - 1, "async") ? before - 1 : before;
           scope.name = nameBefore(start);
+          if (scope.name == "<anonymous>") scope.name = invokedAs(index);
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
@@ -460,6 +489,7 @@ class FunctionMapBuilder {
         scope.kind = ScopeKind::kFunction;
         start = arrowStart(previous);
         scope.name = nameBefore(start);
+        if (scope.name == "<anonymous>") scope.name = invokedAs(index);
       } else {
         // class Name {, class Name extends a.b.C {, class {, class extends X {
         size_t at = previous;
@@ -505,7 +535,8 @@ class FunctionMapBuilder {
 
   std::vector<Token> tokens_;
   const TokenRenamer& rename_;
-  std::vector<size_t> match_;  // for ')' and ']': index of the matching opener
+  std::vector<size_t> match_;        // for ')' and ']': index of the matching opener
+  std::vector<size_t> close_brace_;  // for '{': index of the matching '}'
   std::vector<Scope> scopes_;
   size_t depth_ = 0;
   FunctionMap map_;

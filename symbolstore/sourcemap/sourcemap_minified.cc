@@ -4,8 +4,11 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "formats/common/archive.h"
 #include "formats/common/mapped_file.h"
@@ -40,8 +43,69 @@ Status readFailed(SymbolStore& store, const rocksdb::Status& status) {
   return ioError("symbol store " + store.options().path + ": read failed: " + status.ToString());
 }
 
+// webpack's module concatenation (scope hoisting) renames a module's top-level bindings that
+// would clash in the one scope: `go` of src/router.js becomes `router_go`, else `src_router_go`
+// (ConcatenatedModule's findNewName: trailing path parts of the module, extension and "/index"
+// dropped, joined by '_' in front of the name, made an identifier). The map's `names` then hold
+// the renamed binding; V8 printed the original one. `url` is the segment's source URL.
+std::string withoutConcatenationPrefix(std::string name, std::string_view url) {
+  if (!url.starts_with("webpack:")) return name;
+  std::string_view path = url.substr(url.find(':') + 1);
+  while (path.starts_with("/")) path.remove_prefix(1);
+  if (const size_t slash = path.find('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);  // namespace
+  if (const size_t query = path.find_first_of("?#"); query != std::string_view::npos) path = path.substr(0, query);
+  if (const size_t dot = path.rfind('.');
+      dot != std::string_view::npos && path.size() - dot <= 5 && path.find('/', dot) == std::string_view::npos) {
+    path = path.substr(0, dot);
+  }
+  if (path.ends_with("/index")) path.remove_suffix(6);
+  std::vector<std::string_view> parts;
+  for (size_t at = 0; at <= path.size();) {
+    size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(at, end - at);
+    if (!part.empty() && part != "." && part != "..") parts.push_back(part);
+    at = end + 1;
+  }
+  // The longest run of trailing parts whose identifier starts the name wins.
+  std::string best;
+  std::string joined;
+  for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+    std::string piece;
+    for (char c : *part) {
+      const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '$';
+      if (keep) {
+        piece += c;
+      } else if (piece.empty() || piece.back() != '_') {
+        piece += '_';
+      }
+    }
+    joined = piece + (joined.empty() ? "" : "_" + joined);
+    std::string identifier =
+        !joined.empty() && std::isdigit(static_cast<unsigned char>(joined[0])) ? "_" + joined : joined;
+    if (name.size() > identifier.size() + 1 && name.starts_with(identifier) && name[identifier.size()] == '_') {
+      best = name.substr(identifier.size() + 1);
+    }
+  }
+  return best.empty() ? name : best;
+}
+
 // Every named segment of one regular (non-index) map, from its chunk records.
 Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
+  std::unordered_map<int32_t, std::string> urls;  // source index -> its URL, as read
+  auto urlOf = [&](int32_t source) -> Expected<std::string_view> {
+    auto [it, inserted] = urls.try_emplace(source);
+    if (inserted && source >= 0) {
+      auto value = store.get(sourcemap_records::kSourcemapFamily, sourceKey(map_id, static_cast<uint32_t>(source)));
+      if (!value) return value.error();
+      if (value->has_value()) {
+        auto record = decodeSource(**value);
+        if (!record) return record.error();
+        it->second = std::move(record->path);
+      }
+    }
+    return std::string_view(it->second);
+  };
   const std::string prefix = chunkPrefix(map_id);
   std::unique_ptr<rocksdb::Iterator> it(
       store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
@@ -50,11 +114,12 @@ Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
     if (!parseChunkKey(it->key().ToStringView(), map_id, &line, &column)) continue;
     auto chunk = decodeChunk(it->value().ToStringView(), line, column);
     if (!chunk) return chunk.error();
-    const uint32_t base = static_cast<uint32_t>(out.names.size());
-    out.names.insert(out.names.end(), chunk->names.begin(), chunk->names.end());
     for (const Segment& segment : chunk->segments) {
-      if (segment.name >= 0)
-        out.at.emplace_back(NamedPositions::key(segment.line, segment.column), base + segment.name);
+      if (segment.name < 0 || static_cast<size_t>(segment.name) >= chunk->names.size()) continue;
+      auto url = urlOf(segment.source);
+      if (!url) return url.error();
+      out.at.emplace_back(NamedPositions::key(segment.line, segment.column), static_cast<uint32_t>(out.names.size()));
+      out.names.push_back(withoutConcatenationPrefix(chunk->names[segment.name], *url));
     }
   }
   if (!it->status().ok()) return readFailed(store, it->status());

@@ -7,9 +7,10 @@
 // a scope (`function e(`, `t.r = function`, `class n {`, `o: () =>`) is spelled as the map's
 // `names` entry at that token says the original source spelled it (as Sentry's js-source-scopes
 // does). Anonymous functions assigned to a property or variable take the assignment target's
-// name. The result, a function map over positions in the minified file, is stored per map as the
-// 'f' record (sourcemap_records.h) and read by SourcemapResolver when the map's own sources give
-// no function map.
+// name; one invoked where it is written (inlined by terser) takes the name the map gives its
+// call. webpack's concatenation prefix (`router_go` for `go` of src/router.js) is dropped. The result, a function map
+// over positions in the minified file, is stored per map as the 'f' record (sourcemap_records.h) and read by
+// SourcemapResolver when the map's own sources give no function map.
 //
 // The upload: restack.kind "sourcemap" (or no kind: recognised by looksLikeMinifiedSource),
 // restack.name = the minified file the map serves, same app/build as the map; either order. The

@@ -33,11 +33,11 @@ constexpr int kSites = 200;
 constexpr int kFeatures = 20;
 constexpr int kPaths = 3;
 constexpr int kKinds = 5;
-// Maps without sourcesContent restore no function names, so their frames are keyed by original
-// position (docs/grouping.md, "JavaScript keys") and every site splits from the builds with
-// sources. Uploading the minified file beside its map lets the resolver name those frames; once
-// it does, set this to true: those builds are then counted in the targets like the others.
-constexpr bool kCountBuildsWithoutSourcesContent = false;
+// A map without sourcesContent restores no function names by itself (its frames would be keyed
+// by original position, docs/grouping.md "JavaScript keys", and split from the builds with
+// sources); the minified file uploaded beside it names them (sourcemap_minified.h), so those
+// builds are counted in the targets like the others.
+constexpr bool kCountBuildsWithoutSourcesContent = true;
 const char* kKindNames[kKinds] = {"null property", "app RangeError", "custom error", "JSON.parse", "arrow in forEach"};
 
 int kindOf(int site) {
@@ -211,7 +211,7 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
       // file, the map a "sections" map with one section per part (indexMapBuild above).
       {"esbuild-index-map", "cat/app.mjs", prelude + esbuild + "--minify --sourcemap --outfile=out/app.mjs", true,
        "out/app.mjs"},
-      // A map without sourcesContent: the resolver has no function names to give back.
+      // A map without sourcesContent: function names come from the minified file uploaded beside it.
       {"esbuild-no-sources", "out/app.mjs",
        esbuild + "--minify --sourcemap --sources-content=false --outfile=out/app.mjs", false, ""},
       // webpack: sources under "webpack://<namespace>/./src/…", a CommonJS-style runtime.
@@ -241,6 +241,12 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
     meta.build_id = build.name;
     meta.name = std::filesystem::path(build.bundle).filename().string();
     ASSERT_TRUE(pipeline->ingest(meta, folder + "/" + build.bundle + ".map"));
+    if (!build.with_sources) {
+      // The minified file beside its map: the resolver names the map's functions from it.
+      UploadMeta minified = meta;
+      minified.kind = SymbolKind::kSourcemap;
+      ASSERT_TRUE(pipeline->ingest(minified, folder + "/" + build.bundle));
+    }
     CommandResult ran = run(folder, "node " + build.bundle);
     ASSERT_EQ(ran.exit_code, 0) << ran.output.substr(0, 4000);
     std::istringstream lines(ran.output);

@@ -218,6 +218,61 @@ TEST_F(MinifiedSourceTest, ZipOfMapAndMinifiedFile) {
   EXPECT_TRUE(*bare);
 }
 
+// What terser leaves in webpack and rollup production builds (tests/grouping_e2e/js_corpus_test.cc
+// prints the real ones): functions inlined at their only call as "function(n){…}(x)", the map
+// naming each call's '(' by the callee the original called there; webpack's module concatenation
+// naming `go` of src/router.js `router_go`; rollup recording a namespace call as "f0.entry0".
+TEST_F(MinifiedSourceTest, InlinedFunctionsAndConcatenatedModulesGetTheirOriginalNames) {
+  const std::string minified =
+      "function r(r,t){switch(r){case 0:return function(n){return 2*function(n){return(n>-1?null:{}).value}(n+1)}(t)}}"
+      "r(0,1);";
+  auto column = [&](std::string_view text) { return static_cast<uint32_t>(minified.find(text)); };
+  // (column, source, original line, original column, name)
+  std::vector<TestSegment> line = {
+      {0, 0, 20, 7, -1},                              // function r: src/router.js
+      {column("r(r,t)"), 0, 20, 16, 0},               // router_go
+      {column("function(n){return 2"), 1, 8, 0, -1},  // entry0's body, feature0.js
+      {column("function(n){return(n"), 1, 5, 0, -1},  // step0's body
+      {column(".value"), 1, 6, 9, -1},                // the throw
+      {column("(n+1)"), 1, 9, 9, 1},                  // the call of step0
+      {column("(t)"), 0, 22, 19, 2},                  // the call of f0.entry0 in the router
+      {column("r(0,1)"), 0, 30, 0, -1},               // top level
+  };
+  const std::string map =
+      R"({"version":3,"file":"app.min.js","sources":["webpack:///./src/router.js","webpack:///./src/features/feature0.js"],)"
+      R"("names":["router_go","step0","f0.entry0"],"mappings":")" +
+      sourcemap::test::encodeMappings({line}) + R"("})";
+  upload(map, "app.min.js.map");
+  upload(minified, "app.min.js");
+  SourcemapResolver resolver(*store_, {});
+  auto restored = [&](std::string_view site) {
+    stack::JsFrameLine frame;
+    frame.url = "https://cdn.example/app.min.js";
+    frame.line = 1;
+    frame.column = column(site) + 1;
+    frame.function = "minified";
+    EventScope scope;
+    scope.app = "shop";
+    scope.platform = "javascript";
+    auto result = resolver.lookup(scope, frame);
+    EXPECT_TRUE(result) << result.error().message();
+    return result && !result->frames.empty() ? result->frames[0].function : std::string("(none)");
+  };
+  EXPECT_EQ(restored(".value"), "step0");
+  EXPECT_EQ(restored("(n+1)"), "entry0");
+  EXPECT_EQ(restored("(t)"), "go");
+
+  // Scanning original source (no renamer), an IIFE stays anonymous, as V8 prints it; with one,
+  // a wrapped arrow IIFE takes the name at its call too.
+  const std::string iife = "(n=>{f(n)})(1);";
+  EXPECT_EQ(*sourcemap::inferFunctionMap(iife).enclosing(1, 5), "<anonymous>");
+  const sourcemap::FunctionMap named =
+      sourcemap::inferFunctionMap(iife, [&](uint32_t, uint32_t at, std::string_view text) {
+        return at == iife.find("(1)") ? std::string("later") : std::string(text);
+      });
+  EXPECT_EQ(*named.enclosing(1, 5), "later");
+}
+
 TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
   const std::string source =
       "class K { get c() { return 1; } static s() {} m() {} }\n"
