@@ -342,7 +342,7 @@ bool looksLikeMinifiedSource(std::string_view head) {
     return true;
   }
   for (std::string_view word : {"var", "let", "const", "function", "import", "export", "class", "async", "globalThis",
-                                "window", "self", "this", "__d", "__r"}) {
+                                "window", "self", "__d", "__r"}) {
     if (startsWithWord(text, word)) return true;
   }
   return false;

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "formats/breakpad/fuzz_entry.h"
+#include "formats/breakpad/fuzz/fuzz_entry.h"
 #include "formats/breakpad/sym_reader.h"
 #include "symbolstore/breakpad/sym_function.h"
 #include "symbolstore/native/native_records.h"

@@ -51,7 +51,9 @@ Rendered render(const std::string& helm_args) {
   for (const YAML::Node& document : YAML::LoadAll(output)) {
     if (!document.IsMap()) continue;
     const std::string kind = document["kind"].as<std::string>();
-    if (kind == "ConfigMap") rendered.restack_yaml = document["data"]["restack.yaml"].as<std::string>();
+    // The worker's ConfigMap; the chart may also render the Grafana dashboard's.
+    if (kind == "ConfigMap" && document["data"]["restack.yaml"])
+      rendered.restack_yaml = document["data"]["restack.yaml"].as<std::string>();
     if (kind != "StatefulSet") continue;
     rendered.container = document["spec"]["template"]["spec"]["containers"][0];
     for (const YAML::Node& env : rendered.container["env"]) {

@@ -211,6 +211,7 @@ TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
        "sourcemap"},
       {"MODULE Linux x86_64 3D2CE8D6E0C1F8AB1C9F3D2A4B5C6D7E0 libapp.so\nINFO CODE_ID D6E82C3DC1E0ABF8\n", "breakpad"},
       {"hello", nullptr},
+      {"this is not a symbol file", nullptr},
       {"", nullptr},
   };
   for (const auto& [bytes, expected] : samples) {

@@ -712,8 +712,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     metrics.pending_events = pending->count();
     metrics.events_dead_lettered += counts.dead_lettered;
     for (ErrorCode code : counts.dead_letter_codes) metrics.countDeadLetter(code);
-    for (size_t k = 0; k < counts.frames_by_kind.size(); ++k)
-      metrics.frames_by_kind[k] += counts.frames_by_kind[k];
+    for (size_t k = 0; k < counts.frames_by_kind.size(); ++k) metrics.frames_by_kind[k] += counts.frames_by_kind[k];
     metrics.events_published += counts.published;
     metrics.events_pending_symbols += counts.pending_symbols;
     metrics.frames_total += counts.frames_total;
@@ -780,8 +779,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         if (!result.dead_letter) ++counts.by_platform[platformIndex(result.platform)];
         counts.frames_total += result.frames_total;
         counts.frames_symbolicated += result.frames_symbolicated;
-        for (size_t k = 0; k < counts.frames_by_kind.size(); ++k)
-          counts.frames_by_kind[k] += result.frames_by_kind[k];
+        for (size_t k = 0; k < counts.frames_by_kind.size(); ++k) counts.frames_by_kind[k] += result.frames_by_kind[k];
         next_offsets[batch[i].partition] = std::max(next_offsets[batch[i].partition], batch[i].offset + 1);
       }
     } catch (const std::exception& error) {

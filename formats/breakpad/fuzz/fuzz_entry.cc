@@ -1,4 +1,4 @@
-#include "formats/breakpad/fuzz_entry.h"
+#include "formats/breakpad/fuzz/fuzz_entry.h"
 
 #include <string_view>
 
