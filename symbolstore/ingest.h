@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/common/mapped_file.h"
 #include "formats/common/status.h"
 #include "symbolstore/store.h"
 
@@ -72,6 +73,16 @@ struct UploadContent {
   std::string_view bytes;    // in-memory content
   std::string display_name;  // for messages and name inference ("main.3f9a1c2b.js.map")
 };
+
+// The bytes of an upload for a writer that reads them whole: `content.bytes`, or the file at
+// `content.path` mapped into `mapped`, which keeps them alive.
+inline Expected<std::string_view> uploadBytes(const UploadContent& content, std::optional<MappedFile>& mapped) {
+  if (content.path.empty()) return content.bytes;
+  auto opened = MappedFile::open(content.path);
+  if (!opened) return opened.error();
+  mapped.emplace(std::move(*opened));
+  return mapped->bytes();
+}
 
 // Reports ingest progress: `done` of `total` units (bytes unless `stage` says otherwise).
 using IngestProgress = std::function<void(uint64_t done, uint64_t total, std::string_view stage)>;

@@ -101,13 +101,9 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
   const std::string name =
       content.display_name.empty() ? (content.path.empty() ? "mapping" : content.path) : content.display_name;
   std::optional<MappedFile> file;
-  std::string_view bytes = content.bytes;
-  if (!content.path.empty()) {
-    auto opened = MappedFile::open(content.path);
-    if (!opened) return opened.error();
-    file.emplace(std::move(*opened));
-    bytes = file->bytes();
-  }
+  auto read = uploadBytes(content, file);
+  if (!read) return read.error();
+  const std::string_view bytes = *read;
   if (bytes.size() > options.max_input_bytes) {
     return tooLarge(name + " is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
                     std::to_string(options.max_input_bytes));

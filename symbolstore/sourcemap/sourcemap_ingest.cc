@@ -212,16 +212,18 @@ Status writeDocument(RecordWriter& writer, const SourceMapDocument& doc, uint64_
 Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                        const IngestOptions& options) {
   std::optional<MappedFile> mapped;
-  std::string_view bytes = content.bytes;
-  if (!content.path.empty()) {
-    auto opened = MappedFile::open(content.path);
-    if (!opened) return opened.error();
-    mapped.emplace(std::move(*opened));
-    bytes = mapped->bytes();
-  }
-  // The minified file beside its map (sourcemap_minified.h) comes with the same kind.
-  if (looksLikeMinifiedSource(bytes.substr(0, 64 * 1024))) return ingestMinifiedSource(store, meta, content, options);
+  auto read = uploadBytes(content, mapped);
+  if (!read) return read.error();
+  const std::string_view bytes = *read;
   const std::string display = !content.display_name.empty() ? content.display_name : content.path;
+  // The minified file beside its map (sourcemap_minified.h) comes with the same kind; it gets the
+  // bytes already mapped here.
+  if (looksLikeMinifiedSource(bytes.substr(0, 64 * 1024))) {
+    UploadContent minified;
+    minified.bytes = bytes;
+    minified.display_name = display;
+    return ingestMinifiedSource(store, meta, minified, options);
+  }
   if (bytes.size() > options.max_input_bytes) {
     return tooLarge(display + ": source map of " + std::to_string(bytes.size()) +
                     " bytes exceeds the ingest limit of " + std::to_string(options.max_input_bytes) +

@@ -369,13 +369,9 @@ Status nameMapFromStoredMinifiedSource(SymbolStore& store, std::string_view app,
 Expected<IngestReport> ingestMinifiedSource(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                             const IngestOptions& options) {
   std::optional<MappedFile> mapped;
-  std::string_view bytes = content.bytes;
-  if (!content.path.empty()) {
-    auto opened = MappedFile::open(content.path);
-    if (!opened) return opened.error();
-    mapped.emplace(std::move(*opened));
-    bytes = mapped->bytes();
-  }
+  auto read = uploadBytes(content, mapped);
+  if (!read) return read.error();
+  const std::string_view bytes = *read;
   const std::string display = !content.display_name.empty() ? content.display_name : content.path;
   if (bytes.size() > options.max_sourcemap_bytes) {
     return tooLarge((display.empty() ? std::string("minified file upload") : display) + ": " +
@@ -423,14 +419,10 @@ std::optional<Expected<IngestReport>> ingestJavaScriptUpload(SymbolStore& store,
   if (meta.kind && *meta.kind != SymbolKind::kSourcemap) return std::nullopt;
   std::error_code error;
   if (!content.path.empty() && fs::is_directory(content.path, error)) return std::nullopt;
-  std::string head;
-  if (content.path.empty()) {
-    head.assign(content.bytes.substr(0, 64 * 1024));
-  } else {
-    auto opened = MappedFile::open(content.path);
-    if (!opened) return std::nullopt;  // the generic path reports it
-    head.assign(opened->bytes().substr(0, 64 * 1024));
-  }
+  std::optional<MappedFile> mapped;
+  auto read = uploadBytes(content, mapped);
+  if (!read) return std::nullopt;  // the generic path reports it
+  const std::string_view head = read->substr(0, 64 * 1024);
   if (detectCompression(head) == Compression::kZip) {
     if (!meta.kind) return std::nullopt;  // a zip of unknown kind: a .dSYM bundle, most likely
     return ingestZip(store, meta, content, options);
