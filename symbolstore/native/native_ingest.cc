@@ -398,15 +398,9 @@ class SliceIngest {
     // (app, build, module) -> ids, for frames that print no debug id.
     std::string key =
         meta_.shared ? moduleKey("", "", slice_.module) : moduleKey(meta_.app, meta_.build_id, slice_.module);
-    auto existing = store_.get(native_store::kNativeFamily, key);
-    if (!existing) return existing.error();
-    std::vector<std::string> ids;
-    if (existing->has_value()) {
-      auto decoded = decodeIdList(**existing);
-      if (decoded) ids = std::move(*decoded);
-    }
-    if (std::find(ids.begin(), ids.end(), id_) == ids.end()) ids.push_back(id_);
-    return writer_.put(key, encodeIdList(ids));
+    auto ids = idListWith(store_, key, id_);
+    if (!ids) return ids.error();
+    return writer_.put(key, *ids);
   }
 
   SymbolStore& store_;

@@ -1,5 +1,6 @@
 #include "symbolstore/native/native_records.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "symbolstore/record_codec.h"
@@ -339,6 +340,18 @@ Expected<std::vector<std::string>> decodeStringBlock(std::string_view value, std
   for (uint64_t i = 0; i < count && reader.ok(); ++i) strings[i] = std::string(reader.bytes());
   RESTACK_RETURN_IF_ERROR(reader.finish());
   return strings;
+}
+
+Expected<std::string> idListWith(const SymbolStore& store, std::string_view key, const std::string& id) {
+  auto existing = store.get(kNativeFamily, key);
+  if (!existing) return existing.error();
+  std::vector<std::string> ids;
+  if (existing->has_value()) {
+    auto decoded = decodeIdList(**existing, key);
+    if (decoded) ids = std::move(*decoded);
+  }
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  return encodeIdList(ids);
 }
 
 std::string encodeIdList(const std::vector<std::string>& ids) {

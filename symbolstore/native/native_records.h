@@ -173,6 +173,10 @@ Expected<std::vector<std::string>> decodeStringBlock(std::string_view value, std
 
 std::string encodeIdList(const std::vector<std::string>& ids);
 Expected<std::vector<std::string>> decodeIdList(std::string_view value, std::string_view key = {});
+// The id list stored under `key` (a moduleKey) with `id` added once, encoded: what an image's
+// writer puts back so that frames printing no debug id find the image by (app, build, module).
+// An unreadable list is replaced.
+Expected<std::string> idListWith(const SymbolStore& store, std::string_view key, const std::string& id);
 std::string encodeAlias(std::string_view id);
 Expected<std::string> decodeAlias(std::string_view value, std::string_view key = {});
 
