@@ -1,5 +1,6 @@
 // Agreement with llvm-symbolizer-19 --inlines on real third-party code compiled here (the zlib and
-// libpng example programs, GoogleTest) with gcc-12 and clang-19 at -O2/-O3, DWARF 4 and 5, whole
+// libpng example programs, GoogleTest) with gcc-12 and clang-19 at -O2/-O3, DWARF 4 and 5, for
+// x86-64 and aarch64, whole
 // or split into a stripped library plus a debug file (found by llvm-symbolizer through
 // .gnu_debuglink or the build id), and on Debian's own libc.so.6 with its libc6-dbg debug file.
 // Every frame of every sampled address is compared (function, file, line, column, inline chain);
@@ -173,12 +174,21 @@ struct Build {
   std::string cxx_compiler;
   std::string flags;  // optimization and DWARF version
   Split split = Split::kNone;
+  bool aarch64 = false;  // cross-compiled for aarch64 Linux, as Android's arm64-v8a libraries are
 };
+
+// aarch64: the cross compilers of Debian's gcc-aarch64-linux-gnu / g++-aarch64-linux-gnu, and
+// clang-19 with its target set (it finds the same cross toolchain). zlib's and libpng's headers
+// hold no architecture-specific part, so the host's copies serve (searched after the cross
+// sysroot's own headers); the library is linked without -lpng -lz (a shared library may leave
+// them undefined), since their aarch64 builds are not installed.
+const char* kCrossHeaders = " -idirafter /usr/include";
 
 class NativeAccuracyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* tool : {"gcc-12", "g++-12", "clang-19", "clang++-19", "llvm-symbolizer-19", "objcopy"}) {
+    for (const char* tool : {"gcc-12", "g++-12", "clang-19", "clang++-19", "llvm-symbolizer-19", "objcopy",
+                             "aarch64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++-12", "aarch64-linux-gnu-objcopy"}) {
       if (!requireTool(tool)) FAIL() << "reference tools missing: run scripts/setup.sh";
     }
     for (const char* path : {kPngTest, kGoogleTest}) {
@@ -192,7 +202,8 @@ class NativeAccuracyTest : public ::testing::Test {
     auto compile = [&](const std::string& compiler, const std::string& source, const std::string& extra) {
       std::string object = work.file(std::filesystem::path(source).stem().string() + ".o");
       objects.push_back(object);
-      return runOrFail(compiler + " " + build.flags + " -fPIC -w " + extra + " -c " + source + " -o " + object);
+      return runOrFail(compiler + " " + build.flags + (build.aarch64 ? kCrossHeaders : "") + " -fPIC -w " + extra +
+                       " -c " + source + " -o " + object);
     };
     for (const char* program : {"gun", "enough", "gzappend", "gzjoin", "minigzip", "example", "gznorm", "gzlog"}) {
       if (!compile(build.c_compiler, std::string(kZlibExamples) + "/" + program + ".c",
@@ -208,7 +219,7 @@ class NativeAccuracyTest : public ::testing::Test {
     std::string library = work.file(name);
     std::string link = build.cxx_compiler + " -shared -Wl,--build-id -o " + library;
     for (const std::string& object : objects) link += " " + object;
-    if (!runOrFail(link + " -lpng -lz")) return "";
+    if (!runOrFail(build.aarch64 ? link : link + " -lpng -lz")) return "";
     return library;
   }
 
@@ -220,15 +231,16 @@ class NativeAccuracyTest : public ::testing::Test {
     std::vector<std::string> uploads{library};
     std::string oracle = library;
     std::string oracle_arguments;
+    const std::string objcopy = build.aarch64 ? "aarch64-linux-gnu-objcopy" : "objcopy";
     if (build.split != Split::kNone) {
       // As distributions ship them: the debug file keeps .symtab and DWARF, the library only
       // .dynsym (objcopy --strip-unneeded, Debian's dh_strip).
       std::filesystem::create_directories(work.file("lib"));
       std::string stripped = work.file("lib/" + name);
       std::string debug = work.file(name + ".debug");
-      if (!runOrFail("objcopy --only-keep-debug " + library + " " + debug)) return {};
+      if (!runOrFail(objcopy + " --only-keep-debug " + library + " " + debug)) return {};
       if (build.split == Split::kDebuglink) {
-        if (!runOrFail("objcopy --strip-unneeded --add-gnu-debuglink=" + debug + " " + library + " " + stripped) ||
+        if (!runOrFail(objcopy + " --strip-unneeded --add-gnu-debuglink=" + debug + " " + library + " " + stripped) ||
             !runOrFail("cp " + debug + " " + work.file("lib/" + name + ".debug"))) {
           return {};
         }
@@ -241,7 +253,7 @@ class NativeAccuracyTest : public ::testing::Test {
         }
         std::string folder = work.file("debug/.build-id/" + id.substr(0, 2));
         std::filesystem::create_directories(folder);
-        if (!runOrFail("objcopy --strip-unneeded " + library + " " + stripped) ||
+        if (!runOrFail(objcopy + " --strip-unneeded " + library + " " + stripped) ||
             !runOrFail("cp " + debug + " " + folder + "/" + id.substr(2) + ".debug")) {
           return {};
         }
@@ -296,6 +308,24 @@ TEST_F(NativeAccuracyTest, Clang19O2Dwarf4) {
 
 TEST_F(NativeAccuracyTest, Clang19O3Dwarf5SplitByBuildId) {
   auto result = run({"clang-19", "clang++-19", "-O3 -g -gdwarf-5", Split::kBuildId}, "libclang-o3-dwarf5.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// aarch64 (Android's arm64-v8a ABI is aarch64 ELF): gcc-12 with a split debug file, where gcc's
+// clones and DWARF 4 meet, and clang-19 in one file.
+TEST_F(NativeAccuracyTest, Gcc12Aarch64O2Dwarf4SplitByDebuglink) {
+  Build build{"aarch64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++-12", "-O2 -g -gdwarf-4", Split::kDebuglink};
+  build.aarch64 = true;
+  auto result = run(build, "libgcc-aarch64-o2-dwarf4.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Clang19Aarch64O3Dwarf5) {
+  Build build{"clang-19 --target=aarch64-linux-gnu", "clang++-19 --target=aarch64-linux-gnu", "-O3 -g -gdwarf-5"};
+  build.aarch64 = true;
+  auto result = run(build, "libclang-aarch64-o3-dwarf5.so");
   EXPECT_GT(result.with_inlines, 1000u);
   EXPECT_GE(result.percent(), kTarget);
 }
