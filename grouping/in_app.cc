@@ -62,21 +62,6 @@ bool containsAny(std::string_view text, const auto& markers) {
   return false;
 }
 
-// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
-// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
-// an NDK's "…/sysroot/usr/include/").
-bool isSystemHeader(std::string_view file) {
-  if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
-      file.find("/sysroot/usr/include/") != std::string_view::npos) {
-    return true;
-  }
-  if (file.starts_with("/usr/include/") || file.starts_with("/usr/local/include/")) return true;
-  if (!file.starts_with("/usr/")) return false;
-  const size_t include = file.find("/include/", 5);
-  const std::string_view triple = include == std::string_view::npos ? std::string_view() : file.substr(5, include - 5);
-  return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
-}
-
 InAppDecision decideJava(std::string_view name) {
   for (std::string_view prefix : kJavaLibraryPrefixes) {
     if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
@@ -129,6 +114,21 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 }
 
 }  // namespace
+
+// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
+// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
+// an NDK's "…/sysroot/usr/include/").
+bool isSystemHeader(std::string_view file) {
+  if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
+      file.find("/sysroot/usr/include/") != std::string_view::npos) {
+    return true;
+  }
+  if (file.starts_with("/usr/include/") || file.starts_with("/usr/local/include/")) return true;
+  if (!file.starts_with("/usr/")) return false;
+  const size_t include = file.find("/include/", 5);
+  const std::string_view triple = include == std::string_view::npos ? std::string_view() : file.substr(5, include - 5);
+  return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
+}
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
