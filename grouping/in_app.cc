@@ -97,6 +97,8 @@ bool isVendorChunk(std::string_view base) {
 InAppDecision decideJs(const GroupingFrame& frame) {
   std::string_view file = frame.file;
   if (file.find("node_modules/") != std::string_view::npos) return {false, "node_modules"};
+  // Node's built-in modules ("node:internal/timers", "node:events") are compiled into node.
+  if (file.starts_with("node:")) return {false, "node built-in module"};
   if (file.starts_with("chrome-extension://") || file.starts_with("moz-extension://") ||
       file.starts_with("safari-extension://") || file.starts_with("safari-web-extension://")) {
     return {false, "browser extension"};
