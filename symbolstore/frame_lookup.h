@@ -90,6 +90,10 @@ struct SymbolizedFrame {
   // without its leading dot ("isra.0", "constprop.1.isra.0", "part.0", "cold", "lto_priv.0").
   // `function` stays the source function's name, as llvm-symbolizer prints it with the debug file.
   std::string clone;
+  // Native: the function the frame's code is defined in, when `function` does not say it (GCC's
+  // DWARF names a lambda's call operator bare, "operator()", as llvm-symbolizer prints it; the
+  // scope is the enclosing function from DWARF's scopes, "shop::Cart::total(char const*)").
+  std::string scope;
   ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;  // line number of context_lines[0]
 };

@@ -148,6 +148,13 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   auto unmapped = resolver.lookup(eventScope("shop", "", "web"), frame("index.android.bundle", 2, 1));
   ASSERT_TRUE(unmapped);
   EXPECT_EQ(unmapped->status, FrameStatus::kNotFound);
+  // Node's built-in modules never have a map: not found, not missing ("listOnTimeout
+  // (node:internal/timers:581:17)"), even when a map of the same file name exists.
+  ingest(syntheticMap(1, 10), uploadMeta("shop", "", "timers"));
+  auto builtin = resolver.lookup(eventScope("shop", "", "web"), frame("node:internal/timers", 1, 1));
+  ASSERT_TRUE(builtin);
+  EXPECT_EQ(builtin->status, FrameStatus::kNotFound);
+  EXPECT_EQ(builtin->note, "node built-in module");
 }
 
 TEST_F(SourcemapStoreTest, IndexMapSectionsInlineAndByUrl) {

@@ -37,6 +37,10 @@ void writeSymbolizedFields(JsonWriter& json, const SymbolizedFrame& frame) {
     json.key("clone");
     json.string(frame.clone);
   }
+  if (!frame.scope.empty()) {
+    json.key("scope");
+    json.string(frame.scope);
+  }
 }
 
 void writeFrame(JsonWriter& json, const OutputFrame& frame) {
