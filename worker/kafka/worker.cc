@@ -181,13 +181,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (auto* partition : partitions) ids.push_back(partition->partition());
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       spdlog::info("assigned {} events partition(s): {}", ids.size(), fmt::join(ids, ","));
-      // Symbols and pending state first: both must be in the store before the events.
+      // The demand counts before the symbols, so that an upload the catch-up applies closes the
+      // demand it meets; symbols and pending state before the events.
+      Status seeded = replayDemand(ids);
+      if (!seeded && fatal.isOk()) fatal = seeded;
       Status caught_up = symbols->addPartitions(ids);
       if (!caught_up && fatal.isOk()) fatal = caught_up;
       Status replayed = replayPending(ids);
       if (!replayed && fatal.isOk()) fatal = replayed;
-      Status seeded = replayDemand(ids);
-      if (!seeded && fatal.isOk()) fatal = seeded;
       Status positioned = startAtCommittedOffsets(partitions);
       if (!positioned && fatal.isOk()) fatal = positioned;
       RdKafka::Error* error = cooperative ? consumer->incremental_assign(partitions) : nullptr;
