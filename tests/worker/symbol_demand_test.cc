@@ -179,13 +179,15 @@ TEST_F(SymbolDemandTest, FlushPublishesChangedRecordsOncePerIntervalOnTheirParti
     EXPECT_EQ(decoded->key(), record.key);
     EXPECT_EQ(record.partition, decoded->kind == "native" ? 3 : 1);
   }
-  // Nothing changed: nothing to publish.
+  // Nothing changed: nothing to publish, even for a revoke.
   EXPECT_FALSE(demand.flushDue(20'000));
+  EXPECT_FALSE(demand.hasChanges());
   // A change waits for the interval.
   demand.begin();
   demand.observe(3, nativeMissed("1.0", 6000));
   demand.commit();
   EXPECT_FALSE(demand.flushDue(10'500));
+  EXPECT_TRUE(demand.hasChanges());
   EXPECT_TRUE(demand.flushDue(11'000));
   demand.begin();
   out = demand.flush(11'000);

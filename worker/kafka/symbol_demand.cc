@@ -171,6 +171,7 @@ void SymbolDemand::begin() {
   undo_.clear();
   resolving_.clear();
   last_flush_before_ = last_flush_ms_;
+  changed_before_ = changed_;
   untracked_before_ = untracked_;
 }
 
@@ -190,6 +191,7 @@ void SymbolDemand::abort() {
   }
   to_resolve_.insert(resolving_.begin(), resolving_.end());
   last_flush_ms_ = last_flush_before_;
+  changed_ = changed_before_;
   untracked_ = untracked_before_;
   commit();
 }
@@ -215,6 +217,7 @@ void SymbolDemand::observe(int32_t partition, const std::vector<DemandRecord>& m
       entry.partition = partition;
       entry.dirty = true;
       entries_.emplace(key, std::move(entry));
+      changed_ = true;
       continue;
     }
     remember(key);
@@ -228,6 +231,7 @@ void SymbolDemand::observe(int32_t partition, const std::vector<DemandRecord>& m
     if (record.platform.empty()) record.platform = seen.platform;
     entry.partition = partition;
     entry.dirty = true;
+    changed_ = true;
   }
 }
 
@@ -241,8 +245,7 @@ size_t SymbolDemand::resolve(const UploadMeta& meta, const IngestReport& report)
 
 bool SymbolDemand::flushDue(int64_t now_ms) const {
   if (!to_resolve_.empty()) return true;
-  if (now_ms - last_flush_ms_ < options_.flush_interval_ms) return false;
-  return std::any_of(entries_.begin(), entries_.end(), [](const auto& entry) { return entry.second.dirty; });
+  return changed_ && now_ms - last_flush_ms_ >= options_.flush_interval_ms;
 }
 
 std::vector<DemandOutput> SymbolDemand::flush(int64_t now_ms) {
@@ -263,6 +266,7 @@ std::vector<DemandOutput> SymbolDemand::flush(int64_t now_ms) {
     entry.dirty = false;
   }
   last_flush_ms_ = now_ms;
+  changed_ = false;
   return out;
 }
 

@@ -103,8 +103,10 @@ class SymbolDemand {
   // flush). Returns how many. Kept across an aborted turn: the upload is not applied twice.
   size_t resolve(const UploadMeta& meta, const IngestReport& report);
 
-  // Whether the interval since the last flush has passed and something changed.
+  // Whether a demand was met, or the interval since the last flush has passed and a count changed.
   bool flushDue(int64_t now_ms) const;
+  // Whether flush() would publish anything (a revoke publishes before the partitions go).
+  bool hasChanges() const { return changed_ || !to_resolve_.empty(); }
   // The cumulative records of every changed key and the tombstones of met demands; they count as
   // published (and met keys as gone) unless the turn is aborted.
   std::vector<DemandOutput> flush(int64_t now_ms);
@@ -137,6 +139,8 @@ class SymbolDemand {
   std::map<std::string, std::optional<Entry>> undo_;  // key -> its state before the turn
   int64_t last_flush_ms_ = 0;
   int64_t last_flush_before_ = 0;
+  bool changed_ = false;  // some entry is dirty; a flag, so that flushDue() never walks the entries
+  bool changed_before_ = false;
   uint64_t untracked_ = 0;
   uint64_t untracked_before_ = 0;
 };

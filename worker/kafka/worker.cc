@@ -721,7 +721,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   Status processBatch(bool housekeeping) {
     const bool expiry_due = housekeeping && wallMs() >= next_expiry_ms;
     const bool rechecking = housekeeping && !recheck.empty();
-    const bool demand_due = demand && (flush_demand_now || demand->flushDue(wallMs()));
+    const bool demand_due = demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()));
     if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
     const auto recheck_before = recheck;
     const uint64_t failures_before = delivery_failures;
