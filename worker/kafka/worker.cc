@@ -393,6 +393,13 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
             spdlog::warn("{}/{} skipped: {}", config.kafka.topics.symbols_missing, partition, seeded.error().message());
           return Status::ok();
         });
+    if (!read && read.error().code() == ErrorCode::kNotFound) {
+      // Deleted while the worker ran: counting on from zero would overwrite the published counts.
+      spdlog::error("{}; the symbol-demand feed is off until the worker restarts", read.error().message());
+      demand.reset();
+      metrics.symbol_demand_keys = 0;
+      return Status::ok();
+    }
     if (!read) return read.error().withContext("replaying the symbol-demand topic");
     metrics.symbol_demand_keys = demand->size();
     spdlog::info("replayed symbol-demand partition(s) {}: {} record(s), {} tracked", fmt::join(partitions, ","),
