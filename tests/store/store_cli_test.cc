@@ -180,6 +180,7 @@ TEST_F(StoreCommandTest, ListShowsEveryBuildWithSizesAndTheLastUseOfTheUsedOneOn
   const Restack listed = restack("store list " + storeFlag());
   ASSERT_EQ(listed.status, 0) << listed.output;
   const auto lines = test_support::outputLines(listed.output);
+  EXPECT_EQ(listed.output.find("a running worker has"), std::string::npos) << "no worker here: " << listed.output;
   ASSERT_GE(lines.size(), 6u) << listed.output;
   EXPECT_EQ(lines[0].rfind("APP", 0), 0u) << listed.output;
   const std::string one = rowWith(listed.output, {"com.one", one_.build_id, "libone.so"});
@@ -289,6 +290,7 @@ TEST_F(StoreCommandTest, AStoreInUseRefusesDeleteAndStillLists) {
   const Restack listed = restack("store list " + storeFlag());
   EXPECT_EQ(listed.status, 0) << listed.output;
   EXPECT_NE(listed.output.find(one_.build_id), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find("a running worker has"), std::string::npos) << listed.output;
   const Restack shown = restack("store show com.one:1 " + storeFlag());
   EXPECT_EQ(shown.status, 0) << shown.output;
 }

@@ -1,6 +1,9 @@
 // restack store list|show|delete: what a local symbol store holds, per app, build and identifier,
 // and deleting one build's symbols (symbolstore/store_inventory.h; docs/operations.md
 // "Inspecting and pruning a store").
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -117,6 +120,19 @@ bool isLockError(const Error& error) {
   return text.find("lock file") != std::string::npos || text.find("LOCK") != std::string::npos;
 }
 
+// True when another process holds RocksDB's lock on the store (a running worker): RocksDB locks
+// <store>/LOCK with fcntl, which F_GETLK reports without taking it.
+bool lockedByAnotherProcess(const std::string& path) {
+  const int fd = ::open((path + "/LOCK").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock lock{};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  const bool locked = ::fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
+  ::close(fd);
+  return locked;
+}
+
 // Opens the store for reading. Read-only: RocksDB takes no lock, so this works beside a worker
 // that has the store open, and shows what the worker had written when it opened.
 Expected<std::unique_ptr<SymbolStore>> openForReading(const StoreFlags& flags) {
@@ -126,6 +142,11 @@ Expected<std::unique_ptr<SymbolStore>> openForReading(const StoreFlags& flags) {
   options.path = *path;
   options.read_only = true;
   options.block_cache_bytes = 16u << 20;
+  if (lockedByAnotherProcess(*path)) {
+    std::cerr << "note: a running worker has " << *path
+              << " open; reading it read-only as of now (uses the worker noted in the last minute are not in it "
+                 "yet)\n";
+  }
   return SymbolStore::open(options);
 }
 
@@ -259,6 +280,12 @@ int runDelete(const StoreFlags& flags) {
   options.path = *path;
   options.read_only = !flags.yes;  // a dry run writes nothing
   options.block_cache_bytes = 16u << 20;
+  if (flags.yes && lockedByAnotherProcess(*path)) {
+    std::cerr << "restack store delete: the store at " << *path
+              << " is in use by a running worker (RocksDB holds its lock); stop the worker first. Deleting from a "
+                 "running worker's store is not supported yet.\n";
+    return 1;
+  }
   auto store = SymbolStore::open(options);
   if (!store) {
     if (isLockError(store.error())) {
