@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "formats/common/temp_dir.h"
@@ -229,6 +231,19 @@ TEST_F(StoreCommandTest, ShowGivesTheDetailsOfAnIdentifierOrABuild) {
   ASSERT_EQ(build.status, 0) << build.output;
   EXPECT_NE(build.output.find(two_.build_id), std::string::npos) << build.output;
   EXPECT_NE(build.output.find("mapping chunk"), std::string::npos) << build.output;
+
+  // --config takes the folder from store.path of a worker's configuration.
+  std::ifstream example(RESTACK_SOURCE_DIR "/config/restack.example.yaml");
+  std::stringstream text;
+  text << example.rdbuf();
+  std::string config = text.str();
+  const size_t path_at = config.find("/var/lib/restack/store");
+  ASSERT_NE(path_at, std::string::npos);
+  config.replace(path_at, std::strlen("/var/lib/restack/store"), store_path_);
+  ASSERT_TRUE(test_support::writeTextFile(dir_->path() + "/restack.yaml", config));
+  const Restack configured = restack("store show com.two:2 --config " + shellQuote(dir_->path() + "/restack.yaml"));
+  EXPECT_EQ(configured.status, 0) << configured.output;
+  EXPECT_EQ(configured.output, build.output);
 
   const Restack unknown = restack("store show nothing:here " + storeFlag());
   EXPECT_EQ(unknown.status, 1) << unknown.output;
