@@ -10,6 +10,7 @@
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
 #include "symbolstore/symbol_source.h"
+#include "symbolstore/usage.h"
 
 namespace restack {
 namespace fs = std::filesystem;
@@ -73,6 +74,33 @@ Expected<std::string> pickUnzippedContent(const std::string& directory) {
 bool isDirectory(const std::string& path) {
   std::error_code ignored;
   return fs::is_directory(path, ignored);
+}
+
+// The family a source's records live in, for the upload times of symbolstore/usage.h: every
+// source but ProGuard's and the source maps' writes native records (docs/design.md §11).
+std::string_view familyOfKind(SymbolKind kind) {
+  if (kind == SymbolKind::kProguard) return "proguard";
+  if (kind == SymbolKind::kSourcemap) return "sourcemap";
+  return "native";
+}
+
+// When the upload's symbol sets were uploaded (`restack store list`): the build's, and each
+// native image's by its debug id (shared images have no build).
+Status recordUploadTime(SymbolStore& store, const UploadMeta& meta, const IngestReport& report) {
+  const int64_t now = usage::nowMinutes();
+  const std::string_view family = familyOfKind(report.kind);
+  rocksdb::WriteBatch batch;
+  if (!meta.app.empty() || !meta.build_id.empty()) {
+    usage::recordUpload(store, batch, usage::buildSet(family, meta.app, meta.build_id), now);
+  }
+  if (family == "native") {
+    for (const std::string& id : report.ids) {
+      const std::string hex = usage::normalizeDebugId(id);
+      if (!hex.empty()) usage::recordUpload(store, batch, usage::imageSet(hex), now);
+    }
+  }
+  if (batch.Count() == 0) return Status::ok();
+  return store.write(batch);
 }
 
 Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
@@ -155,7 +183,9 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
     if (other.native_transform != nullptr) with_transforms.native_transforms.push_back(other.native_transform);
   }
   Expected<IngestReport> report = source->ingest(store, resolved, content, with_transforms);
-  if (report) report->kind = *resolved.kind;
+  if (!report) return report;
+  report->kind = *resolved.kind;
+  RESTACK_RETURN_IF_ERROR(recordUploadTime(store, resolved, *report));
   return report;
 }
 

@@ -8,4 +8,27 @@ Symbolizer::Symbolizer(SymbolStore& store, const SymbolizerOptions& options)
       proguard_(store, options.proguard),
       sourcemap_(store, options.sourcemap) {}
 
+void Symbolizer::noteUsed(const EventScope& scope, const StoreFamily& family) {
+  if (scope.app.empty() && scope.build_id.empty()) return;
+  // Called per restored frame: one buffer per thread instead of a string per call.
+  thread_local std::string set;
+  set = usage::buildSet(family.name(), scope.app, scope.build_id);
+  usage_.note(set);
+}
+
+void Symbolizer::noteId(const StoreFamily& family, std::string_view id) {
+  if (id.empty()) return;
+  thread_local std::string set;
+  set = usage::idSet(family.name(), id);
+  usage_.note(set);
+}
+
+void Symbolizer::noteImage(std::string_view debug_id_hex) {
+  if (debug_id_hex.empty()) return;
+  thread_local std::string set;
+  set.assign("d");
+  set.append(debug_id_hex);
+  usage_.note(set);
+}
+
 }  // namespace restack

@@ -8,6 +8,7 @@
 #include "symbolstore/proguard/proguard_resolver.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
 #include "symbolstore/store.h"
+#include "symbolstore/usage.h"
 
 namespace restack {
 
@@ -24,12 +25,22 @@ class Symbolizer {
   ProguardResolver& proguard() { return proguard_; }
   SourcemapResolver& sourcemap() { return sourcemap_; }
   SymbolStore& store() { return store_; }
+  // Which symbol sets answered frames (symbolstore/usage.h); the worker flushes it into the
+  // store's `usage` family. Callers note a frame once it restored: noteUsed for the scope's build
+  // (`family` is the family of the symbols that answered), noteImage for a native image the frame
+  // named by its debug id (lowercase hex, as formats/stack prints it).
+  UsageTracker& usage() { return usage_; }
+  void noteUsed(const EventScope& scope, const StoreFamily& family);
+  void noteImage(std::string_view debug_id_hex);
+  // The symbols of `family` the event named by `id` (R8's pg_map_id), whatever its build.
+  void noteId(const StoreFamily& family, std::string_view id);
 
  private:
   SymbolStore& store_;
   NativeResolver native_;
   ProguardResolver proguard_;
   SourcemapResolver sourcemap_;
+  UsageTracker usage_;
 };
 
 }  // namespace restack

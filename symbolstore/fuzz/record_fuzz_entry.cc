@@ -8,6 +8,7 @@
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/record_codec.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
+#include "symbolstore/usage.h"
 
 namespace restack::records {
 namespace {
@@ -99,6 +100,7 @@ int recordFuzzOne(const uint8_t* data, size_t size) {
           return sm::encodeText(std::vector<std::string_view>(lines.begin(), lines.end()));
         });
   }
+  if (type == "usage.time") return roundTrip(value, [](auto v) { return usage::decodeTime(v); }, usage::encodeTime);
   return roundTrip(value, [](auto v) { return sm::decodeChunk(v, 0, 0); }, sm::encodeChunk);
 }
 

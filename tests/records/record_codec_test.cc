@@ -10,6 +10,7 @@
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/record_codec.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
+#include "symbolstore/usage.h"
 #include "tests/records/sample_records.h"
 
 namespace restack::records {
@@ -48,6 +49,7 @@ std::string decodeError(const SampleRecord& record, std::string_view value) {
   if (name.starts_with("sourcemap.text")) return describe(sourcemap_records::decodeText(value, record.key));
   if (name == "sourcemap.chunk.lines") return describe(sourcemap_records::decodeChunk(value, 3, 17, record.key));
   if (name.starts_with("sourcemap.chunk")) return describe(sourcemap_records::decodeChunk(value, 0, 0, record.key));
+  if (name.starts_with("usage.time")) return describe(usage::decodeTime(value, record.key));
   ADD_FAILURE() << "no decoder for " << name;
   return "no decoder";
 }
@@ -110,6 +112,8 @@ TEST(RecordsGolden, EveryRecordDecodesAndEncodesBackToTheSameBytes) {
       const bool lines = name == "sourcemap.chunk.lines";
       again =
           sourcemap_records::encodeChunk(*sourcemap_records::decodeChunk(record.value, lines ? 3 : 0, lines ? 17 : 0));
+    } else if (name.starts_with("usage.time")) {
+      again = usage::encodeTime(*usage::decodeTime(record.value));
     } else {
       continue;  // class records decode into views, checked field by field below
     }

@@ -3,6 +3,7 @@
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
+#include "symbolstore/usage.h"
 
 namespace restack::records_test {
 namespace {
@@ -199,6 +200,14 @@ void addSourcemap(std::vector<SampleRecord>& out) {
   out.push_back({"sourcemap.chunk.lines", sm::chunkKey(map_id, 3, 17), sm::encodeChunk(chunk)});
 }
 
+// symbolstore/usage.h: the worked example, and an image's upload time.
+void addUsage(std::vector<SampleRecord>& out) {
+  out.push_back({"usage.time.last-used", usage::lastUsedKey(usage::buildSet("proguard", "com.example", "45")),
+                 usage::encodeTime(29924460)});
+  out.push_back({"usage.time.uploaded", usage::uploadedKey(usage::imageSet("ba78e30f5a6c4e1d9b0c11223344556677881b19")),
+                 usage::encodeTime(29924399)});
+}
+
 }  // namespace
 
 std::vector<SampleRecord> sampleRecords() {
@@ -206,6 +215,7 @@ std::vector<SampleRecord> sampleRecords() {
   addNative(records);
   addProguard(records);
   addSourcemap(records);
+  addUsage(records);
   return records;
 }
 

@@ -1,4 +1,4 @@
-// A fixed set of records of every stored type (native, proguard, sourcemap), built through the
+// A fixed set of records of every stored type (native, proguard, sourcemap, usage), built through the
 // public encoders. tests/records/make_record_goldens.cc prints their bytes into
 // tests/records/golden/records.txt; record_codec_test.cc checks that today's encoders still
 // write exactly those bytes, so that stores written by earlier releases stay readable.

@@ -15,5 +15,6 @@ Command addDemoCommand(CLI::App& app);
 Command addIngestCommand(CLI::App& app);
 Command addSymbolicateCommand(CLI::App& app);
 Command addMissingCommand(CLI::App& app);
+Command addStoreCommand(CLI::App& app);
 
 }  // namespace restack::cli

@@ -145,6 +145,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;  // replays pending partitions, no group
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
+  Clock::time_point usage_flush_due = Clock::now() + std::chrono::minutes(1);
   std::set<int32_t> owned;                 // events partitions assigned to this worker
   int64_t gauges_updated_ms = 0;           // steady ms of the last updateGauges()
   std::map<int32_t, int64_t> uncommitted;  // at_least_once: partition -> next offset, outputs acknowledged
@@ -1103,8 +1104,18 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!exactly_once) commitUncommitted();
       producer->poll(0);
       updateGauges();
+      flushUsage(false);
     }
     return Status::ok();
+  }
+
+  // Writes when symbol sets were last used (symbolstore/usage.h) once a minute, and when
+  // stopping. A failure is logged, never fatal: the times only inform `restack store list`.
+  void flushUsage(bool now) {
+    if (!now && Clock::now() < usage_flush_due) return;
+    usage_flush_due = Clock::now() + std::chrono::minutes(1);
+    auto written = symbolizer->usage().flush(*store);
+    if (!written) spdlog::warn("cannot record when symbols were last used: {}", written.error().message());
   }
 };
 
@@ -1125,6 +1136,7 @@ Status Worker::run(const std::atomic<bool>& stop) {
   spdlog::info("stopping: finishing the batch in flight");
   Status finished = impl_->processBatch(false);
   if (status.isOk() && !finished.isOk()) status = finished;
+  impl_->flushUsage(true);
   impl_->metrics.ready = false;
   // close() revokes the assignment (the rebalance callback commits) and leaves the group now,
   // instead of after session.timeout.ms.

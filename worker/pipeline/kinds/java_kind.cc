@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "symbolstore/proguard/proguard_records.h"
+
 namespace restack::pipeline {
 namespace {
 
@@ -56,6 +58,15 @@ class JavaKind final : public StackKind {
       const stack::StackLine& java = run.lines[k];
       JavaLineResult& result = (*results)[k];
       if (java.kind == stack::LineKind::kJavaFrame) {
+        if (result.lookup.status == FrameStatus::kSymbolicated) {
+          // The event's pg_map_id picks the mapping before its build does (proguard_resolver.h).
+          const std::string& map_id = run.scope.symbol_ids.get(kProguardScopeKind);
+          if (map_id.empty()) {
+            run.symbolizer.noteUsed(run.scope, proguard::kProguardFamily);
+          } else {
+            run.symbolizer.noteId(proguard::kProguardFamily, map_id);
+          }
+        }
         out.frame(this, java, std::move(result.lookup));
       } else if (java.kind == stack::LineKind::kJavaException) {
         const auto* header = java.javaException();

@@ -1,5 +1,7 @@
 #include "worker/pipeline/kinds/js_kind.h"
 
+#include "symbolstore/sourcemap/sourcemap_records.h"
+
 namespace restack::pipeline {
 namespace {
 
@@ -43,6 +45,9 @@ class JsKind final : public StackKind {
       }
       auto lookup = run.symbolizer.sourcemap().lookup(run.scope, js);
       if (!lookup) return lookup.error();
+      if (lookup->status == FrameStatus::kSymbolicated) {
+        run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
+      }
       out.frame(this, line, std::move(*lookup));
     }
     return Status::ok();

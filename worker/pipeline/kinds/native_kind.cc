@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "symbolstore/native/native_records.h"
+
 namespace restack::pipeline {
 namespace {
 
@@ -44,6 +46,13 @@ class NativeKind final : public StackKind {
       const uint64_t address = (is_pc || native.address == 0) ? native.address : native.address - 1;
       auto lookup = run.symbolizer.native().lookup(run.scope, native, address);
       if (!lookup) return lookup.error();
+      if (lookup->status == FrameStatus::kSymbolicated) {
+        if (native.debug_id.empty()) {
+          run.symbolizer.noteUsed(run.scope, native_store::kNativeFamily);
+        } else {
+          run.symbolizer.noteImage(native.debug_id);
+        }
+      }
       out.frame(this, line, std::move(*lookup));
     }
     return Status::ok();
