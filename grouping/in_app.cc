@@ -4,6 +4,7 @@
 #include <array>
 
 #include "grouping/kinds.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
@@ -132,7 +133,7 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
-  const FrameKindRules& kind = frameKindRules(frame.kind);
+  const FrameKindRules& kind = *frame.kind;
   if (rules != nullptr) {
     for (const InAppRule& rule : rules->in_app) {
       if (rule.match.matches(frame, normalized, platform)) {
@@ -149,7 +150,7 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == FrameKind::kNative && isSystemHeader(frame.file)) {
+  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
     return {false, "system header"};
   }
   if (frame.in_app.has_value()) {
