@@ -14,7 +14,11 @@ std::span<const LineSyntax* const> lineSyntaxes() {
   // parentheses, so JS goes first. "... N more" and exception headers are the loosest shapes
   // and go last.
   static constexpr const LineSyntax* kSyntaxes[] = {
-      &kJsFrameLine, &kJavaFrameLine, &kNativeLine, &kJavaMoreLine, &kJavaExceptionLine,
+      &kJsFrameLine,        // V8, Firefox/Safari/JSC, Hermes
+      &kJavaFrameLine,      // "at pkg.Class.method(File.java:12)"
+      &kNativeLine,         // iOS images, Android native frames and tombstones
+      &kJavaMoreLine,       // "... N more"
+      &kJavaExceptionLine,  // "Caused by: a.b.C: message"
   };
   return kSyntaxes;
 }
