@@ -3,6 +3,7 @@
 
 #include "grouping/in_app.h"
 #include "grouping/kinds.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
@@ -16,7 +17,7 @@ void keyLambdasByPosition(const std::vector<GroupingFrame>& frames, AnnotatedSta
   for (size_t i = 0; i < stack.decisions.size(); ++i) {
     FrameDecision& decision = stack.decisions[i];
     if (!candidate(decision) || frames[i].line == 0) continue;
-    const std::string enclosing = enclosingFunction(decision.normalized, frames[i].kind);
+    const std::string enclosing = enclosingFunction(decision.normalized, *frames[i].kind);
     if (enclosing.empty()) continue;
     for (size_t j = i + 1; j < stack.decisions.size(); ++j) {
       if (stack.decisions[j].normalized != enclosing) continue;
@@ -42,7 +43,7 @@ void keyLambdasByPosition(const std::vector<GroupingFrame>& frames, AnnotatedSta
 void nameBareCallOperators(const std::vector<GroupingFrame>& frames, AnnotatedStack& stack) {
   for (size_t i = 0; i < stack.decisions.size(); ++i) {
     FrameDecision& decision = stack.decisions[i];
-    if (frames[i].kind != FrameKind::kNative || decision.normalized != "operator()") continue;
+    if (frames[i].kind != &nativeRules() || decision.normalized != "operator()") continue;
     if (!frames[i].scope.empty()) {
       const std::string enclosing = normalizeNativeName(frames[i].scope).name;
       if (!enclosing.empty()) {
@@ -94,7 +95,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     // A Java or native name printed on the device is real even when symbols did not cover it;
     // a JavaScript name the source map did not cover is minified noise ("t", "e").
     const bool restored = frame.state == FrameState::kRestored ||
-                          (frame.state == FrameState::kNotFound && frameKindRules(frame.kind).unrestored_name_usable);
+                          (frame.state == FrameState::kNotFound && frame.kind->unrestored_name_usable);
     if (!restored || name.name.empty()) {
       decision.ignored = true;
       decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols" : "no restored name";
@@ -121,12 +122,12 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     // compiler chose to inline it: GCC -O2 inlines <string.h>'s C++ strchr overload above
     // libc's strchr, -O0 and Clang call libc directly. Never hashed, so the library call below
     // it (the thrower) is the same frame in every build.
-    if (frame.kind == FrameKind::kNative && !decision.in_app && isSystemHeader(frame.file)) {
+    if (frame.kind == &nativeRules() && !decision.in_app && isSystemHeader(frame.file)) {
       decision.ignored = true;
       decision.ignore_reason = "inlined from a system header";
       continue;
     }
-    if (const char* noise = noiseReason(name.name, frame.kind)) {
+    if (const char* noise = noiseReason(name.name, *frame.kind)) {
       decision.ignored = true;
       decision.ignore_reason = noise;
       continue;

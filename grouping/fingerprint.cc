@@ -88,7 +88,7 @@ FrameSelection selectFrames(const AnnotatedStack& stack, const std::vector<Group
     // what went wrong: different errors thrown inside the same library code would share them.
     // Then the frames below them, down to the one that threw, tell the problems apart.
     const bool distinctive = std::any_of(selection.used.begin(), selection.used.end(), [&](size_t index) {
-      return isDistinctiveName(decisions[index].normalized, frames[index].kind);
+      return isDistinctiveName(decisions[index].normalized, *frames[index].kind);
     });
     if (thrown && !distinctive && selection.used.front() > 0) {
       std::vector<size_t> below;

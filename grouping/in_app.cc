@@ -4,6 +4,7 @@
 #include <array>
 
 #include "grouping/kinds.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
 
 namespace restack::grouping {
@@ -134,7 +135,7 @@ bool isSystemHeader(std::string_view file) {
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
-  const FrameKindRules& kind = frameKindRules(frame.kind);
+  const FrameKindRules& kind = *frame.kind;
   if (rules != nullptr) {
     for (const InAppRule& rule : rules->in_app) {
       if (rule.match.matches(frame, normalized, platform)) {
@@ -151,7 +152,7 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == FrameKind::kNative && isSystemHeader(frame.file)) {
+  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
     return {false, "system header"};
   }
   if (frame.in_app.has_value()) {

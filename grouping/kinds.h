@@ -1,7 +1,10 @@
-// What grouping does with the frames of each kind (docs/design.md §10): one row per FrameKind in
-// kinds.cc. normalize.h, in_app.h, annotate.cc and the fingerprint read a frame's kind only
-// through this table; the rows point at each kind's own code (normalize_<kind>.cc, the kind's
-// lists in normalize_common.cc and in_app.cc).
+// What grouping does with the frames of each kind (docs/design.md §10): one FrameKindRules
+// object per kind, defined in grouping/kinds/<kind>_rules.cc (the unknown kind's in kinds.cc),
+// which every GroupingFrame points at. normalize.h, in_app.h, annotate.cc and the fingerprint
+// read a frame's kind only through its rules; the rules point at each kind's own code
+// (normalize_<kind>.cc, the kind's lists in normalize_common.cc and in_app.cc). There is no
+// list of kinds: a new kind is its rules file, and the worker's StackKind::groupingKind()
+// returns its rules.
 #pragma once
 
 #include <optional>
@@ -15,7 +18,6 @@
 namespace restack::grouping {
 
 struct FrameKindRules {
-  FrameKind kind;
   const char* name;  // "native", "java", "js", "unknown" (the record's frame kind)
   // The normalized form of one candidate name of `frame` (its function or an alternative).
   NormalizedName (*normalize_name)(std::string_view function, const GroupingFrame& frame);
@@ -42,10 +44,7 @@ struct FrameKindRules {
   bool unrestored_name_usable;
 };
 
-// The row of `kind` (the unknown row for a value outside the enum).
-const FrameKindRules& frameKindRules(FrameKind kind);
-
-// The kinds' own functions the rows point at.
+// The kinds' own functions the rules point at.
 namespace kinds {
 NormalizedName nativeName(std::string_view function, const GroupingFrame& frame);
 NormalizedName javaName(std::string_view function, const GroupingFrame& frame);

@@ -7,9 +7,9 @@
 //   GroupingInput{app "shopee", platform "android", kind "crash",
 //                 exception_type "java.lang.NullPointerException",
 //                 threads[0] {name "main", crashed true, frames:
-//                   {function "com.shopee.cart.CartPresenter.lambda$onLoad$0", kind kJava},
-//                   {function "com.shopee.cart.CartPresenter.access$000", kind kJava},
-//                   {function "android.os.Handler.handleCallback", kind kJava}, …}}
+//                   {function "com.shopee.cart.CartPresenter.lambda$onLoad$0", kind &javaRules()},
+//                   {function "com.shopee.cart.CartPresenter.access$000", kind &javaRules()},
+//                   {function "android.os.Handler.handleCallback", kind &javaRules()}, …}}
 //   -> Fingerprint{hash "5c0e…" (32 hex digits), algorithm "v2", quality "complete",
 //                  title "java.lang.NullPointerException: …", culprit "com.shopee.cart.CartPresenter.lambda$onLoad",
 //                  frames_used {"com.shopee.cart.CartPresenter.lambda$onLoad", …},
@@ -23,8 +23,11 @@
 
 namespace restack::grouping {
 
-// Which normalizer reads a frame's function name.
-enum class FrameKind { kUnknown, kNative, kJava, kJs };
+// What grouping does with the frames of one kind (grouping/kinds.h): each kind defines its
+// rules in grouping/kinds/<kind>_rules.cc and a frame points at them.
+struct FrameKindRules;
+// The rules of a frame no kind claims (kinds.cc).
+const FrameKindRules& unknownRules();
 
 // What the restorer could do for a frame. Only kMissingSymbols frames can still change (when
 // the symbols arrive), so they decide between quality "complete" and "partial"/"provisional".
@@ -35,7 +38,6 @@ enum class FrameState {
   kUnparsed,        // the raw line was not understood
 };
 
-const char* frameKindName(FrameKind kind);
 const char* frameStateName(FrameState state);
 
 struct GroupingFrame {
@@ -59,7 +61,7 @@ struct GroupingFrame {
   // The restorer's own in-app decision, if it has one: native module from the app's upload
   // (true) or the shared system store (false); a JS source on the map's ignore list (false).
   std::optional<bool> in_app;
-  FrameKind kind = FrameKind::kUnknown;
+  const FrameKindRules* kind = &unknownRules();  // never null
   FrameState state = FrameState::kRestored;
   // Other candidates of an ambiguous restoration (ProGuard overloads). The fingerprint uses the
   // smallest normalized name of {function} ∪ alternatives, so the candidate order cannot split.

@@ -57,17 +57,17 @@ std::string normalizeExceptionType(std::string_view type);
 // native "{lambda}", "'lambda'", "$_", blocks, Swift closures; JS "<anonymous>@…"), and entry
 // points ("main", "<clinit>", a JS module's "<global>"). The fingerprint then takes in the
 // frames below them down to the thrower (fingerprint.h).
-bool isDistinctiveName(std::string_view normalized, FrameKind kind);
+bool isDistinctiveName(std::string_view normalized, const FrameKindRules& kind);
 
 // The enclosing named function of a lambda / anonymous function, from its normalized name, or
 // "" when it names none: "a.B.lambda$load" -> "a.B.load", "a.B.lambda$static" -> "a.B.<clinit>",
 // "a.B.load$lambda" -> "a.B.load", "A::f::{lambda}::operator()" -> "A::f",
 // "closure in X.y" -> "X.y". Used to give a lambda a stable key by its position relative to
 // the enclosing function's frame (fingerprint.h).
-std::string enclosingFunction(std::string_view normalized, FrameKind kind);
+std::string enclosingFunction(std::string_view normalized, const FrameKindRules& kind);
 
 // Why a normalized frame is shared by every crash and must not be hashed (throw/abort helpers,
 // crash handlers, thread entry points); nullptr when it is a regular frame.
-const char* noiseReason(std::string_view normalized, FrameKind kind);
+const char* noiseReason(std::string_view normalized, const FrameKindRules& kind);
 
 }  // namespace restack::grouping

@@ -109,7 +109,7 @@ bool isHexHash(std::string_view word) {
 }  // namespace
 
 NormalizedName normalizeFrame(const GroupingFrame& frame) {
-  const FrameKindRules& rules = frameKindRules(frame.kind);
+  const FrameKindRules& rules = *frame.kind;
   if (frame.name_unknown && rules.normalize_unnamed != nullptr) return rules.normalize_unnamed(frame);
   auto one = [&](std::string_view function) { return rules.normalize_name(function, frame); };
   NormalizedName best = one(frame.function);
@@ -195,22 +195,22 @@ std::string normalizeExceptionType(std::string_view type) {
   return out;
 }
 
-bool isDistinctiveName(std::string_view normalized, FrameKind kind) {
+bool isDistinctiveName(std::string_view normalized, const FrameKindRules& kind) {
   if (normalized.empty()) return false;
   // A position suffix ("@+2", normalize.h enclosingFunction) is not a name.
   size_t at = normalized.rfind("@+");
   if (at == std::string_view::npos) at = normalized.rfind("@-");
   if (at != std::string_view::npos) normalized = normalized.substr(0, at);
-  return frameKindRules(kind).is_distinctive(normalized);
+  return kind.is_distinctive(normalized);
 }
 
-std::string enclosingFunction(std::string_view normalized, FrameKind kind) {
-  return frameKindRules(kind).enclosing_function(normalized);
+std::string enclosingFunction(std::string_view normalized, const FrameKindRules& kind) {
+  return kind.enclosing_function(normalized);
 }
 
-const char* noiseReason(std::string_view normalized, FrameKind kind) {
+const char* noiseReason(std::string_view normalized, const FrameKindRules& kind) {
   if (normalized.empty()) return nullptr;
-  if (const char* reason = frameKindRules(kind).noise(normalized)) return reason;
+  if (const char* reason = kind.noise(normalized)) return reason;
   const std::string lowered = lower(normalized.substr(0, 512));
   for (auto marker : kCrashHandlerMarkers) {
     if (lowered.find(marker) != std::string::npos) return "noise: crash handler";

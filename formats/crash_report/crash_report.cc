@@ -8,7 +8,9 @@
 #include <optional>
 
 #include "formats/common/text_lines.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/java_line.h"
+#include "formats/stack/js_line.h"
+#include "formats/stack/native_line.h"
 #include "formats/stack/text_scan.h"
 
 namespace restack::crash_report {
@@ -415,9 +417,9 @@ void readJavaTrace(const std::vector<std::string_view>& lines, CrashReport& repo
   for (std::string_view line : lines) {
     stack::StackLine parsed = stack::parseStackLine(line);
     if (!started) {
-      if (parsed.kind != stack::LineKind::kJavaException && parsed.kind != stack::LineKind::kJavaFrame) continue;
+      if (!stack::asJavaException(parsed) && !stack::asJavaFrame(parsed)) continue;
       started = true;
-      if (const auto* exception = parsed.javaException()) {
+      if (const auto* exception = stack::asJavaException(parsed)) {
         report.exception_type = exception->class_name;
         report.exception_message = exception->message;
         const std::string& prefix = exception->prefix;  // Exception in thread "main"
@@ -464,7 +466,7 @@ void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& rep
   std::string_view message_line;
   for (std::string_view line : lines) {
     stack::StackLine parsed = stack::parseStackLine(line);
-    if (const auto* frame = parsed.jsFrame()) {
+    if (const auto* frame = stack::asJsFrame(parsed)) {
       react_native = react_native || isBundleUrl(*frame);
       if (!thread.stack.empty()) thread.stack += "\n";
       thread.stack += std::string(line);
@@ -488,7 +490,7 @@ void readRawFrames(const std::vector<std::string_view>& lines, CrashReport& repo
   bool android = false;
   for (std::string_view line : lines) {
     stack::StackLine parsed = stack::parseStackLine(line);
-    const auto* native = parsed.native();
+    const auto* native = stack::asNative(parsed);
     if (native == nullptr) continue;
     android = android || !native->abi.empty() || trim(line).starts_with("pc ");
     if (!thread.stack.empty()) thread.stack += "\n";
@@ -502,10 +504,7 @@ size_t countFrames(const CrashReport& report) {
   size_t frames = 0;
   for (const ReportThread& thread : report.threads) {
     for (const stack::StackLine& line : stack::parseStack(thread.stack)) {
-      if (line.kind == stack::LineKind::kNative || line.kind == stack::LineKind::kJavaFrame ||
-          line.kind == stack::LineKind::kJsFrame) {
-        ++frames;
-      }
+      if (line.isFrame()) ++frames;
     }
   }
   return frames;
@@ -567,11 +566,11 @@ Expected<CrashReport> parseCrashReport(std::string_view text) {
         if (*tag == "DEBUG" && trim(message).starts_with("#")) tombstone = true;
       }
       stack::StackLine parsed = stack::parseStackLine(message);
-      if (parsed.kind == stack::LineKind::kJavaFrame) java = true;
-      if (parsed.kind == stack::LineKind::kJsFrame) javascript = true;
-      if (parsed.kind == stack::LineKind::kNative) {
+      if (stack::asJavaFrame(parsed)) java = true;
+      if (stack::asJsFrame(parsed)) javascript = true;
+      if (const auto* frame = stack::asNative(parsed)) {
         native = true;
-        if (parsed.native()->frame_index && trim(message).starts_with("#")) tombstone = true;
+        if (frame->frame_index && trim(message).starts_with("#")) tombstone = true;
       }
     }
     if (apple) {

@@ -1,5 +1,5 @@
 // Java/Kotlin stack trace lines as Throwable.printStackTrace() and Android print them.
-#include "formats/stack/stack_line.h"
+#include "formats/stack/java_line.h"
 #include "formats/stack/text_scan.h"
 
 namespace restack::stack {
@@ -102,5 +102,12 @@ std::optional<JavaMoreLine> parseJavaMoreLine(std::string_view trimmed) {
   if (!count || (rest != "more" && rest != "common frames omitted")) return std::nullopt;
   return JavaMoreLine{*count};
 }
+
+// Every payload fits in the line (no allocation per line beyond its strings).
+static_assert(sizeof(JavaFrameLine) <= LinePayload::kInlineBytes);
+
+constinit const LineSyntaxOf<JavaFrameLine> kJavaFrameLine("java_frame", true, parseJavaFrameLine);
+constinit const LineSyntaxOf<JavaExceptionLine> kJavaExceptionLine("java_exception", false, parseJavaExceptionLine);
+constinit const LineSyntaxOf<JavaMoreLine> kJavaMoreLine("java_more", false, parseJavaMoreLine);
 
 }  // namespace restack::stack

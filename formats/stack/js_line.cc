@@ -1,6 +1,6 @@
 // JavaScript stack frame lines: V8 (Chrome, node, Hermes), Firefox, Safari/JSC, and the frames of
 // Hermes crash reports ((SegmentID, FunctionID, ByteCodeOffset) JSON objects; see stack_line.h).
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "formats/stack/text_scan.h"
 
 namespace restack::stack {
@@ -158,5 +158,10 @@ std::optional<JsFrameLine> parseJsFrameLine(std::string_view trimmed) {
   if (trimmed.starts_with("at ")) return parseV8(trimmed);
   return parseFirefox(trimmed);
 }
+
+// Every payload fits in the line (no allocation per line beyond its strings).
+static_assert(sizeof(JsFrameLine) <= LinePayload::kInlineBytes);
+
+constinit const LineSyntaxOf<JsFrameLine> kJsFrameLine("js_frame", true, parseJsFrameLine);
 
 }  // namespace restack::stack

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/native_line.h"
 #include "formats/stack/text_scan.h"
 
 namespace restack::stack {
@@ -128,5 +128,10 @@ std::optional<NativeFrameLine> parseNativeLine(std::string_view trimmed) {
   if (index) return std::nullopt;
   return parseIos(trimmed);
 }
+
+// Every payload fits in the line (no allocation per line beyond its strings).
+static_assert(sizeof(NativeFrameLine) <= LinePayload::kInlineBytes);
+
+constinit const LineSyntaxOf<NativeFrameLine> kNativeLine("native", true, parseNativeLine);
 
 }  // namespace restack::stack

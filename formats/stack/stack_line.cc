@@ -4,25 +4,8 @@
 
 namespace restack::stack {
 
-const char* lineKindName(LineKind kind) {
-  switch (kind) {
-    case LineKind::kNative:
-      return "native";
-    case LineKind::kJavaFrame:
-      return "java_frame";
-    case LineKind::kJavaException:
-      return "java_exception";
-    case LineKind::kJavaMore:
-      return "java_more";
-    case LineKind::kJsFrame:
-      return "js_frame";
-    case LineKind::kBlank:
-      return "blank";
-    case LineKind::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
+constinit const LineSyntax kBlankLine("blank", false);
+constinit const LineSyntax kUnknownLine("unknown", false);
 
 std::string normalizeDebugId(std::string_view text) {
   std::string out;
@@ -44,26 +27,11 @@ StackLine parseStackLine(std::string_view line) {
   result.indent = std::string(line.substr(0, indent));
   std::string_view trimmed = scan::trim(line);
   if (trimmed.empty()) {
-    result.kind = LineKind::kBlank;
+    result.syntax = &kBlankLine;
     return result;
   }
-  // Order matters: Java frames start with "at ", like V8 frames; a V8 frame has a URL with ':'
-  // line and column, which a Java frame never has inside its parentheses.
-  if (auto js = parseJsFrameLine(trimmed)) {
-    result.kind = LineKind::kJsFrame;
-    result.data = std::move(*js);
-  } else if (auto java = parseJavaFrameLine(trimmed)) {
-    result.kind = LineKind::kJavaFrame;
-    result.data = std::move(*java);
-  } else if (auto native = parseNativeLine(trimmed)) {
-    result.kind = LineKind::kNative;
-    result.data = std::move(*native);
-  } else if (auto more = parseJavaMoreLine(trimmed)) {
-    result.kind = LineKind::kJavaMore;
-    result.data = *more;
-  } else if (auto exception = parseJavaExceptionLine(trimmed)) {
-    result.kind = LineKind::kJavaException;
-    result.data = std::move(*exception);
+  for (const LineSyntax* syntax : lineSyntaxes()) {
+    if (syntax->parse(trimmed, result)) break;
   }
   return result;
 }

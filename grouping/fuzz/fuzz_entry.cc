@@ -8,6 +8,9 @@
 
 #include "grouping/exception_text.h"
 #include "grouping/fingerprint.h"
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
 #include "grouping/record_json.h"
 #include "grouping/rules.h"
@@ -63,6 +66,7 @@ void groupingFuzzOne(const uint8_t* data, size_t size) {
   if (rules) config.apps.emplace("app", std::move(rules).value());
 
   static constexpr const char* kKinds[] = {"crash", "anr", "lag", "error"};
+  static const FrameKindRules* const kFrameKinds[] = {&unknownRules(), &nativeRules(), &javaRules(), &jsRules()};
   static constexpr const char* kPlatforms[] = {"ios", "android", "web", "react_native"};
   GroupingInput event;
   event.app = "app";
@@ -83,7 +87,7 @@ void groupingFuzzOne(const uint8_t* data, size_t size) {
     uint8_t bits = part.empty() ? 0 : static_cast<uint8_t>(part[0]);
     std::string_view body = part.empty() ? part : part.substr(1);
     GroupingFrame frame;
-    frame.kind = static_cast<FrameKind>(bits & 3);
+    frame.kind = kFrameKinds[bits & 3];
     frame.state = static_cast<FrameState>((bits >> 2) & 3);
     size_t bar = body.find('|');
     frame.function = std::string(body.substr(0, bar));

@@ -5,6 +5,9 @@
 #include <random>
 #include <set>
 
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/sha256.h"
 
 namespace restack::grouping::corpus {
@@ -135,27 +138,27 @@ GroupingFrame frameOf(const Fn& fn, int build, bool missing, Rng& rng) {
   frame.function = render(fn, build);
   switch (fn.family) {
     case Family::kJava:
-      frame.kind = FrameKind::kJava;
+      frame.kind = &javaRules();
       frame.file = "SourceFile";
       break;
     case Family::kNative:
-      frame.kind = FrameKind::kNative;
+      frame.kind = &nativeRules();
       frame.module = "libshop.so";
       break;
     case Family::kIos:
-      frame.kind = FrameKind::kNative;
+      frame.kind = &nativeRules();
       frame.module = "Shop";
       if (rng.chance(0.5)) frame.in_app = true;  // the restorer knows the image is the app's
       break;
     case Family::kWeb:
-      frame.kind = FrameKind::kJs;
+      frame.kind = &jsRules();
       frame.file = "webpack:///./" + fn.owner;
       if (rng.chance(0.2)) frame.function = "async " + frame.function;
       if (rng.chance(0.2) && !frame.function.empty()) frame.function = "Object." + frame.function;
       if (rng.chance(0.1) && !frame.function.empty()) frame.function += " [as handler]";
       break;
     case Family::kReactNative:
-      frame.kind = FrameKind::kJs;
+      frame.kind = &jsRules();
       frame.file = "/app/" + fn.owner;
       if (rng.chance(0.2)) frame.function = "async " + frame.function;
       break;
@@ -179,12 +182,12 @@ GroupingFrame sys(Family family, std::string function, std::string where = {}) {
   GroupingFrame frame;
   frame.function = std::move(function);
   if (family == Family::kJava) {
-    frame.kind = FrameKind::kJava;
+    frame.kind = &javaRules();
   } else if (family == Family::kWeb || family == Family::kReactNative) {
-    frame.kind = FrameKind::kJs;
+    frame.kind = &jsRules();
     frame.file = std::move(where);
   } else {
-    frame.kind = FrameKind::kNative;
+    frame.kind = &nativeRules();
     frame.module = std::move(where);
   }
   return frame;
@@ -391,7 +394,7 @@ void dropAppSymbols(std::vector<GroupingFrame>& frames) {
         frame.module == "libshop.so" || frame.module == "Shop" || frame.function.rfind("com.shop.", 0) == 0;
     if (!app || frame.state == FrameState::kMissingSymbols) continue;
     frame.state = FrameState::kMissingSymbols;
-    frame.function = frame.kind == FrameKind::kJava ? "a.b.c" : "";
+    frame.function = frame.kind == &javaRules() ? "a.b.c" : "";
   }
 }
 

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/java_line.h"
 #include "loadtest/proguard/mapping_generator.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/proguard/proguard_resolver.h"
@@ -104,7 +104,7 @@ void BM_RetraceWarm(benchmark::State& state) {
     if (const char* cache = std::getenv("RESTACK_PG_BENCH_CACHE_MB")) options.cache_bytes = std::stoull(cache) << 20;
     resolver = std::make_unique<ProguardResolver>(*fixture.store, options);
     lines = stack::parseStack(fixture.trace);
-    for (const auto& line : lines) frames += line.kind == stack::LineKind::kJavaFrame;
+    for (const auto& line : lines) frames += stack::asJavaFrame(line) != nullptr;
     (void)resolver->retrace({"bench", "b0", "android", {}}, lines);  // warm the cache
   }
   // Every thread retraces the whole trace as runs of 25 lines (one exception each).
@@ -126,7 +126,7 @@ void BM_RetraceWarmOneLongRun(benchmark::State& state) {
   ProguardResolver resolver(*fixture.store, ProguardResolverOptions{});
   auto lines = stack::parseStack(fixture.trace);
   size_t frames = 0;
-  for (const auto& line : lines) frames += line.kind == stack::LineKind::kJavaFrame;
+  for (const auto& line : lines) frames += stack::asJavaFrame(line) != nullptr;
   (void)resolver.retrace({"bench", "b0", "android", {}}, lines);  // warm the cache
   for (auto _ : state) {
     auto results = resolver.retrace({"bench", "b0", "android", {}}, lines);

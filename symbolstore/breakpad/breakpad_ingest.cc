@@ -1,8 +1,6 @@
 // Writer of Breakpad .sym uploads into the native column family (mapping in breakpad_ingest.h).
 #include "symbolstore/breakpad/breakpad_ingest.h"
 
-#include <rocksdb/write_batch.h>
-
 #include <algorithm>
 #include <new>
 #include <optional>
@@ -12,6 +10,7 @@
 #include "formats/native/native_object.h"
 #include "symbolstore/breakpad/sym_function.h"
 #include "symbolstore/native/native_records.h"
+#include "symbolstore/native/native_writer.h"
 
 namespace restack {
 namespace {
@@ -21,66 +20,7 @@ using breakpad::SymReader;
 using breakpad_store::SymFunction;
 using native::ObjectFormat;
 
-constexpr size_t kBatchBytes = 8u << 20;
 constexpr uint64_t kProgressEvery = 4u << 20;
-
-// Puts in bounded batches; counts what was stored.
-class Writer {
- public:
-  Writer(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
-
-  Status put(std::string_view key, std::string_view value) {
-    batch_.Put(store_.family(native_store::kNativeFamily), rocksdb::Slice(key.data(), key.size()),
-               rocksdb::Slice(value.data(), value.size()));
-    report_.records += 1;
-    report_.stored_bytes += key.size() + value.size();
-    return batch_.GetDataSize() >= kBatchBytes ? flush() : Status::ok();
-  }
-  void deleteRange(const std::string& begin, const std::string& end) {
-    batch_.DeleteRange(store_.family(native_store::kNativeFamily), begin, end);
-  }
-  Status flush() {
-    if (batch_.Count() == 0) return Status::ok();
-    Status status = store_.write(batch_);
-    batch_.Clear();
-    return status;
-  }
-
- private:
-  SymbolStore& store_;
-  IngestReport& report_;
-  rocksdb::WriteBatch batch_;
-};
-
-// The image's string dictionary: each distinct string gets the next id, written in blocks.
-class Strings {
- public:
-  Strings(Writer& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
-
-  Expected<uint32_t> intern(std::string text) {
-    auto found = ids_.find(text);
-    if (found != ids_.end()) return found->second;
-    uint32_t id = next_++;
-    pending_.push_back(text);
-    ids_.emplace(std::move(text), id);
-    if (pending_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
-    return id;
-  }
-  Status flush() {
-    if (pending_.empty()) return Status::ok();
-    Status status = writer_.put(stringBlockKey(id_, (next_ - 1) / kStringsPerBlock), encodeStringBlock(pending_));
-    pending_.clear();
-    return status;
-  }
-  uint32_t count() const { return next_; }
-
- private:
-  Writer& writer_;
-  std::string id_;
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> pending_;
-  uint32_t next_ = 0;
-};
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -274,8 +214,8 @@ class Ingest {
     }
     if (functions_ == 0) {
       // This upload carries the image's DWARF tier: it replaces any stored one.
-      writer_.deleteRange(recordsBegin('F', id_), recordsEnd('F', id_));
-      writer_.deleteRange(recordsBegin('T', id_), recordsEnd('T', id_));
+      RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('F', id_), recordsEnd('F', id_)));
+      RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('T', id_), recordsEnd('T', id_)));
     }
     open_ = true;
     function_.begin = func.address;
@@ -362,7 +302,7 @@ class Ingest {
                                  identity_.hex);
       return Status::ok();
     }
-    writer_.deleteRange(recordsBegin('S', id_), recordsEnd('S', id_));
+    RESTACK_RETURN_IF_ERROR(writer_.deleteRange(recordsBegin('S', id_), recordsEnd('S', id_)));
     for (size_t first = 0; first < publics_.size(); first += kSymbolsPerChunk) {
       size_t last = std::min(publics_.size(), first + kSymbolsPerChunk);
       SymbolChunk chunk;
@@ -410,11 +350,11 @@ class Ingest {
   const IngestOptions& options_;
   IngestReport& report_;
   SymReader& reader_;
-  Writer writer_;
+  NativeBatchWriter writer_;
   breakpad::ModuleRecord module_;
   Identity identity_;
   std::string id_;
-  std::optional<Strings> strings_;
+  std::optional<ImageStringTable> strings_;
   std::optional<ImageRecord> existing_;
   ImageRecord image_;
   std::unordered_map<uint64_t, NamedSlot> files_;

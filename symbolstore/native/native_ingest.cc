@@ -1,15 +1,13 @@
 // Writer of the native column family (layout in native_records.h): one upload -> its images.
 //
 // Streaming: DWARF is read one compile unit at a time (formats/native/dwarf_walker.h) and every
-// unit's function records are appended to a RocksDB write batch that is written (on a helper
-// thread) whenever it passes `kBatchBytes`. What stays in memory for the whole image is the symbol table and the
+// unit's function records go to a NativeBatchWriter (native_writer.h), which writes them in
+// bounded batches on a helper thread. What stays in memory for the whole image is the symbol table and the
 // per-image string dictionary (unique demangled names and paths), not the DWARF.
 #include <rocksdb/iterator.h>
-#include <rocksdb/write_batch.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <future>
 #include <unordered_map>
 
 #include "formats/native/demangle.h"
@@ -19,6 +17,7 @@
 #include "formats/native/symbol_table.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/native/native_records.h"
+#include "symbolstore/native/native_writer.h"
 
 namespace restack {
 namespace {
@@ -26,79 +25,10 @@ namespace {
 using native::ImageSlice;
 using namespace native_store;
 
-constexpr size_t kBatchBytes = 8u << 20;
-
-// Collects Puts and writes them in bounded batches; counts what was stored. A full batch is
-// written by a helper thread while the next one fills (the DWARF sink runs on the ingest thread,
-// which is the critical path once compile units are walked in parallel); at most one batch is in
-// flight, so memory stays at two batches.
-class BatchWriter {
+// The image's string table, and the demangled names of raw DWARF and symbol-table names.
+class StringTable final : public ImageStringTable {
  public:
-  BatchWriter(SymbolStore& store, IngestReport& report) : store_(store), report_(report) {}
-  ~BatchWriter() { (void)waitForWrite(); }
-
-  Status put(std::string_view key, std::string_view value) {
-    batch_.Put(store_.family(native_store::kNativeFamily), rocksdb::Slice(key.data(), key.size()),
-               rocksdb::Slice(value.data(), value.size()));
-    report_.records += 1;
-    report_.stored_bytes += key.size() + value.size();
-    if (batch_.GetDataSize() >= kBatchBytes) return startWrite();
-    return Status::ok();
-  }
-
-  Status deleteRange(const std::string& begin, const std::string& end) {
-    batch_.DeleteRange(store_.family(native_store::kNativeFamily), begin, end);
-    return Status::ok();
-  }
-
-  // Writes everything put so far; returns once it is in the store.
-  Status flush() {
-    RESTACK_RETURN_IF_ERROR(startWrite());
-    return waitForWrite();
-  }
-
- private:
-  Status startWrite() {
-    RESTACK_RETURN_IF_ERROR(waitForWrite());
-    if (batch_.Count() == 0) return Status::ok();
-    in_flight_ = std::move(batch_);
-    batch_.Clear();
-    writing_ = std::async(std::launch::async, [this] { return store_.write(in_flight_); });
-    return Status::ok();
-  }
-
-  Status waitForWrite() {
-    if (!writing_.valid()) return Status::ok();
-    Status status = writing_.get();
-    in_flight_.Clear();
-    return status;
-  }
-
-  SymbolStore& store_;
-  IngestReport& report_;
-  rocksdb::WriteBatch batch_;
-  rocksdb::WriteBatch in_flight_;
-  std::future<Status> writing_;
-};
-
-// Per-image string table: each distinct string gets the next id; strings are written in blocks
-// of kStringsPerBlock as they fill. Write-time transforms read and add strings through it.
-class StringTable final : public ImageStrings {
- public:
-  StringTable(BatchWriter& writer, std::string id) : writer_(writer), id_(std::move(id)) {}
-
-  Expected<uint32_t> intern(std::string_view text) override {
-    auto found = ids_.find(text);  // heterogeneous: no std::string per lookup
-    if (found != ids_.end()) return found->second;
-    uint32_t id = next_++;
-    auto added = ids_.emplace(std::string(text), id).first;
-    by_id_.push_back(&added->first);  // map nodes do not move
-    unwritten_.emplace_back(text);
-    if (unwritten_.size() == kStringsPerBlock) RESTACK_RETURN_IF_ERROR(flush());
-    return id;
-  }
-
-  std::string_view text(uint32_t id) const override { return id < by_id_.size() ? *by_id_[id] : std::string_view(); }
+  using ImageStringTable::ImageStringTable;
 
   // Raw DWARF names: demangled once per distinct raw name.
   Expected<uint32_t> internName(std::string_view raw) {
@@ -120,36 +50,16 @@ class StringTable final : public ImageStrings {
     return id;
   }
 
-  Status flush() {
-    if (unwritten_.empty()) return Status::ok();
-    uint32_t block = (next_ - 1) / kStringsPerBlock;
-    Status status = writer_.put(stringBlockKey(id_, block), encodeStringBlock(unwritten_));
-    unwritten_.clear();
-    return status;
-  }
-
-  uint32_t count() const { return next_; }
-
  private:
-  BatchWriter& writer_;
-  std::string id_;
-  struct TextHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
   struct AddressHash {
     size_t operator()(const std::pair<const char*, size_t>& key) const {
       return std::hash<const char*>{}(key.first) ^ (key.second * 0x9e3779b97f4a7c15ull);
     }
   };
-  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> ids_;
   // Keys point into the DWARF sections (the mapped file / the DWARF context) or the image's
   // symbol table, alive while the image's units are walked; the table does not outlive that walk.
   std::unordered_map<std::string_view, uint32_t> raw_ids_;
   std::unordered_map<std::pair<const char*, size_t>, uint32_t, AddressHash> raw_ids_by_address_;
-  std::vector<const std::string*> by_id_;
-  std::vector<std::string> unwritten_;
-  uint32_t next_ = 0;
 };
 
 class SliceIngest {
@@ -413,7 +323,7 @@ class SliceIngest {
   const IngestOptions& options_;
   IngestReport& report_;
   const ImageSlice& slice_;
-  BatchWriter writer_;
+  NativeBatchWriter writer_;
   std::string id_;
   ImageRecord image_;
   // Names the outermost frame (symtab override), as llvm-symbolizer's symbol table would.

@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "formats/common/status.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/native_line.h"
 #include "symbolstore/frame_lookup.h"
 #include "symbolstore/store.h"
 

@@ -338,7 +338,7 @@ struct ProguardResolver::Impl {
     const MapHandle& map = *choice.map;
     std::array<uint64_t, kPrepareWindow> hashes{};
     auto frameAt = [&](size_t i) -> const stack::JavaFrameLine* {
-      const stack::JavaFrameLine* frame = lines[i].javaFrame();
+      const stack::JavaFrameLine* frame = stack::asJavaFrame(lines[i]);
       return frame != nullptr && !frame->file.starts_with(kMapIdFilePrefix) ? frame : nullptr;
     };
     for (size_t i = begin; i < end; ++i) {
@@ -353,7 +353,7 @@ struct ProguardResolver::Impl {
     for (size_t i = begin; i < end; ++i) {
       const auto* frame = frameAt(i);
       if (frame == nullptr) continue;
-      if (i > 0 && prepared[i - 1].ready && lines[i - 1].javaFrame()->class_name == frame->class_name) {
+      if (i > 0 && prepared[i - 1].ready && stack::asJavaFrame(lines[i - 1])->class_name == frame->class_name) {
         prepared[i] = prepared[i - 1];  // consecutive frames of one class: one lookup
       } else {
         auto record = classRecord(map, frame->class_name);
@@ -366,7 +366,7 @@ struct ProguardResolver::Impl {
     for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
       for (size_t i = begin; i < end; ++i) {
         if (prepared[i].record) {
-          prepared[i].record->prefetchMethod(lines[i].javaFrame()->method, hashes[i - begin], step);
+          prepared[i].record->prefetchMethod(stack::asJavaFrame(lines[i])->method, hashes[i - begin], step);
         }
       }
     }
@@ -481,11 +481,11 @@ void countMoreLines(std::span<const stack::StackLine> lines, std::vector<JavaLin
   std::vector<Block> blocks;
   for (size_t i = 0; i < lines.size(); ++i) {
     const stack::StackLine& line = lines[i];
-    if (line.javaException() != nullptr) {
+    if (stack::asJavaException(line) != nullptr) {
       blocks.push_back({line.indent.size(), {}});
-    } else if (line.javaFrame() != nullptr) {
+    } else if (stack::asJavaFrame(line) != nullptr) {
       if (!blocks.empty()) blocks.back().frames.push_back(i);
-    } else if (const auto* more = line.javaMore(); more != nullptr && blocks.size() >= 2) {
+    } else if (const auto* more = stack::asJavaMore(line); more != nullptr && blocks.size() >= 2) {
       const Block* enclosing = nullptr;
       for (size_t b = blocks.size() - 1; b-- > 0;) {
         if (blocks[b].indent <= blocks.back().indent) {
@@ -637,11 +637,12 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     // The pointer to the build's mapping cannot be read (records::RecordReader): every frame of
     // the run is unrestored, with why; the other lines stay as they are.
     for (size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].javaFrame() != nullptr) {
+      if (stack::asJavaFrame(lines[i]) != nullptr) {
         results[i].lookup = FrameLookup::notFound(event_choice.error().message());
       } else {
         results[i].lookup.status = FrameStatus::kSymbolicated;
-        if (const auto* exception = lines[i].javaException()) results[i].exception_class = exception->class_name;
+        if (const auto* exception = stack::asJavaException(lines[i]))
+          results[i].exception_class = exception->class_name;
       }
     }
     countMoreLines(lines, results);
@@ -657,7 +658,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     }
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
-    if (const auto* frame = line.javaFrame()) {
+    if (const auto* frame = stack::asJavaFrame(line)) {
       auto lookup = impl_->retraceFrame(*event_choice, *frame, prepared[i], context, memo);
       if (lookup) {
         result.lookup = std::move(*lookup);
@@ -670,7 +671,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
       continue;
     }
     context = {};
-    if (const auto* exception = line.javaException()) {
+    if (const auto* exception = stack::asJavaException(line)) {
       result.exception_class = exception->class_name;
       result.lookup.status = FrameStatus::kSymbolicated;
       if (event_choice->map) {
@@ -701,9 +702,9 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
   for (auto& [index, candidates] : merged_headers) {
     // The frames under the header, after the lines a multi-line message continues on.
     size_t begin = index + 1;
-    while (begin < lines.size() && lines[begin].kind == stack::LineKind::kUnknown) ++begin;
+    while (begin < lines.size() && lines[begin].isUnknown()) ++begin;
     size_t end = begin;
-    while (end < lines.size() && lines[end].javaFrame() != nullptr) ++end;
+    while (end < lines.size() && stack::asJavaFrame(lines[end]) != nullptr) ++end;
     std::vector<std::string> chosen =
         chooseMergedClass(candidates, std::span<const JavaLineResult>(results).subspan(begin, end - begin));
     JavaLineResult& header = results[index];

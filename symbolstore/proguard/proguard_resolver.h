@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "formats/common/status.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/java_line.h"
 #include "symbolstore/frame_lookup.h"
 #include "symbolstore/store.h"
 

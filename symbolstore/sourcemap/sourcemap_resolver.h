@@ -35,7 +35,7 @@
 #include <string_view>
 
 #include "formats/common/status.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "symbolstore/frame_lookup.h"
 #include "symbolstore/store.h"
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/native_line.h"
 #include "tests/support/mutate.h"
 
 namespace restack::crash_report {
@@ -18,8 +18,7 @@ size_t readableFrames(const CrashReport& report) {
   size_t frames = 0;
   for (const ReportThread& thread : report.threads) {
     for (const stack::StackLine& line : stack::parseStack(thread.stack)) {
-      if (line.kind == stack::LineKind::kNative || line.kind == stack::LineKind::kJavaFrame ||
-          line.kind == stack::LineKind::kJsFrame) {
+      if (line.kindName() == "native" || line.kindName() == "java_frame" || line.kindName() == "js_frame") {
         ++frames;
       }
     }
@@ -77,17 +76,17 @@ TEST(CrashReport, AppleCrashReportFramesGetTheirImagesUuidAndOffset) {
   // A frame the device symbolicated is placed from its image's load address: 0x104a18040 - 0x104a14000.
   auto lines = stack::parseStack(report->threads[0].stack);
   ASSERT_EQ(lines.size(), 2u);
-  ASSERT_NE(lines[1].native(), nullptr) << lines[1].raw;
-  EXPECT_EQ(lines[1].native()->address, 0x4040u);
-  EXPECT_EQ(lines[1].native()->debug_id, "4c4c44be55553144a18fb1819e548735");
-  EXPECT_EQ(lines[1].native()->module, "Shop");
+  ASSERT_NE(stack::asNative(lines[1]), nullptr) << lines[1].raw;
+  EXPECT_EQ(stack::asNative(lines[1])->address, 0x4040u);
+  EXPECT_EQ(stack::asNative(lines[1])->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(stack::asNative(lines[1])->module, "Shop");
   auto crashed = stack::parseStack(report->threads[1].stack);
   ASSERT_EQ(crashed.size(), 3u);
-  EXPECT_EQ(crashed[0].native()->address, 0x61b0u);  // 0x1e1a2b1b0 - 0x1e1a25000
-  EXPECT_EQ(crashed[0].native()->debug_id, "11111111222233334444555555555555");
+  EXPECT_EQ(stack::asNative(crashed[0])->address, 0x61b0u);  // 0x1e1a2b1b0 - 0x1e1a25000
+  EXPECT_EQ(stack::asNative(crashed[0])->debug_id, "11111111222233334444555555555555");
   // An image missing from Binary Images keeps its printed offset, and the report says so.
-  EXPECT_EQ(crashed[2].native()->address, 16777216u);
-  EXPECT_EQ(crashed[2].native()->debug_id, "");
+  EXPECT_EQ(stack::asNative(crashed[2])->address, 16777216u);
+  EXPECT_EQ(stack::asNative(crashed[2])->debug_id, "");
   EXPECT_EQ(readableFrames(*report), 6u);
 }
 
@@ -121,9 +120,9 @@ TEST(CrashReport, AppleIpsReportFramesComeFromUsedImages) {
   EXPECT_EQ(report->threads[1].name, "com.apple.main-thread");
   auto lines = stack::parseStack(report->threads[1].stack);
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0].native()->address, 16448u);
-  EXPECT_EQ(lines[0].native()->debug_id, "4c4c44be55553144a18fb1819e548735");
-  EXPECT_EQ(lines[1].native()->module, "dyld");
+  EXPECT_EQ(stack::asNative(lines[0])->address, 16448u);
+  EXPECT_EQ(stack::asNative(lines[0])->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(stack::asNative(lines[1])->module, "dyld");
 }
 
 TEST(CrashReport, AnIpsReportWithABrokenBodySaysSo) {
@@ -159,7 +158,7 @@ backtrace:
   EXPECT_FALSE(report->threads[1].crashed);
   auto lines = stack::parseStack(report->threads[0].stack);
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1].native()->debug_id, "ce661c5b08d91e24921ee768d6bd6490f7166b42");
+  EXPECT_EQ(stack::asNative(lines[1])->debug_id, "ce661c5b08d91e24921ee768d6bd6490f7166b42");
 }
 
 TEST(CrashReport, TombstoneInLogcatIsReadThroughItsPrefixes) {

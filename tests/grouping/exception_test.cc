@@ -2,6 +2,9 @@
 // from printStackTrace() output, frames down to the thrower under anonymous app frames, lambdas
 // keyed by their position in the enclosing function.
 #include "grouping/exception_text.h"
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -195,11 +198,11 @@ TEST(LambdaPosition, KeyedByDistanceToTheEnclosingFrame) {
   EXPECT_EQ(computeFingerprint(forEachCrash("lambda$total$3", 17, 16), kDefaults).hash, first.hash);
   // Another lambda of total, two lines further down.
   EXPECT_NE(computeFingerprint(forEachCrash("lambda$total$1", 14, 11), kDefaults).hash, first.hash);
-  EXPECT_EQ(enclosingFunction("a.B.lambda$static", FrameKind::kJava), "a.B.<clinit>");
-  EXPECT_EQ(enclosingFunction("a.B.load$lambda", FrameKind::kJava), "a.B.load");
-  EXPECT_EQ(enclosingFunction("shop::priceCart::{lambda}::operator()", FrameKind::kNative), "shop::priceCart");
-  EXPECT_EQ(enclosingFunction("closure in Shop.Feed.load", FrameKind::kNative), "Shop.Feed.load");
-  EXPECT_EQ(enclosingFunction("a.B.load", FrameKind::kJava), "");
+  EXPECT_EQ(enclosingFunction("a.B.lambda$static", javaRules()), "a.B.<clinit>");
+  EXPECT_EQ(enclosingFunction("a.B.load$lambda", javaRules()), "a.B.load");
+  EXPECT_EQ(enclosingFunction("shop::priceCart::{lambda}::operator()", nativeRules()), "shop::priceCart");
+  EXPECT_EQ(enclosingFunction("closure in Shop.Feed.load", nativeRules()), "Shop.Feed.load");
+  EXPECT_EQ(enclosingFunction("a.B.load", javaRules()), "");
 }
 
 TEST(JsKeys, UnknownNamesAreKeyedByOriginalPosition) {

@@ -4,13 +4,16 @@
 #include <string>
 #include <vector>
 
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 #include "grouping/model.h"
 
 namespace restack::grouping::testing {
 
 inline GroupingFrame java(std::string function, std::string file = "SourceFile") {
   GroupingFrame frame;
-  frame.kind = FrameKind::kJava;
+  frame.kind = &javaRules();
   frame.function = std::move(function);
   frame.file = std::move(file);
   frame.raw = "at " + frame.function + "(" + frame.file + ")";
@@ -19,7 +22,7 @@ inline GroupingFrame java(std::string function, std::string file = "SourceFile")
 
 inline GroupingFrame native(std::string function, std::string module, FrameState state = FrameState::kRestored) {
   GroupingFrame frame;
-  frame.kind = FrameKind::kNative;
+  frame.kind = &nativeRules();
   frame.function = std::move(function);
   frame.module = std::move(module);
   frame.state = state;
@@ -28,7 +31,7 @@ inline GroupingFrame native(std::string function, std::string module, FrameState
 
 inline GroupingFrame js(std::string function, std::string file) {
   GroupingFrame frame;
-  frame.kind = FrameKind::kJs;
+  frame.kind = &jsRules();
   frame.function = std::move(function);
   frame.file = std::move(file);
   return frame;

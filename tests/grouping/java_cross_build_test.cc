@@ -9,6 +9,9 @@
 #include <regex>
 
 #include "grouping/fingerprint.h"
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 #include "tests/grouping/tool_support.h"
 
 namespace restack::grouping {
@@ -140,7 +143,7 @@ GroupingInput parseRetraced(const std::string& text) {
     } else if (std::regex_match(line, match, kFrame)) {
       frame_open = true;
       GroupingFrame frame;
-      frame.kind = FrameKind::kJava;
+      frame.kind = &javaRules();
       frame.function = match[1];
       frame.file = match[2];
       frame.raw = line;

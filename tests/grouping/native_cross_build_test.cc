@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "grouping/fingerprint.h"
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 #include "tests/grouping/tool_support.h"
 
 namespace restack::grouping {
@@ -158,7 +161,7 @@ class NativeCrossBuild : public ::testing::Test {
       while (std::getline(pairs, function) && std::getline(pairs, location)) {
         if (function.empty()) break;
         GroupingFrame frame;
-        frame.kind = FrameKind::kNative;
+        frame.kind = &nativeRules();
         frame.module = module;
         frame.raw = module + " " + offset;
         frame.function = function == "??" ? "" : function;

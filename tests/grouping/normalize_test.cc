@@ -1,6 +1,9 @@
 // Normalization of restored names: each case is a decoration a rebuild changes (or a name that
 // must stay apart from its neighbours).
 #include "grouping/normalize.h"
+#include "grouping/kinds/java_rules.h"
+#include "grouping/kinds/js_rules.h"
+#include "grouping/kinds/native_rules.h"
 
 #include <gtest/gtest.h>
 
@@ -131,14 +134,14 @@ TEST(MaskMessage, NumbersIdsAndAddresses) {
 }
 
 TEST(Noise, ThrowAbortAndThreadEntryFrames) {
-  EXPECT_NE(noiseReason("abort", FrameKind::kNative), nullptr);
-  EXPECT_NE(noiseReason("objc_exception_throw", FrameKind::kNative), nullptr);
-  EXPECT_NE(noiseReason("__cxa_throw", FrameKind::kNative), nullptr);
-  EXPECT_NE(noiseReason("_pthread_start", FrameKind::kNative), nullptr);
-  EXPECT_NE(noiseReason("java.lang.Thread.run", FrameKind::kJava), nullptr);
-  EXPECT_NE(noiseReason("com.a.MyCrashHandler.uncaughtException", FrameKind::kJava), nullptr);
-  EXPECT_EQ(noiseReason("com.a.Cart.load", FrameKind::kJava), nullptr);
-  EXPECT_EQ(noiseReason("foo::abort_checkout", FrameKind::kNative), nullptr);
+  EXPECT_NE(noiseReason("abort", nativeRules()), nullptr);
+  EXPECT_NE(noiseReason("objc_exception_throw", nativeRules()), nullptr);
+  EXPECT_NE(noiseReason("__cxa_throw", nativeRules()), nullptr);
+  EXPECT_NE(noiseReason("_pthread_start", nativeRules()), nullptr);
+  EXPECT_NE(noiseReason("java.lang.Thread.run", javaRules()), nullptr);
+  EXPECT_NE(noiseReason("com.a.MyCrashHandler.uncaughtException", javaRules()), nullptr);
+  EXPECT_EQ(noiseReason("com.a.Cart.load", javaRules()), nullptr);
+  EXPECT_EQ(noiseReason("foo::abort_checkout", nativeRules()), nullptr);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include <map>
 #include <sstream>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/native_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/native/native_resolver.h"
 #include "tests/native/native_test_support.h"

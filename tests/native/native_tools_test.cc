@@ -13,7 +13,7 @@
 #include "formats/native/dwarf_preflight.h"
 #include "formats/native/dwarf_walker.h"
 #include "formats/native/native_object.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/native_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
@@ -365,8 +365,8 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
   EventScope scope{"apm", "7.8.0", "android", {}};
   for (const std::string& text : lines) {
     stack::StackLine line = stack::parseStackLine(text);
-    ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
-    auto lookup = resolver.lookup(scope, *line.native(), line.native()->address);
+    ASSERT_EQ(line.kindName(), "native") << text;
+    auto lookup = resolver.lookup(scope, *stack::asNative(line), stack::asNative(line)->address);
     ASSERT_TRUE(lookup) << lookup.error().describe();
     ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << text << " -> " << describe(*lookup);
     EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function) << text;
@@ -375,7 +375,7 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
   }
   // Another build's app never uploaded it: no debug id and unknown module -> missing symbols.
   stack::StackLine unknown = stack::parseStackLine("#01 pc 0000000000001000  /system/lib64/libnope.so");
-  auto missing = resolver.lookup(scope, *unknown.native(), 0x1000);
+  auto missing = resolver.lookup(scope, *stack::asNative(unknown), 0x1000);
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
   EXPECT_EQ(missing->missing_id, "libnope.so");
@@ -623,16 +623,17 @@ TEST_F(NativeToolsTest, AppleCrashReportLinesResolveByModuleName) {
   snprintf(text, sizeof(text), "3   Report   0x%016llx 0x104a14000 + %llu", static_cast<unsigned long long>(runtime),
            static_cast<unsigned long long>(runtime - 0x104a14000));
   stack::StackLine line = stack::parseStackLine(text);
-  ASSERT_EQ(line.kind, stack::LineKind::kNative) << text;
+  ASSERT_EQ(line.kindName(), "native") << text;
   NativeResolver resolver(*store.store, {});
-  auto lookup = resolver.lookup({"shop", "2.1(210)", "ios", {}}, *line.native(), line.native()->address);
+  auto lookup =
+      resolver.lookup({"shop", "2.1(210)", "ios", {}}, *stack::asNative(line), stack::asNative(line)->address);
   ASSERT_TRUE(lookup);
   ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << describe(*lookup);
   auto oracle = symbolizeWithLlvm(build.dwarf, {range.begin + 8});
   ASSERT_EQ(oracle.size(), 1u);
   EXPECT_EQ(lookup->frames.back().function, oracle[0].back().function);
   // Another build of the same app did not upload this module.
-  auto other = resolver.lookup({"shop", "2.2(220)", "ios", {}}, *line.native(), line.native()->address);
+  auto other = resolver.lookup({"shop", "2.2(220)", "ios", {}}, *stack::asNative(line), stack::asNative(line)->address);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
 }

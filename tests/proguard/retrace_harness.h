@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/java_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/proguard/proguard_resolver.h"
 #include "symbolstore/store.h"

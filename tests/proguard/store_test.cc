@@ -489,7 +489,7 @@ TEST(ProguardStore, LongRunRetracesLikeEachFrameAlone) {
     ASSERT_EQ(whole->size(), lines.size());
     size_t frames = 0;
     for (size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].kind != stack::LineKind::kJavaFrame) continue;
+      if (lines[i].kindName() != "java_frame") continue;
       ++frames;
       auto alone = resolver.retrace({"app", "1", "android", {}}, std::span(lines).subspan(i, 1));
       ASSERT_TRUE(alone) << alone.error().describe();

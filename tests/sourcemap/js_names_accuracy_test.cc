@@ -22,7 +22,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_minified.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
@@ -140,8 +140,8 @@ TEST_F(JsNamesAccuracyTest, RestoredNamesEqualTheOriginalRun) {
         if (!original["type"].get_string().get(text)) expected.type = std::string(text);
         expected.printed = std::string(original["printed"].get_string().value());
         const stack::StackLine line = stack::parseStackLine(raw);
-        ASSERT_EQ(line.kind, stack::LineKind::kJsFrame) << raw;
-        auto result = resolver.lookup(scope, *line.jsFrame());
+        ASSERT_EQ(line.kindName(), "js_frame") << raw;
+        auto result = resolver.lookup(scope, *stack::asJsFrame(line));
         ASSERT_TRUE(result) << result.error().message();
         ++frames;
         const std::string restored =

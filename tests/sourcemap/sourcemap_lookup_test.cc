@@ -7,7 +7,7 @@
 #include <random>
 #include <thread>
 
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
@@ -220,8 +220,8 @@ TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
   const EventScope scope = eventScope("shop", "7", "react_native");
   const stack::StackLine named = stack::parseStackLine(
       R"({"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})");
-  ASSERT_EQ(named.kind, stack::LineKind::kJsFrame);
-  auto restored = resolver.lookup(scope, *named.jsFrame());
+  ASSERT_EQ(named.kindName(), "js_frame");
+  auto restored = resolver.lookup(scope, *stack::asJsFrame(named));
   ASSERT_TRUE(restored) << restored.error().message();
   ASSERT_EQ(restored->status, FrameStatus::kSymbolicated);
   EXPECT_EQ(restored->frames[0].line, 8u);
@@ -229,25 +229,24 @@ TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
 
   // No SourceURL: the build's only map serves it; with two maps the frame says why it cannot.
   const stack::StackLine anonymous = stack::parseStackLine(R"({"FunctionID":1,"ByteCodeOffset":5})");
-  auto single = resolver.lookup(scope, *anonymous.jsFrame());
+  auto single = resolver.lookup(scope, *stack::asJsFrame(anonymous));
   ASSERT_TRUE(single);
   ASSERT_EQ(single->status, FrameStatus::kSymbolicated);
   EXPECT_EQ(single->frames[0].line, 8u);
   ingest(R"({"version":3,"sources":["other.js"],"names":[],"mappings":"AAAA"})",
          uploadMeta("shop", "7", "other.bundle"));
-  auto ambiguous = resolver.lookup(scope, *anonymous.jsFrame());
+  auto ambiguous = resolver.lookup(scope, *stack::asJsFrame(anonymous));
   ASSERT_TRUE(ambiguous);
   EXPECT_EQ(ambiguous->status, FrameStatus::kNotFound);
   EXPECT_NE(ambiguous->note.find("2 source maps"), std::string::npos) << ambiguous->note;
 
   // A native frame of the crash callstack has no position; a segment without offsets says so.
-  auto native = resolver.lookup(scope, *stack::parseStackLine(R"({"NativeCode":true})").jsFrame());
+  auto native = resolver.lookup(scope, *stack::asJsFrame(stack::parseStackLine(R"({"NativeCode":true})")));
   ASSERT_TRUE(native);
   EXPECT_EQ(native->status, FrameStatus::kNotFound);
   auto segment = resolver.lookup(
-      scope,
-      *stack::parseStackLine(R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")
-           .jsFrame());
+      scope, *stack::asJsFrame(stack::parseStackLine(
+                 R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")));
   ASSERT_TRUE(segment);
   EXPECT_EQ(segment->status, FrameStatus::kNotFound);
   EXPECT_NE(segment->note.find("segment 4"), std::string::npos) << segment->note;

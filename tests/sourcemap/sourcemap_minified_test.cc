@@ -12,7 +12,7 @@
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/sourcemap/scopes.h"
 #include "formats/sourcemap/source_map.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_minified.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"

@@ -15,7 +15,7 @@
 #include <map>
 
 #include "formats/sourcemap/function_map.h"
-#include "formats/stack/stack_line.h"
+#include "formats/stack/js_line.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
 
@@ -130,8 +130,8 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
         const std::string raw(frame["raw"].get_string().value());
         SCOPED_TRACE(name + ": " + raw);
         const stack::StackLine line = stack::parseStackLine(raw);
-        ASSERT_EQ(line.kind, stack::LineKind::kJsFrame);
-        auto result = resolver.lookup(scopes[name], *line.jsFrame());
+        ASSERT_EQ(line.kindName(), "js_frame");
+        auto result = resolver.lookup(scopes[name], *stack::asJsFrame(line));
         ASSERT_TRUE(result) << result.error().message();
         if (frame["expected"].is_null()) {
           // The original run's frame is in code the first map leaves unmapped (esbuild's iife

@@ -94,7 +94,7 @@ void printEvent(const std::string& restored_json) {
             bool inlined = false;
             if (entry["inlined"].get_bool().get(inlined) || !inlined) break;
           }
-        } else if (stack::parseStackLine(raw_line).kind == stack::LineKind::kJavaFrame) {
+        } else if (stack::parseStackLine(raw_line).isFrame()) {
           lines = 0;
         }
         for (size_t k = 0; k < std::max<size_t>(lines, 1); ++k) {

@@ -74,7 +74,7 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
 
   for (size_t i = 0; i < lines.size();) {
     const stack::StackLine& line = lines[i];
-    if (line.kind == stack::LineKind::kBlank) {
+    if (line.isBlank()) {
       text.push_back(line.raw);
       ++i;
       continue;

@@ -32,7 +32,7 @@ grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   out.module = frame.frame.module;
   out.raw = frame.raw;
   out.in_app = frame.frame.in_app;
-  out.kind = frame.kind != nullptr ? frame.kind->groupingKind() : grouping::FrameKind::kUnknown;
+  out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();
   out.state = stateOf(frame.status);
   for (const auto& alternative : frame.alternatives) {
     if (!alternative.empty()) out.alternatives.push_back(alternative.front().function);

@@ -93,8 +93,8 @@ class StackKind {
     return Status::ok();
   }
 
-  // Which grouping normalizer reads its frames' names (grouping/kinds.h).
-  virtual grouping::FrameKind groupingKind() const = 0;
+  // What grouping does with its frames (grouping/kinds.h; the kind's rules in grouping/kinds/).
+  virtual const grouping::FrameKindRules& groupingKind() const = 0;
 
   // Whether grouping must not use the frame's function name (it is one the build chose, such
   // as a minified JS name printed as is), and key it by position instead.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "formats/stack/java_line.h"
+#include "grouping/kinds/java_rules.h"
 #include "symbolstore/proguard/proguard_records.h"
 
 namespace restack::pipeline {
@@ -22,7 +24,7 @@ void appendFrameText(std::string& text, const SymbolizedFrame& frame) {
 
 // The header as printed, with the class name and the names inside the message restored.
 std::string exceptionText(const stack::StackLine& line, const JavaLineResult& result) {
-  const auto* exception = line.javaException();
+  const auto* exception = stack::asJavaException(line);
   std::string text = line.raw;
   if (result.exception_class != exception->class_name && !result.exception_class.empty()) {
     size_t at = text.find(exception->class_name, line.indent.size() + exception->prefix.size());
@@ -39,8 +41,7 @@ class JavaKind final : public StackKind {
  public:
   std::string_view name() const override { return kProguardScopeKind; }
   bool claims(const stack::StackLine& line) const override {
-    return line.kind == stack::LineKind::kJavaFrame || line.kind == stack::LineKind::kJavaException ||
-           line.kind == stack::LineKind::kJavaMore;
+    return stack::asJavaFrame(line) || stack::asJavaException(line) || stack::asJavaMore(line);
   }
   // A Java run goes to the retracer whole: rules such as rewriteFrame depend on the exception
   // line above a frame.
@@ -57,7 +58,7 @@ class JavaKind final : public StackKind {
     for (size_t k = 0; k < run.lines.size(); ++k) {
       const stack::StackLine& java = run.lines[k];
       JavaLineResult& result = (*results)[k];
-      if (java.kind == stack::LineKind::kJavaFrame) {
+      if (stack::asJavaFrame(java)) {
         if (result.lookup.status == FrameStatus::kSymbolicated) {
           // The event's pg_map_id picks the mapping before its build does (proguard_resolver.h).
           const std::string& map_id = run.scope.symbol_ids.get(kProguardScopeKind);
@@ -68,13 +69,12 @@ class JavaKind final : public StackKind {
           }
         }
         out.frame(this, java, std::move(result.lookup));
-      } else if (java.kind == stack::LineKind::kJavaException) {
-        const auto* header = java.javaException();
+      } else if (const auto* header = stack::asJavaException(java)) {
         const std::string& type = result.exception_class.empty() ? header->class_name : result.exception_class;
         const std::string& message = result.exception_message.empty() ? header->message : result.exception_message;
         out.text(exceptionText(java, result));
         out.section(header->prefix, type, message);
-      } else if (java.kind == stack::LineKind::kJavaMore && result.more_count) {
+      } else if (stack::asJavaMore(java) && result.more_count) {
         // The elided frames restore to a different number of lines (proguard_resolver.h).
         if (*result.more_count > 0) out.text(java.indent + "... " + std::to_string(*result.more_count) + " more");
       } else {
@@ -154,7 +154,7 @@ class JavaKind final : public StackKind {
     return Status::ok();
   }
 
-  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kJava; }
+  const grouping::FrameKindRules& groupingKind() const override { return grouping::javaRules(); }
 };
 
 }  // namespace

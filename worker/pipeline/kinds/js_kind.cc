@@ -1,5 +1,7 @@
 #include "worker/pipeline/kinds/js_kind.h"
 
+#include "formats/stack/js_line.h"
+#include "grouping/kinds/js_rules.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 
 namespace restack::pipeline {
@@ -34,11 +36,11 @@ FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
 class JsKind final : public StackKind {
  public:
   std::string_view name() const override { return "js"; }
-  bool claims(const stack::StackLine& line) const override { return line.jsFrame() != nullptr; }
+  bool claims(const stack::StackLine& line) const override { return stack::asJsFrame(line) != nullptr; }
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
     for (const stack::StackLine& line : run.lines) {
-      const stack::JsFrameLine& js = *line.jsFrame();
+      const stack::JsFrameLine& js = *stack::asJsFrame(line);
       if (js.builtin) {
         out.frame(this, line, builtinFrame(js));
         continue;
@@ -55,14 +57,14 @@ class JsKind final : public StackKind {
 
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               std::vector<std::string>& out) const override {
-    const stack::JsFrameLine& raw = *line.jsFrame();
+    const stack::JsFrameLine& raw = *stack::asJsFrame(line);
     for (const OutputFrame& frame : frames) out.push_back(line.indent + formatJs(frame.frame, raw));
     for (const auto& alternative : frames.front().alternatives) {
       for (const SymbolizedFrame& frame : alternative) out.push_back(line.indent + "<OR> " + formatJs(frame, raw));
     }
   }
 
-  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kJs; }
+  const grouping::FrameKindRules& groupingKind() const override { return grouping::jsRules(); }
 
   // The source-map restorer prints the minified name when the map has neither a function map
   // nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "formats/stack/native_line.h"
+#include "grouping/kinds/native_rules.h"
 #include "symbolstore/native/native_records.h"
 
 namespace restack::pipeline {
@@ -34,12 +36,12 @@ std::string nativePrefix(const stack::NativeFrameLine& raw) {
 class NativeKind final : public StackKind {
  public:
   std::string_view name() const override { return "native"; }
-  bool claims(const stack::StackLine& line) const override { return line.native() != nullptr; }
+  bool claims(const stack::StackLine& line) const override { return stack::asNative(line) != nullptr; }
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
     size_t earlier = run.earlier_lines;
     for (const stack::StackLine& line : run.lines) {
-      const stack::NativeFrameLine& native = *line.native();
+      const stack::NativeFrameLine& native = *stack::asNative(line);
       // Every frame but the first holds a return address: look up the call instruction before it.
       const bool is_pc = native.frame_index ? *native.frame_index == 0 : earlier == 0;
       ++earlier;
@@ -60,7 +62,7 @@ class NativeKind final : public StackKind {
 
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               std::vector<std::string>& out) const override {
-    const std::string prefix = line.indent + nativePrefix(*line.native());
+    const std::string prefix = line.indent + nativePrefix(*stack::asNative(line));
     for (const OutputFrame& frame : frames) out.push_back(prefix + formatNative(frame.frame, frame.tier));
     const OutputFrame& first = frames.front();  // alternatives ride on the first entry
     for (const auto& alternative : first.alternatives) {
@@ -69,7 +71,7 @@ class NativeKind final : public StackKind {
     }
   }
 
-  grouping::FrameKind groupingKind() const override { return grouping::FrameKind::kNative; }
+  const grouping::FrameKindRules& groupingKind() const override { return grouping::nativeRules(); }
 };
 
 }  // namespace

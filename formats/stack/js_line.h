@@ -1,0 +1,51 @@
+// JavaScript stack frame lines, the "js_frame" syntax: V8 (Chrome, node, Hermes), Firefox,
+// Safari/JSC, and the frames of Hermes crash reports. Examples in stack_line.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "formats/stack/stack_line.h"
+
+namespace restack::stack {
+
+enum class JsStyle { kV8, kFirefox, kHermes };
+
+struct JsFrameLine {
+  JsStyle style = JsStyle::kV8;
+  std::string function;  // may be empty ("at url:line:col", "@url:line:col")
+  std::string url;       // as printed
+  uint32_t line = 0;     // 1-based as printed
+  uint32_t column = 0;   // 1-based as printed (Hermes bytecode: the bytecode offset)
+  bool is_async = false;
+  bool is_constructor = false;   // "at new Foo (…)"
+  bool hermes_bytecode = false;  // "(address at …)": column is a bytecode offset
+  bool is_eval = false;          // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
+  // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)",
+  // Hermes {"NativeCode":true}. `url` holds what was printed; there is nothing to restore.
+  bool builtin = false;
+  // Hermes crash reports (the VM's crash callstack, one JSON object per frame, as Hermes writes
+  // it) give (SegmentID, FunctionID, ByteCodeOffset) instead of a position:
+  //   {"StackFrameRegOffs":"12","FunctionID":3,"ByteCodeOffset":20,"SourceURL":"x.bundle",
+  //    "CJSModuleOffset":0}
+  // "SegmentID" is accepted for "CJSModuleOffset" (newer Hermes); 0 when neither is printed.
+  // `url` is SourceURL ("" when absent); line and column stay 0. A {"NativeCode":true} frame
+  // comes back with url "native" (no script position).
+  bool hermes_function_offset = false;
+  uint32_t segment_id = 0;
+  uint32_t function_id = 0;
+  uint32_t bytecode_offset = 0;
+};
+
+// Returns std::nullopt when the (trimmed) line is not a JS frame. Exposed for tests and fuzzing.
+std::optional<JsFrameLine> parseJsFrameLine(std::string_view trimmed);
+
+extern const LineSyntaxOf<JsFrameLine> kJsFrameLine;
+
+inline const JsFrameLine* asJsFrame(const StackLine& line) {
+  return kJsFrameLine.payloadOf(line);
+}
+
+}  // namespace restack::stack
