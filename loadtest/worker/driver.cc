@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "formats/common/temp_dir.h"
+#include "symbolstore/ingest.h"
 #include "tests/support/kafka_broker.h"
 #include "tests/worker/worker_process.h"
 #include "worker/demo/demo_cluster.h"
@@ -106,6 +107,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
   auto upload_start = Clock::now();
   for (const CorpusBuild& build : corpus->builds) {
     for (const CorpusUpload& upload : build.uploads) {
+      if (o.ingest != "topic") break;
       const std::string bytes = readFile(upload.path);
       worker::Headers headers = {
           {"restack.kind", upload.kind}, {"restack.app", corpus->app}, {"restack.build_id", build.build_id}};
@@ -117,8 +119,10 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
   }
   (*producer)->flush(120000);
-  std::printf("uploaded %zu symbol files (%zu builds, %.1f MiB) in %.2f s\n", uploads, corpus->builds.size(),
-              static_cast<double>(upload_bytes) / (1 << 20), seconds(Clock::now() - upload_start));
+  if (o.ingest == "topic") {
+    std::printf("uploaded %zu symbol files (%zu builds, %.1f MiB) in %.2f s\n", uploads, corpus->builds.size(),
+                static_cast<double>(upload_bytes) / (1 << 20), seconds(Clock::now() - upload_start));
+  }
 
   if (o.rate == 0) {
     auto start = Clock::now();
@@ -145,6 +149,31 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     workers.push_back(
         std::make_unique<worker_test::WorkerProcess>(name, config_path, dir->path() + "/" + name + ".log"));
     ports.push_back(port);
+  }
+  if (o.ingest == "direct") {
+    auto ingest_start = Clock::now();
+    for (int w = 0; w < o.workers; ++w) {
+      StoreOptions store_options;
+      store_options.path = dir->path() + "/worker" + std::to_string(w) + "-store";
+      auto store = SymbolStore::open(store_options);
+      if (!store) return std::fprintf(stderr, "%s\n", store.error().message().c_str()), 1;
+      for (const CorpusBuild& build : corpus->builds) {
+        for (const CorpusUpload& upload : build.uploads) {
+          UploadMeta meta;
+          meta.app = corpus->app;
+          meta.build_id = build.build_id;
+          meta.name = upload.name;
+          UploadContent content;
+          content.path = upload.path;
+          content.display_name = upload.path.substr(upload.path.rfind('/') + 1);
+          auto report = ingestUpload(**store, meta, content, IngestOptions{});
+          if (!report)
+            return std::fprintf(stderr, "%s: %s\n", upload.path.c_str(), report.error().message().c_str()), 1;
+        }
+      }
+    }
+    std::printf("ingested %zu builds into %d store folder(s) in %.2f s\n", corpus->builds.size(), o.workers,
+                seconds(Clock::now() - ingest_start));
   }
   const auto workers_start = Clock::now();
   for (auto& w : workers) {

@@ -26,6 +26,10 @@ struct RunOptions {
   // Non-empty: `perf record -e cpu-clock -g` on the first worker for the whole run, into this file
   // (hardware counters are not available on the shared machine; the software clock is).
   std::string profile;
+  // How the symbols reach the workers: "topic" (the symbols topic, as the real pipeline sends
+  // them; each worker applies its partitions' uploads) or "direct" (every build ingested into
+  // each worker's store folder before it starts, as `restack ingest --store` does).
+  std::string ingest = "topic";
   EventOptions events_options;
 };
 

@@ -378,6 +378,10 @@ int main(int argc, char** argv) {
   app.add_option("--malformed-share", run.events_options.malformed_share, "Scenarios: share of unreadable events")
       ->default_val(0.002);
   app.add_option("--profile", run.profile, "Scenarios: perf record the first worker into this file");
+  app.add_option("--ingest", run.ingest,
+                 "Scenarios: topic (uploads on the symbols topic) or direct (ingested into each worker's store first)")
+      ->check(CLI::IsMember({"topic", "direct"}))
+      ->default_val("topic");
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
