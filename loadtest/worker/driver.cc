@@ -204,6 +204,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
   std::thread produce_thread;
   const auto origin = Clock::now();
   auto micros = [&] { return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - origin).count(); };
+  int64_t produce_origin_us = 0;
   if (o.rate > 0) {
     // Steady state, not the group join: wait until the workers own every partition and caught up
     // with the symbols (ready), then produce at the rate.
@@ -217,6 +218,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
         },
         std::chrono::minutes(5));
     std::this_thread::sleep_for(std::chrono::seconds(2));
+    produce_origin_us = micros();
     produce_thread = std::thread([&] {
       const auto interval = std::chrono::nanoseconds(1'000'000'000LL / o.rate);
       auto next = Clock::now();
@@ -233,7 +235,8 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     });
   }
 
-  const int64_t warmup_us = static_cast<int64_t>(o.warmup_s * 1e6);
+  // Events produced in the first warmup_s seconds of producing enter no percentile.
+  const int64_t warmup_us = produce_origin_us + static_cast<int64_t>(o.warmup_s * 1e6);
   std::vector<bool> seen(o.events, false);
   std::vector<double> per_second;  // outputs per second since the first output
   size_t arrived = 0, last_second_count = 0;
