@@ -1,6 +1,13 @@
-// restack_loadtest: how many events per second one worker restores, end to end through Kafka
-// and through the pipeline alone, on the demo's real sample symbols and events (every stack kind).
+// restack_loadtest: how many events per second the worker restores, end to end through Kafka.
 //
+// Scenarios (loadtest/worker/driver.h): a real Apache Kafka broker on loopback, `restack run`
+// processes, a symbol corpus of N builds of every stack kind (corpus.h) and generated events whose
+// every output is checked (events.h):
+//   build/loadtest/worker/restack_loadtest --scenario standard|latency|memory|scaling|coldstart
+//   (scripts/loadtest.sh standard builds what is needed and runs it)
+//
+// Without --scenario, the demo's real sample symbols and events (every stack kind), first through
+// the pipeline alone, then through librdkafka's mock cluster or --brokers:
 //   build/loadtest/worker/restack_loadtest --events 20000 --threads 2
 //   build/loadtest/worker/restack_loadtest --brokers host:9092 --events 100000   (a real cluster;
 //                                            the topics must exist and be empty)
@@ -20,6 +27,7 @@
 #include <thread>
 
 #include "formats/common/temp_dir.h"
+#include "loadtest/worker/driver.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/demo/demo_cluster.h"
@@ -298,29 +306,120 @@ int latencyRun(const Options& options, const std::vector<std::string>& events) {
 }  // namespace
 }  // namespace restack::loadtest
 
+namespace restack::loadtest {
+namespace {
+
+// The scenarios of the load generator brief, each a set of defaults any flag overrides.
+int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app) {
+  auto unless = [&](const char* flag, auto& field, auto value) {
+    if (app.count(flag) == 0) field = value;
+  };
+  std::vector<int> worker_counts = {run.workers};
+  if (scenario == "standard" || scenario == "coldstart") {
+    unless("--events", run.events, size_t{200000});
+  } else if (scenario == "latency") {
+    unless("--rate", run.rate, uint32_t{10000});
+    unless("--events", run.events, static_cast<size_t>(run.rate) * 30);
+  } else if (scenario == "memory") {
+    unless("--builds", run.builds, size_t{1000});
+    unless("--events", run.events, size_t{100000});
+  } else if (scenario == "scaling") {
+    unless("--events", run.events, size_t{200000});
+    if (app.count("--workers") == 0) worker_counts = {1, 2, 4};
+  }
+  int status = 0;
+  std::string summary;
+  for (int workers : worker_counts) {
+    run.workers = workers;
+    run.events_options.run_id = scenario + std::to_string(workers);
+    char title[512];
+    std::snprintf(
+        title, sizeof title,
+        "scenario %s: %zu builds, %zu events, %s, %d worker(s), %d partitions, worker.threads=%u, batch %u, %s",
+        scenario.c_str(), run.builds, run.events,
+        run.rate ? ("at " + std::to_string(run.rate) + " events/s").c_str() : "flat out", workers, run.partitions,
+        run.threads, run.batch, run.delivery.c_str());
+    RunFigures figures;
+    status |= runLoad(run, title, figures);
+    summary += formatReport(figures);
+    std::printf("%s", formatReport(figures).c_str());
+    std::fflush(stdout);
+  }
+  if (worker_counts.size() > 1) std::printf("\n%s", summary.c_str());
+  return status;
+}
+
+}  // namespace
+}  // namespace restack::loadtest
+
 int main(int argc, char** argv) {
   restack::loadtest::Options options;
-  CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone, on the demo samples"};
+  restack::loadtest::RunOptions run;
+  std::string scenario, mix;
+  CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone"};
+  app.add_option("--scenario", scenario,
+                 "standard (flat out, 200k events, 50 builds), latency (10k events/s), memory (1,000 builds), "
+                 "scaling (1, 2, 4 workers), coldstart; without it, the demo samples")
+      ->check(CLI::IsMember({"standard", "latency", "memory", "scaling", "coldstart"}));
+  app.add_option("--builds", run.builds, "Scenarios: builds in the symbol corpus")->default_val(50);
+  app.add_option("--corpus", run.corpus_dir, "Scenarios: corpus folder (made once, grown as needed)")
+      ->default_val(restack::loadtest::defaultCorpusDir());
+  app.add_option("--workers", run.workers, "Scenarios: restack run processes in one group")->default_val(1);
+  app.add_option("--mix", mix, "Scenarios: event shapes, e.g. ios=1,native=2,java=2,anr=1,lag=1,web=2,rn=1");
+  app.add_option("--min-frames", run.events_options.min_frames, "Scenarios: fewest frames per stack")->default_val(20);
+  app.add_option("--max-frames", run.events_options.max_frames,
+                 "Scenarios: most frames per stack (median 1/4 of the way)")
+      ->default_val(60);
+  app.add_option("--anr-threads", run.events_options.anr_threads, "Scenarios: threads per ANR event")->default_val(3);
+  app.add_option("--lag-samples", run.events_options.lag_samples, "Scenarios: samples per lag event")->default_val(4);
+  app.add_option("--missing-share", run.events_options.missing_share,
+                 "Scenarios: share of native frames from an image without symbols")
+      ->default_val(0.02);
+  app.add_option("--malformed-share", run.events_options.malformed_share, "Scenarios: share of unreadable events")
+      ->default_val(0.002);
+  app.add_option("--profile", run.profile, "Scenarios: perf record the first worker into this file");
+  app.add_option("--ingest", run.ingest,
+                 "Scenarios: topic (uploads on the symbols topic) or direct (ingested into each worker's store first)")
+      ->check(CLI::IsMember({"topic", "direct"}))
+      ->default_val("topic");
+  app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
+      ->default_val(64);
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
-  app.add_option("--partitions", options.partitions, "Partitions of the events topic (mock cluster)")->default_val(3);
+  app.add_option("--partitions", options.partitions, "Partitions of the events topic")->default_val(3);
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
   app.add_option("--batch", options.batch, "worker.batch_size")->default_val(500);
-  app.add_option("--brokers", options.brokers, "Use this Kafka cluster instead of the mock cluster");
+  app.add_option("--brokers", options.brokers, "Demo samples: use this Kafka cluster instead of the mock cluster");
   app.add_option("--delivery", options.delivery,
-                 "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster)")
+                 "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster "
+                 "and in scenarios)")
       ->check(CLI::IsMember({"exactly_once", "at_least_once"}));
   app.add_option("--rate", options.rate,
-                 "Latency run: produce this many events/s while the worker runs and report produce-to-output "
-                 "percentiles (needs --brokers)");
+                 "Produce this many events/s while the worker runs and report produce-to-output percentiles (demo "
+                 "samples: needs --brokers)");
   app.add_option("--warmup", options.warmup_s,
                  "Latency run: seconds at the start whose events are not counted in the percentiles")
       ->default_val(3);
   CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);
+  if (!scenario.empty()) {
+    run.events = options.events;
+    run.partitions = app.count("--partitions") ? options.partitions : 4;
+    run.threads = options.threads;
+    run.batch = options.batch;
+    run.rate = options.rate;
+    run.warmup_s = options.warmup_s;
+    if (!options.delivery.empty()) run.delivery = options.delivery;
+    std::string error;
+    if (!mix.empty() && !restack::loadtest::parseMix(mix, run.events_options.mix, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 2;
+    }
+    return restack::loadtest::runScenario(scenario, run, app);
+  }
   if (options.rate > 0 && options.brokers.empty()) {
     std::fprintf(stderr, "--rate needs --brokers: the mock cluster's acknowledgement delay would be measured\n");
     return 2;
   }
-  spdlog::set_level(spdlog::level::warn);
   auto events = restack::loadtest::makeEvents(options.events);
   if (options.rate > 0) return restack::loadtest::latencyRun(options, events);
   int status = restack::loadtest::pipelineOnly(options, events);

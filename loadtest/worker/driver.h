@@ -1,0 +1,40 @@
+// Drives a load-test run: a real Apache Kafka broker on loopback (tests/support/kafka_broker.h),
+// the corpus's uploads on the symbols topic, K `restack run` processes in one group, events
+// produced flat out or at a steady rate, and every output read back (read_committed) and checked.
+#pragma once
+
+#include <string>
+
+#include "loadtest/worker/events.h"
+#include "loadtest/worker/report.h"
+
+namespace restack::loadtest {
+
+struct RunOptions {
+  std::string corpus_dir;
+  size_t builds = 50;
+  size_t events = 200000;
+  uint32_t rate = 0;  // events/s; 0 = produce everything first, then start the workers (flat out)
+  int workers = 1;
+  int partitions = 4;
+  uint32_t threads = 2;  // worker.threads
+  uint32_t batch = 500;  // worker.batch_size
+  std::string delivery = "at_least_once";
+  double warmup_s = 3;     // rate runs: events produced in the first seconds are not counted
+  uint32_t cache_mb = 64;  // cache.*_mb and store.block_cache_mb of each worker
+  bool verbose_mismatches = false;
+  // Non-empty: `perf record -e cpu-clock -g` on the first worker for the whole run, into this file
+  // (hardware counters are not available on the shared machine; the software clock is).
+  std::string profile;
+  // How the symbols reach the workers: "topic" (the symbols topic, as the real pipeline sends
+  // them; each worker applies its partitions' uploads) or "direct" (every build ingested into
+  // each worker's store folder before it starts, as `restack ingest --store` does).
+  std::string ingest = "topic";
+  EventOptions events_options;
+};
+
+// Runs one scenario run; fills `figures`. Returns 0 when every event's output arrived and checked
+// out, 1 otherwise (the mismatches are printed).
+int runLoad(const RunOptions& options, const std::string& title, RunFigures& figures);
+
+}  // namespace restack::loadtest

@@ -1,0 +1,42 @@
+// Measures of a load-test run: latency percentiles, the worker processes' CPU time and peak
+// memory from /proc, and the once-a-second progress line.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace restack::loadtest {
+
+// user + system CPU seconds of a process (/proc/PID/stat), 0 when it cannot be read.
+double cpuSeconds(pid_t pid);
+
+// Percentile p (0..1) of sorted latencies in microseconds, in milliseconds.
+double percentileMs(const std::vector<int64_t>& sorted_us, double p);
+
+// A worker process's figures at the end of a run.
+struct WorkerFigures {
+  pid_t pid = 0;
+  double cpu_s = 0;
+  uint64_t peak_rss = 0;  // VmHWM, bytes
+};
+
+struct RunFigures {
+  std::string title;
+  size_t events = 0, restored = 0, dlq = 0, mismatches = 0, raw_frames = 0;
+  double first_output_s = 0;          // worker start -> first output read back
+  double full_rate_s = 0;             // worker start -> the first second at 90 % of the steady rate
+  double steady_s = 0;                // first -> last output
+  std::vector<int64_t> latencies_us;  // sorted; empty for a flat-out run
+  std::vector<WorkerFigures> workers;
+  double load_average = 0;  // 1-minute load average at the end
+};
+
+// The report, as printed and as pasted into docs/benchmarks.md.
+std::string formatReport(const RunFigures& figures);
+
+double loadAverage();
+
+}  // namespace restack::loadtest
