@@ -6,6 +6,8 @@
 #include <cctype>
 #include <memory>
 
+#include "formats/stack/js_line.h"
+#include "formats/stack/native_line.h"
 #include "formats/stack/stack_line.h"
 #include "worker/kafka/clients.h"
 #include "worker/pipeline/json_writer.h"
@@ -33,8 +35,8 @@ std::string_view lastSegment(std::string_view text) {
 // The image (native) or file (JavaScript) a raw frame printed, for the record's `module`.
 std::string moduleOf(std::string_view raw) {
   const stack::StackLine line = stack::parseStackLine(raw);
-  if (const auto* native = line.native()) return native->module;
-  if (const auto* js = std::get_if<stack::JsFrameLine>(&line.data)) return std::string(lastSegment(js->url));
+  if (const auto* native = stack::asNative(line)) return native->module;
+  if (const auto* js = stack::asJsFrame(line)) return std::string(lastSegment(js->url));
   return {};
 }
 
