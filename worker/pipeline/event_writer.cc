@@ -39,16 +39,14 @@ void writeSymbolizedFields(JsonWriter& json, const SymbolizedFrame& frame) {
   }
 }
 
-// The distinct innermost function of each answer of an ambiguous frame, the first answer first.
+// The distinct innermost function of each answer of an ambiguous frame, the chosen one first.
 void writeCandidates(JsonWriter& json, const OutputFrame& frame) {
-  std::vector<std::string_view> names;
-  auto add = [&](const std::vector<SymbolizedFrame>& answer) {
-    if (!answer.empty() && std::find(names.begin(), names.end(), answer.front().function) == names.end()) {
-      names.push_back(answer.front().function);
+  std::vector<std::string_view> names{frame.frame.function};
+  for (const auto& alternative : frame.alternatives) {
+    if (!alternative.empty() && std::find(names.begin(), names.end(), alternative.front().function) == names.end()) {
+      names.push_back(alternative.front().function);
     }
-  };
-  if (std::find(names.begin(), names.end(), frame.frame.function) == names.end()) names.push_back(frame.frame.function);
-  for (const auto& alternative : frame.alternatives) add(alternative);
+  }
   json.key("candidates");
   json.beginArray();
   for (std::string_view name : names) json.string(name);
