@@ -69,6 +69,13 @@ TEST(SwiftFrames, MangledSymbolsAreRestoredDemangledFromDwarfAndFromTheSymbolTab
     EXPECT_NE(restored.output.find("left mangled"), std::string::npos) << restored.output;
     const bool stripped = std::string_view(symbols).starts_with("stripped/");
     EXPECT_EQ(restored.output.find("\"reason\":\"no_line_info\"") != std::string::npos, stripped) << restored.output;
+    // The text mode lists frames restored with something missing under their reason.
+    auto text =
+        runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols " + symbols, root, root + "/crash.txt", false);
+    ASSERT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find("\npartly restored:\n"), std::string::npos) << text.output;
+    EXPECT_NE(text.output.find("\n      demangle_failed (swift name left mangled"), std::string::npos) << text.output;
+    EXPECT_EQ(text.output.find("\n      no_line_info\n") != std::string::npos, stripped) << text.output;
   }
 }
 
