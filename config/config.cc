@@ -190,6 +190,7 @@ const std::map<std::string, Apply>& knownKeys() {
       {"kafka.topics.fingerprints", topicField(&Topics::fingerprints)},
       {"kafka.topics.dlq", topicField(&Topics::dlq)},
       {"kafka.topics.pending", topicField(&Topics::pending)},
+      {"kafka.topics.symbols_missing", topicField(&Topics::symbols_missing)},
       {"store.path", stringField(&Config::store, &Store::path)},
       {"store.block_cache_mb", unsignedField(&Config::store, &Store::block_cache_mb, 8, 1 << 20)},
       {"cache.native_mb", unsignedField(&Config::cache, &Cache::native_mb, 1, 1 << 20)},
@@ -226,6 +227,9 @@ const std::map<std::string, Apply>& knownKeys() {
       {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
       {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
       {"pending.replay_stall_s", unsignedField(&Config::pending, &Pending::replay_stall_s, 1, 86400)},
+      {"symbols_missing.flush_interval_ms",
+       unsignedField(&Config::symbols_missing, &SymbolsMissing::flush_interval_ms, 10, 3600000)},
+      {"symbols_missing.max_keys", unsignedField(&Config::symbols_missing, &SymbolsMissing::max_keys, 1, 100000000)},
       {"observability.http_port", intField(&Config::observability, &Observability::http_port, 0, 65535)},
       {"observability.bind_address",
        [](const std::string& key, const Setting& s, Config& c) -> Status {
@@ -342,6 +346,12 @@ Expected<Config> build(const Settings& settings) {
   if (t.pending == t.events || t.pending == t.symbolicated || t.pending == t.fingerprints || t.pending == t.dlq ||
       t.pending == t.symbols || t.pending == t.symbols_shared) {
     return invalidArgument("kafka.topics.pending must be a topic of its own ('" + t.pending + "')");
+  }
+  for (const std::string* other :
+       {&t.events, &t.symbols, &t.symbols_shared, &t.symbolicated, &t.fingerprints, &t.dlq, &t.pending}) {
+    if (t.symbols_missing == *other) {
+      return invalidArgument("kafka.topics.symbols_missing must be a topic of its own ('" + t.symbols_missing + "')");
+    }
   }
   if (t.events == t.symbolicated || t.events == t.dlq || t.events == t.fingerprints) {
     return invalidArgument("kafka.topics: the events topic must differ from the output topics ('" + t.events + "')");

@@ -27,6 +27,10 @@ struct Topics {
   std::string dlq = "restack.events.dlq";
   // Events waiting for symbols (compacted, co-partitioned with events; docs/operations.md).
   std::string pending = "restack.pending";
+  // The symbol-demand feed: one record per app, build and missing symbol file (compacted,
+  // co-partitioned with events; worker/kafka/symbol_demand.h, docs/design.md §13). When the topic
+  // does not exist the worker runs without the feed and says so in its log.
+  std::string symbols_missing = "restack.symbols.missing";
 };
 
 struct Kafka {
@@ -141,6 +145,16 @@ struct Pending {
   uint64_t replay_stall_s = 60;
 };
 
+// The symbol-demand feed (kafka.topics.symbols_missing): counts per missing symbol file are kept
+// in memory by the owner of the events partition and published as cumulative records.
+struct SymbolsMissing {
+  // How often changed records are published (in the worker's transaction). Default 10 s.
+  uint64_t flush_interval_ms = 10000;
+  // Records tracked per worker; past it new missing files are not tracked (counted in
+  // restack_symbol_demand_untracked_total and logged). Default 100000.
+  uint64_t max_keys = 100000;
+};
+
 struct Observability {
   int http_port = 8080;  // /healthz, /readyz, /metrics; 0 disables
   // Address the HTTP port listens on: an IPv4 or IPv6 literal. "0.0.0.0" (default) answers on
@@ -162,6 +176,7 @@ struct Config {
   Worker worker;
   Uploads uploads;
   Pending pending;
+  SymbolsMissing symbols_missing;
   Observability observability;
   std::string grouping_rules;  // folder of per-app grouping rule files <app>.yaml; empty = none
 };

@@ -32,13 +32,26 @@ void keyLambdasByPosition(const std::vector<GroupingFrame>& frames, AnnotatedSta
 // GCC describes the call operator of a type without linkage (a lambda, a local functor) in
 // DWARF by its bare name, "operator()", without the function it is defined in; inlined copies
 // then restore under that name only (an out-of-line copy has a mangled name that says more).
-// When the next app frame deeper on the stack is in the same file, that is the function the
-// call operator's code was inlined through (a synchronous callback: std::for_each, std::sort):
-// the frame is named as its lambda, so the position key below applies as for the other builds.
+// The restorer reads the enclosing function from DWARF's scopes (GroupingFrame::scope): the
+// frame is named as that function's lambda, "shop::Cart::total::'lambda'::operator()", which is
+// what GCC's mangled name at -O0 and Clang's "$_0" normalize to (rule native:lambda-scope).
+// Without a scope (symbols ingested before scopes were stored), when the next app frame deeper
+// on the stack is in the same file, that is the function the call operator's code was inlined
+// through (a synchronous callback: std::for_each, std::sort): the frame is named as its lambda.
+// Either way the position key below applies as for the other builds.
 void nameBareCallOperators(const std::vector<GroupingFrame>& frames, AnnotatedStack& stack) {
   for (size_t i = 0; i < stack.decisions.size(); ++i) {
     FrameDecision& decision = stack.decisions[i];
-    if (frames[i].kind != FrameKind::kNative || decision.normalized != "operator()" || frames[i].file.empty()) continue;
+    if (frames[i].kind != FrameKind::kNative || decision.normalized != "operator()") continue;
+    if (!frames[i].scope.empty()) {
+      const std::string enclosing = normalizeNativeName(frames[i].scope).name;
+      if (!enclosing.empty()) {
+        decision.normalized = enclosing + "::'lambda'::operator()";
+        stack.notes[i].steps.push_back("native:lambda-scope");
+        continue;
+      }
+    }
+    if (frames[i].file.empty()) continue;
     for (size_t j = i + 1; j < stack.decisions.size(); ++j) {
       const FrameDecision& deeper = stack.decisions[j];
       if (!candidate(deeper) || !deeper.in_app) continue;
@@ -103,6 +116,15 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
         }
       }
       if (decision.ignored) continue;
+    }
+    // Code of a C or C++ header copied into the app's image shows as a frame only when the
+    // compiler chose to inline it: GCC -O2 inlines <string.h>'s C++ strchr overload above
+    // libc's strchr, -O0 and Clang call libc directly. Never hashed, so the library call below
+    // it (the thrower) is the same frame in every build.
+    if (frame.kind == FrameKind::kNative && !decision.in_app && isSystemHeader(frame.file)) {
+      decision.ignored = true;
+      decision.ignore_reason = "inlined from a system header";
+      continue;
     }
     if (const char* noise = noiseReason(name.name, frame.kind)) {
       decision.ignored = true;

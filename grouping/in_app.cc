@@ -62,21 +62,6 @@ bool containsAny(std::string_view text, const auto& markers) {
   return false;
 }
 
-// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
-// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
-// an NDK's "…/sysroot/usr/include/").
-bool isSystemHeader(std::string_view file) {
-  if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
-      file.find("/sysroot/usr/include/") != std::string_view::npos) {
-    return true;
-  }
-  if (file.starts_with("/usr/include/") || file.starts_with("/usr/local/include/")) return true;
-  if (!file.starts_with("/usr/")) return false;
-  const size_t include = file.find("/include/", 5);
-  const std::string_view triple = include == std::string_view::npos ? std::string_view() : file.substr(5, include - 5);
-  return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
-}
-
 InAppDecision decideJava(std::string_view name) {
   for (std::string_view prefix : kJavaLibraryPrefixes) {
     if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
@@ -112,6 +97,8 @@ bool isVendorChunk(std::string_view base) {
 InAppDecision decideJs(const GroupingFrame& frame) {
   std::string_view file = frame.file;
   if (file.find("node_modules/") != std::string_view::npos) return {false, "node_modules"};
+  // Node's built-in modules ("node:internal/timers", "node:events") are compiled into node.
+  if (file.starts_with("node:")) return {false, "node built-in module"};
   if (file.starts_with("chrome-extension://") || file.starts_with("moz-extension://") ||
       file.starts_with("safari-extension://") || file.starts_with("safari-web-extension://")) {
     return {false, "browser extension"};
@@ -129,6 +116,21 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 }
 
 }  // namespace
+
+// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
+// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
+// an NDK's "…/sysroot/usr/include/").
+bool isSystemHeader(std::string_view file) {
+  if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
+      file.find("/sysroot/usr/include/") != std::string_view::npos) {
+    return true;
+  }
+  if (file.starts_with("/usr/include/") || file.starts_with("/usr/local/include/")) return true;
+  if (!file.starts_with("/usr/")) return false;
+  const size_t include = file.find("/include/", 5);
+  const std::string_view triple = include == std::string_view::npos ? std::string_view() : file.substr(5, include - 5);
+  return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
+}
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {

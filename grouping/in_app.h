@@ -34,6 +34,11 @@ struct InAppDecision {
   bool from_app_rule = false;  // decided by the app's rule file (listed in rules_applied)
 };
 
+// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
+// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
+// an NDK's "…/sysroot/usr/include/").
+bool isSystemHeader(std::string_view file);
+
 // `normalized` is the frame's normalized function (normalizeFrame), `platform` the event's.
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules);

@@ -48,6 +48,10 @@ struct GroupingFrame {
   // Original source position (1-based, 0 = unknown). Never hashed: a lambda's or anonymous
   // function's key uses only its distance to the enclosing function's frame (normalize.h).
   uint32_t line = 0;
+  // The function the frame's code is defined in, when `function` does not say it: a GCC lambda's
+  // bare "operator()" with its enclosing function from DWARF ("shop::Cart::total(char const*)").
+  // Names the lambda after that function (grouping/annotate.cc); "" when unknown.
+  std::string scope;
   // The restorer knows the frame's original position but no name for it (a JS map with neither
   // sourcesContent nor a function map; the printed name is the minified one). Such a frame is
   // keyed by its original source file and line, which every bundler of that source agrees on.

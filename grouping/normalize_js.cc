@@ -115,7 +115,12 @@ NormalizedName normalizeJsName(std::string_view function, std::string_view file)
   }
   // "async" / "new" alone: V8's prefix on a frame without a name ("at async file.js:1:2").
   if (s == "async" || s == "new") s = {};
-  if (s.empty() || s == "<anonymous>" || s == "anonymous" || s == "?" || s == "Object" || s == "<unknown>") {
+  // A module's top-level code ("<global>" in function maps) is printed by V8 without a name, as
+  // an anonymous function is: both are keyed by file. A map whose column for an arrow lands on
+  // the line's indentation (terser inside webpack maps "t=>new X()" there) names the arrow's
+  // frame "<global>" in one bundle and "<anonymous>" in another.
+  if (s.empty() || s == "<anonymous>" || s == "<global>" || s == "anonymous" || s == "?" || s == "Object" ||
+      s == "<unknown>") {
     std::string normalized_file = normalizeJsFile(file);
     if (normalized_file.empty()) return result;  // nothing stable to name it by
     result.name = "<anonymous>@" + normalized_file;

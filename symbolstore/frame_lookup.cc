@@ -33,6 +33,8 @@ const char* frameReasonName(FrameReason reason) {
       return "no_position";
     case FrameReason::kBundleUnknown:
       return "bundle_unknown";
+    case FrameReason::kRuntimeCode:
+      return "runtime_code";
     case FrameReason::kNotCovered:
       return "not_covered";
     case FrameReason::kUnparsed:
@@ -60,6 +62,7 @@ FrameStatus frameReasonStatus(FrameReason reason) {
     case FrameReason::kPositionNotMapped:
     case FrameReason::kNoPosition:
     case FrameReason::kBundleUnknown:
+    case FrameReason::kRuntimeCode:
     case FrameReason::kNotCovered:
       return FrameStatus::kNotFound;
     case FrameReason::kUnparsed:

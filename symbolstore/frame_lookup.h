@@ -39,6 +39,7 @@ enum class FrameReason : uint8_t {
   kPositionNotMapped,     // JS: the source map has no mapping at this line:column (or segment)
   kNoPosition,            // JS: the frame prints no script position to look up
   kBundleUnknown,         // JS: the frame names no bundle and the build has several maps
+  kRuntimeCode,           // JS: code built into the runtime (node:internal/…): no upload exists
   kNotCovered,            // the symbols do not cover the frame, for no more specific reason
   // Not restored, status unparsed.
   kUnparsed,    // the line is no frame of any stack kind
@@ -146,6 +147,10 @@ struct SymbolizedFrame {
   // without its leading dot ("isra.0", "constprop.1.isra.0", "part.0", "cold", "lto_priv.0").
   // `function` stays the source function's name, as llvm-symbolizer prints it with the debug file.
   std::string clone;
+  // Native: the function the frame's code is defined in, when `function` does not say it (GCC's
+  // DWARF names a lambda's call operator bare, "operator()", as llvm-symbolizer prints it; the
+  // scope is the enclosing function from DWARF's scopes, "shop::Cart::total(char const*)").
+  std::string scope;
   ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;  // line number of context_lines[0]
 };

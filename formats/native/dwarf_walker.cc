@@ -196,6 +196,46 @@ class UnitWalker {
     return name ? name : "";
   }
 
+  static bool isMangled(std::string_view name) { return name.starts_with("_Z"); }
+
+  // The function a subroutine is defined in, when its name does not say it (see InlineNode::
+  // scope): from the DIE that declares the subroutine (reached through DW_AT_abstract_origin and
+  // DW_AT_specification) up through lexical blocks and types to the nearest DW_TAG_subprogram,
+  // preferring one with a linkage name (a lambda inside a lambda: the outer one's function).
+  // Only references within the unit are followed; answers are cached per declaring DIE.
+  std::string_view scopeOf(const DWARFDie& die, std::string_view name) {
+    if (name.empty() || isMangled(name)) return {};
+    DWARFDie declaration = die;
+    for (int hop = 0; hop < 4; ++hop) {
+      DWARFDie next = declaration.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
+      if (!next) next = declaration.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
+      if (!next) break;
+      if (next.getDwarfUnit() != &unit_) return {};
+      declaration = next;
+    }
+    auto [cached, fresh] = scopes_.try_emplace(declaration.getOffset());
+    if (!fresh) return cached->second;
+    std::string_view found;
+    for (DWARFDie up = declaration.getParent(); up; up = up.getParent()) {
+      const auto tag = up.getTag();
+      if (tag == llvm::dwarf::DW_TAG_subprogram) {
+        const char* enclosing = up.getSubroutineName(llvm::DINameKind::LinkageName);
+        if (enclosing == nullptr || *enclosing == 0) continue;
+        if (found.empty()) found = enclosing;
+        if (isMangled(enclosing)) {
+          found = enclosing;
+          break;
+        }
+      } else if (tag != llvm::dwarf::DW_TAG_lexical_block && tag != llvm::dwarf::DW_TAG_structure_type &&
+                 tag != llvm::dwarf::DW_TAG_class_type && tag != llvm::dwarf::DW_TAG_union_type &&
+                 tag != llvm::dwarf::DW_TAG_inlined_subroutine) {
+        break;  // a namespace or the unit: not defined inside a function
+      }
+    }
+    cached->second = found;
+    return found;
+  }
+
   uint32_t nodeFor(FunctionRanges& function, const std::vector<uint32_t>& chain, size_t position) {
     uint32_t die_index = chain[position];
     if (node_of_die_[die_index] != kNoNode) return node_of_die_[die_index];
@@ -204,6 +244,7 @@ class UnitWalker {
     InlineNode node;
     node.parent = parent;
     node.name = subroutineName(die);
+    node.scope = scopeOf(die, node.name);
     if (parent != kNoNode) {
       uint32_t file = 0, line = 0, column = 0, discriminator = 0;
       die.getCallerFrame(file, line, column, discriminator);
@@ -284,6 +325,7 @@ class UnitWalker {
   std::vector<uint32_t> chain_;
   std::unordered_map<const llvm::DWARFAbbreviationDeclaration*, bool> origin_only_;
   std::unordered_map<uint64_t, std::string_view> origin_names_;  // origin DIE offset -> name
+  std::unordered_map<uint64_t, std::string_view> scopes_;        // declaring DIE offset -> scope
   CompileUnitFunctions out_;
 };
 

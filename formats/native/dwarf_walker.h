@@ -43,8 +43,14 @@ inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
 inline constexpr uint32_t kNoFile = std::numeric_limits<uint32_t>::max();
 
 struct InlineNode {
-  uint32_t parent = kNoNode;     // the caller's node; kNoNode for node 0 (the subprogram)
-  std::string_view name;         // linkage name when present (still mangled), else DW_AT_name
+  uint32_t parent = kNoNode;  // the caller's node; kNoNode for node 0 (the subprogram)
+  std::string_view name;      // linkage name when present (still mangled), else DW_AT_name
+  // The function the subroutine is defined in, when `name` does not say it: GCC names the call
+  // operator of a lambda (a type without linkage) only "operator()", with no linkage name; its
+  // declaration sits in the closure type, a child of the enclosing function's DW_TAG_subprogram,
+  // whose linkage name this is ("_ZN4shop4Cart5totalEPKc"). Empty when `name` is mangled or the
+  // declaration is not inside a function.
+  std::string_view scope;
   uint32_t call_file = kNoFile;  // index into CompileUnitFunctions::files
   uint32_t call_line = 0;
   uint32_t call_column = 0;

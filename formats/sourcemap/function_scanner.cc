@@ -370,6 +370,11 @@ class FunctionMapBuilder {
           // A type must follow the ':' ("case (a): {" has none).
           return at != last && at > 0 && is(at - 1, ")") && match_[at - 1] != SIZE_MAX ? at - 1 : SIZE_MAX;
         }
+        if ((text == "," || text == "?") && angles == 0) {
+          // Outside generics a type has neither: minified "c?JSON.parse(t):t,{…}=d" is a
+          // conditional followed by a destructuring, not a method "parse" returning "t,".
+          return SIZE_MAX;
+        }
         if (text == ">") {
           ++angles;
         } else if (text == "<") {
@@ -491,8 +496,13 @@ class FunctionMapBuilder {
         scope.name = nameBefore(start);
         if (scope.name == "<anonymous>") scope.name = invokedAs(index);
       } else {
-        // class Name {, class Name extends a.b.C {, class {, class extends X {
+        // class Name {, class Name extends a.b.C {, class {, class extends X {; TypeScript's
+        // "implements A, B.C" clause before the brace is skipped (npm packages ship maps whose
+        // sourcesContent is their TypeScript source).
         size_t at = previous;
+        while (at > 0 && (isIdent(at) || is(at, ".") || is(at, ",")) && !is(at, "implements") && !is(at, "class")) --at;
+        if (is(at, "implements") && at > 0) previous = at - 1;
+        at = previous;
         while (at > 0 && (isIdent(at) || is(at, ".")) && !is(at, "class") && !is(at, "extends")) --at;
         if (is(at, "extends")) {
           --at;

@@ -333,6 +333,11 @@ class SliceIngest {
             if (!name) return name.status();
             stored.name = *name;
           }
+          if (!node.scope.empty()) {
+            auto scope = strings.internName(node.scope);
+            if (!scope) return scope.status();
+            stored.scope = *scope;
+          }
           auto call_file = fileId(node.call_file);
           if (!call_file) return call_file.status();
           stored.call_file = *call_file;

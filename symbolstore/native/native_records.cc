@@ -14,7 +14,7 @@ using records::RecordWriter;
 
 constexpr std::string_view kRemedy = "re-ingest the image (replay restack.symbols)";
 constexpr RecordType kImageType{"native", "image", 1, kRecordVersion, kRemedy};
-constexpr RecordType kFunctionType{"native", "function", 1, kRecordVersion, kRemedy};
+constexpr RecordType kFunctionType{"native", "function", 1, kScopedFunctionRecordVersion, kRemedy};
 constexpr RecordType kSymbolType{"native", "symbol chunk", 1, kRecordVersion, kRemedy};
 constexpr RecordType kStringType{"native", "string block", 1, kRecordVersion, kRemedy};
 constexpr RecordType kModuleType{"native", "module", 1, kRecordVersion, kRemedy};
@@ -167,7 +167,9 @@ Expected<ImageRecord> decodeImage(std::string_view value, std::string_view key) 
 // ---- function
 
 std::string encodeFunction(const FunctionRecord& function) {
-  RecordWriter out(kRecordVersion);
+  const bool scoped = std::any_of(function.nodes.begin(), function.nodes.end(),
+                                  [](const StoredNode& node) { return node.scope != kNoString; });
+  RecordWriter out(scoped ? kScopedFunctionRecordVersion : kRecordVersion);
   out.reserve(16 + function.nodes.size() * 6 + function.tiles.size() * 3 + function.lines.size() * 5);
   out.varint(function.end - function.begin);
   out.varint(function.outer_name == kNoString ? 0 : uint64_t{function.outer_name} + 1);
@@ -178,6 +180,7 @@ std::string encodeFunction(const FunctionRecord& function) {
     out.varint(node.call_file == kNoString ? 0 : uint64_t{node.call_file} + 1);
     out.varint(node.call_line);
     out.varint(node.call_column);
+    if (scoped) out.varint(node.scope == kNoString ? 0 : uint64_t{node.scope} + 1);
   }
   out.varint(function.tiles.size());
   uint64_t previous = function.begin;
@@ -204,7 +207,7 @@ std::string encodeFunction(const FunctionRecord& function) {
 
 Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value, std::string_view key) {
   RecordReader reader(kFunctionType, value, key);
-  reader.version();
+  const uint8_t version = reader.version();
   FunctionRecord function;
   function.begin = begin;
   uint64_t size = reader.varint();
@@ -225,6 +228,7 @@ Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value, 
     node.call_file = reader.optionalIndex(kNoString);
     node.call_line = reader.varint32();
     node.call_column = reader.varint32();
+    if (version >= kScopedFunctionRecordVersion) node.scope = reader.optionalIndex(kNoString);
   }
   uint64_t tile_count = reader.count(2);
   function.tiles.resize(tile_count);

@@ -1,5 +1,6 @@
 // Records of the `native` column family: native images (iOS Mach-O/dSYM, Android ELF) turned
-// into lookup records at ingest. Format version 1 (first byte of every value).
+// into lookup records at ingest. Format version 1 (first byte of every value); a FunctionRecord
+// with a scoped node is written as version 2.
 //
 // Version history (every value type of this family; written with symbolstore/record_codec.h,
 // whose reader refuses any other version as malformed_input, naming the record and its key):
@@ -8,6 +9,10 @@
 //   1        2026-11-23  additions older readers skip or never meet, so no new version: the
 //                        optional trailing clone field of FunctionRecord, and ImageRecord flag 16
 //                        (symbols read from a detached debug file)
+//   2        2026-11-23  FunctionRecord only: every node also has a scope (the function a lambda's
+//                        call operator is defined in, when DWARF names it bare: GCC's
+//                        "operator()"). Written only when some node has one; a record without
+//                        any is still written as version 1, which stays readable.
 //
 // Keys (id = the debug id as raw bytes: 16 for a Mach-O UUID, usually 20 for a GNU build id;
 // addresses relative to the image base, big endian so that keys sort by address):
@@ -32,7 +37,8 @@
 //                 varint symbols, varint strings, str arch, str module, str app, str build_id
 //   FunctionRecord u8 version, varint size, varint outer_name+1,
 //                 varint nodes  { varint parent+1, varint name+1, varint call_file+1,
-//                                 varint call_line, varint call_column }  (parent < own index)
+//                                 varint call_line, varint call_column,
+//                                 [varint scope+1] (version 2 only) }  (parent < own index)
 //                 varint tiles  { varint begin delta, varint node }       (first delta from begin)
 //                 varint lines  { varint begin delta, varint file+1, zigzag line delta,
 //                                 varint column }
@@ -79,6 +85,7 @@ namespace restack::native_store {
 inline const StoreFamily kNativeFamily{"native"};
 
 inline constexpr uint8_t kRecordVersion = 1;
+inline constexpr uint8_t kScopedFunctionRecordVersion = 2;  // FunctionRecords with node scopes
 inline constexpr uint32_t kNoString = UINT32_MAX;
 inline constexpr uint32_t kStringsPerBlock = 64;
 inline constexpr size_t kSymbolsPerChunk = 128;
@@ -126,6 +133,10 @@ struct StoredNode {
   uint32_t call_file = kNoString;
   uint32_t call_line = 0;
   uint32_t call_column = 0;
+  // The function the node's subroutine is defined in, when its name does not say it (the
+  // demangled enclosing function of a GCC lambda's bare "operator()"; formats/native/
+  // dwarf_walker.h). Resolvers report it as the frame's `scope`; it never changes the name.
+  uint32_t scope = kNoString;
 };
 struct StoredTile {
   uint64_t begin = 0;

@@ -29,6 +29,7 @@ struct DecodedNode {
   const std::string* call_file;
   uint32_t call_line;
   uint32_t call_column;
+  const std::string* scope;
 };
 struct DecodedLine {
   uint64_t begin;
@@ -306,7 +307,9 @@ struct NativeResolver::Impl {
       if (!name) return name.error();
       auto file = string(image, node.call_file, decoded->blocks);
       if (!file) return file.error();
-      decoded->nodes.push_back({node.parent, *name, *file, node.call_line, node.call_column});
+      auto scope = string(image, node.scope, decoded->blocks);
+      if (!scope) return scope.error();
+      decoded->nodes.push_back({node.parent, *name, *file, node.call_line, node.call_column, *scope});
     }
     decoded->tiles = record.tiles;
     decoded->lines.reserve(record.lines.size());
@@ -485,12 +488,14 @@ struct NativeResolver::Impl {
     if (innermost.line == 0) result.reason = FrameReason::kNoLineInfo;
     const DecodedNode* current = &function.nodes[node];
     if (current->name) innermost.function = *current->name;
+    if (current->scope) innermost.scope = *current->scope;
     result.frames.push_back(std::move(innermost));
     while (current->parent != UINT32_MAX) {
       const DecodedNode* caller = &function.nodes[current->parent];
       SymbolizedFrame outer;
       describe(image, frame, outer);
       if (caller->name) outer.function = *caller->name;
+      if (caller->scope) outer.scope = *caller->scope;
       if (current->call_file) outer.file = *current->call_file;
       outer.line = current->call_line;
       outer.column = current->call_column;

@@ -555,6 +555,9 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   if (name.empty() || name == "<anonymous>" || name == "native" || frame.line == 0) {
     return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
   }
+  // Node's built-in modules are compiled into node: no upload can ever restore them, so they
+  // are not missing symbols (an event is not "partial" for its listOnTimeout frame).
+  if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
   impl_->checkGeneration();
   const uint32_t line = frame.line - 1;
   // Hermes bytecode offsets are 0-based already; printed JS columns are 1-based.

@@ -228,6 +228,31 @@ TEST(Config, UploadRetryKeys) {
   EXPECT_NE(zero.error().message().find("uploads.retry_deadline_s"), std::string::npos);
 }
 
+TEST(Config, SymbolDemandTopicAndBounds) {
+  auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->kafka.topics.symbols_missing, "restack.symbols.missing");
+  EXPECT_EQ(defaults->symbols_missing.flush_interval_ms, 10000u);
+  EXPECT_EQ(defaults->symbols_missing.max_keys, 100000u);
+
+  auto set = parseConfig(
+      "kafka: {brokers: a:1, topics: {symbols_missing: demand}}\n"
+      "symbols_missing: {flush_interval_ms: 250, max_keys: 7}\n",
+      "restack.yaml", {"RESTACK_SYMBOLS_MISSING__MAX_KEYS=9"});
+  ASSERT_TRUE(set) << set.error().message();
+  EXPECT_EQ(set->kafka.topics.symbols_missing, "demand");
+  EXPECT_EQ(set->symbols_missing.flush_interval_ms, 250u);
+  EXPECT_EQ(set->symbols_missing.max_keys, 9u);
+
+  auto zero = parseConfig("kafka: {brokers: a:1}\nsymbols_missing: {max_keys: 0}\n", "restack.yaml", {});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message().find("symbols_missing.max_keys"), std::string::npos) << zero.error().message();
+  auto shared = parseConfig("kafka: {brokers: a:1, topics: {symbols_missing: restack.pending}}\n", "restack.yaml", {});
+  ASSERT_FALSE(shared);
+  EXPECT_NE(shared.error().message().find("kafka.topics.symbols_missing must be a topic of its own"), std::string::npos)
+      << shared.error().message();
+}
+
 TEST(Config, DeliveryPendingTopicAndPendingBounds) {
   auto defaults = parseConfig("kafka: {brokers: a:1}\n", "restack.yaml", {});
   ASSERT_TRUE(defaults) << defaults.error().message();

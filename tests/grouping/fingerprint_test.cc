@@ -195,6 +195,50 @@ TEST(Fingerprint, NativeLambdaAcrossCompilersAndInlining) {
   EXPECT_EQ(inlined.frames_used, gcc.frames_used);
 }
 
+// A lambda run on its own thread: the enclosing function is not on the stack. GCC's inlined
+// copy restores as a bare "operator()"; the restorer's scope (the enclosing function, from
+// DWARF) names it as GCC -O0's mangled name and Clang's "$_0" do.
+TEST(Fingerprint, NativeThreadLambdaNamedByItsScope) {
+  auto stack = [](const std::string& lambda, const std::string& scope, const std::string& thrower) {
+    GroupingFrame top = native(lambda, "shop");
+    top.file = "/src/app.cc";
+    top.line = 77;
+    top.in_app = true;
+    top.scope = scope;
+    GroupingFrame libc = native(thrower, "libc.so.6");
+    libc.in_app = false;
+    GroupingFrame run = native("std::thread::_State_impl<T>::_M_run()", "shop");
+    run.file = "/usr/aarch64-linux-gnu/include/c++/12/bits/std_thread.h";
+    GroupingFrame entry = native("start_thread", "libc.so.6");
+    entry.in_app = false;
+    return crash("android", "SIGSEGV", "", {libc, top, run, entry});
+  };
+  const Fingerprint inlined =
+      computeFingerprint(stack("operator()", "shop::Cart::total(char const*)", "strchr"), kDefaults);
+  auto uses = [](const Fingerprint& fingerprint, const std::string& name) {
+    return std::find(fingerprint.frames_used.begin(), fingerprint.frames_used.end(), name) !=
+           fingerprint.frames_used.end();
+  };
+  EXPECT_TRUE(uses(inlined, "shop::Cart::total::'lambda'::operator()"))
+      << ::testing::PrintToString(inlined.frames_used);
+  EXPECT_NE(std::find(inlined.rules_applied.begin(), inlined.rules_applied.end(), "native:lambda-scope"),
+            inlined.rules_applied.end());
+  const Fingerprint gcc_o0 = computeFingerprint(
+      stack("shop::Cart::total(char const*)::'lambda'()::operator()() const", "", "strchr"), kDefaults);
+  const Fingerprint clang =
+      computeFingerprint(stack("shop::Cart::total(char const*)::$_0::operator()() const", "", "strchr"), kDefaults);
+  EXPECT_EQ(inlined.hash, gcc_o0.hash);
+  EXPECT_EQ(inlined.hash, clang.hash);
+  // Another enclosing function, or another libc call below the same lambda, is another group.
+  EXPECT_NE(computeFingerprint(stack("operator()", "shop::Cart::clear()", "strchr"), kDefaults).hash, inlined.hash);
+  const Fingerprint strlen_lambda =
+      computeFingerprint(stack("operator()", "shop::Cart::total(char const*)", "strlen"), kDefaults);
+  EXPECT_NE(strlen_lambda.hash, inlined.hash)
+      << ::testing::PrintToString(strlen_lambda.frames_used) << ::testing::PrintToString(strlen_lambda.components);
+  // Without a scope the bare name stays bare (nothing deeper names it here).
+  EXPECT_TRUE(uses(computeFingerprint(stack("operator()", "", "strchr"), kDefaults), "operator()"));
+}
+
 TEST(Fingerprint, WebJsAcrossChunkHashes) {
   auto stack = [](const char* hash) {
     std::string chunk = std::string("https://shop.com/static/js/main.") + hash + ".js";

@@ -104,6 +104,8 @@ TEST(NormalizeJs, PrefixesAliasesAndAnonymousFrames) {
   EXPECT_EQ(normalizeJsName("Object.<anonymous>", "https://h/static/js/207.e017fea1.chunk.js").name,
             "<anonymous>@static/js/207.chunk.js");
   EXPECT_EQ(normalizeJsName("", "webpack:///./src/cart.ts").name, "<anonymous>@src/cart.ts");
+  // Top-level code prints without a name in V8, as an anonymous function does.
+  EXPECT_EQ(normalizeJsName("<global>", "webpack:///./src/cart.ts").name, "<anonymous>@src/cart.ts");
   EXPECT_EQ(normalizeJsName("", "").name, "");
 }
 

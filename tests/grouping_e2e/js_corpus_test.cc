@@ -1,9 +1,13 @@
 // A generated corpus of real JavaScript errors with known true groups, through Restack's pipeline.
 //
 // The test writes an app of `kSites` crash sites (each a chain of three functions in one of
-// `kFeatures` modules, ending in one of five kinds of error: a TypeError on null, an app
+// `kFeatures` modules, ending in one of seven kinds of error: a TypeError on null, an app
 // RangeError, a custom Error subclass, a SyntaxError thrown by the builtin JSON.parse, a
-// ReferenceError inside an arrow run by Array.forEach), reached through `kPaths` route modules.
+// ReferenceError inside an arrow run by Array.forEach, an error thrown inside a real npm library
+// bundled with the app: acorn's parser or @jridgewell/trace-mapping), reached through `kPaths`
+// route modules. The seventh kind has no chain: two arrows per module, run later by a timer,
+// setImmediate or a microtask (one per path), each calling into a library that throws, so the
+// two arrows of a module share every app frame and differ only in the library code below them.
 // It bundles the app with four bundlers: esbuild --minify, esbuild --minify --target=es2017 with
 // other output names, an unminified esbuild bundle minified by terser (the map chained through
 // terser, sources included), webpack 5 in production mode (terser inside) and rollup 4 with its
@@ -29,16 +33,19 @@
 namespace restack::grouping_e2e {
 namespace {
 
-constexpr int kSites = 200;
 constexpr int kFeatures = 20;
+constexpr int kKinds = 7;
+constexpr int kSites = kFeatures * kKinds * 2;
 constexpr int kPaths = 3;
-constexpr int kKinds = 5;
+constexpr int kLibraryKind = 5;   // the site's chain calls a library that throws inside it
+constexpr int kCallbackKind = 6;  // an arrow run later calls a library that throws inside it
 // A map without sourcesContent restores no function names by itself (its frames would be keyed
 // by original position, docs/grouping.md "JavaScript keys", and split from the builds with
 // sources); the minified file uploaded beside it names them (sourcemap_minified.h), so those
 // builds are counted in the targets like the others.
 constexpr bool kCountBuildsWithoutSourcesContent = true;
-const char* kKindNames[kKinds] = {"null property", "app RangeError", "custom error", "JSON.parse", "arrow in forEach"};
+const char* kKindNames[kKinds] = {"null property",    "app RangeError", "custom error",           "JSON.parse",
+                                  "arrow in forEach", "npm library",    "npm library in callback"};
 
 int kindOf(int site) {
   return (site / kFeatures) % kKinds;
@@ -46,6 +53,36 @@ int kindOf(int site) {
 
 // Every body holds the site's number: a minifier keeps one copy of identical functions (webpack's
 // did for 40 sites of one kind each), and their crashes then really share one location.
+// A call into real library code that throws there, one of five by `variant`: acorn's parse,
+// parseExpressionAt and tokenizer (SyntaxErrors raised from different parser paths), and
+// @jridgewell/trace-mapping's originalPositionFor (an Error it throws itself) and TraceMap (the
+// builtin JSON.parse throwing under its constructor). `x` is the site's argument; `n` its number.
+std::string libraryCall(int variant, const std::string& x, const std::string& n) {
+  switch (variant % 5) {
+    case 0:
+      return "parse(\"let let = \" + " + x + " + \";" + n + "\", { ecmaVersion: 2022 }).body.length";
+    case 1:
+      return "parseExpressionAt(\"(\" + " + x + " + \" + " + n + " +\", 0, { ecmaVersion: 2022 }).end";
+    case 2:
+      return "[...tokenizer(\"a = '\" + " + x + " + \"" + n + "\", { ecmaVersion: 2022 })].length";
+    case 3:
+      return "originalPositionFor(new TraceMap(kMap), { line: " + x + " - " + x + ", column: " + n + " }).line";
+    default:
+      return "new TraceMap(\"{bad\" + " + x + " + \"" + n + "\").version";
+  }
+}
+
+// The two arrows of module `k` run later (kCallbackKind): the same app frames, two library
+// throwers. Even modules: trace-mapping's originalPositionFor and generatedPositionFor (the same
+// Error type and message, thrown by different functions); odd modules: acorn's parse and
+// TraceMap's JSON.parse (both SyntaxErrors).
+std::string callbackCall(int k, int arrow, const std::string& n) {
+  if (k % 2 == 0 && arrow == 1) {
+    return "generatedPositionFor(new TraceMap(kMap), { source: \"a.js\", line: x - x, column: " + n + " }).line";
+  }
+  return libraryCall(k % 2 == 0 ? 3 : (arrow == 0 ? 0 : 4), "x", n);
+}
+
 std::string crashBody(int site) {
   const std::string n = std::to_string(site);
   switch (kindOf(site)) {
@@ -57,6 +94,8 @@ std::string crashBody(int site) {
       return "throw new AppError(\"site \" + x + \" at " + n + "\");";
     case 3:
       return "return JSON.parse(\"{bad\" + x + \"" + n + "\");";
+    case kLibraryKind:
+      return "return " + libraryCall(site % kFeatures + site / (kFeatures * kKinds), "x", n) + " + " + n + ";";
     default:
       return "[x].forEach((v) => {\n    missingFunction" + n + "(v);\n  });\n  return 0;";
   }
@@ -72,21 +111,42 @@ std::map<std::string, std::string> appSources() {
       "    this.name = \"AppError\";\n  }\n}\n";
   for (int k = 0; k < kFeatures; ++k) {
     std::ostringstream js;
-    js << "import { AppError } from \"../errors.js\";\n";
+    js << "import { AppError } from \"../errors.js\";\n"
+       << "import { parse, parseExpressionAt, tokenizer } from \"acorn\";\n"
+       << "import { TraceMap, originalPositionFor, generatedPositionFor } from \"@jridgewell/trace-mapping\";\n"
+       << "const kMap = { version: 3, sources: [\"a.js\"], names: [], mappings: \"AAAA\" };\n";
+    std::vector<std::string> tasks;
     for (int site = k; site < kSites; site += kFeatures) {
+      if (kindOf(site) == kCallbackKind) {
+        tasks.push_back("(x) => " + callbackCall(k, int(tasks.size()), std::to_string(site)));
+        continue;
+      }
       js << "function site" << site << "(x) {\n  " << crashBody(site) << "\n}\n"
          << "function step" << site << "(x) {\n  return site" << site << "(x - 1) + 1;\n}\n"
          << "export function entry" << site << "(x) {\n  return step" << site << "(x + 1) * 2;\n}\n";
     }
+    // Array elements: V8 and the maps give them no name.
+    js << "export const tasks = [\n";
+    for (const std::string& task : tasks) js << "  " << task << ",\n";
+    js << "];\n";
     files["src/features/feature" + std::to_string(k) + ".js"] = js.str();
   }
   std::ostringstream router;
   for (int k = 0; k < kFeatures; ++k) router << "import * as f" << k << " from \"./features/feature" << k << ".js\";\n";
   router << "export function go(site, x) {\n  switch (site) {\n";
   for (int site = 0; site < kSites; ++site) {
+    if (kindOf(site) == kCallbackKind) continue;
     router << "    case " << site << ": return f" << site % kFeatures << ".entry" << site << "(x);\n";
   }
   router << "    default: return 0;\n  }\n}\n";
+  // The arrow a site runs later (null: the site is reached through go()).
+  router << "export function task(site) {\n  switch (site) {\n";
+  for (int site = 0; site < kSites; ++site) {
+    if (kindOf(site) != kCallbackKind) continue;
+    router << "    case " << site << ": return f" << site % kFeatures << ".tasks[" << site / (kFeatures * kKinds)
+           << "];\n";
+  }
+  router << "    default: return null;\n  }\n}\n";
   files["src/router.js"] = router.str();
   for (int p = 0; p < kPaths; ++p) {
     std::ostringstream route;
@@ -98,16 +158,32 @@ std::map<std::string, std::string> appSources() {
   }
   std::ostringstream main;
   for (int p = 0; p < kPaths; ++p) main << "import { open" << p << " } from \"./routes/route" << p << ".js\";\n";
+  main << "import { task } from \"./router.js\";\n";
+  // V8 keeps 10 frames by default: acorn's parser alone is deeper than that, and such an event
+  // would hold no app frame at all (SDKs for node raise the limit the same way).
+  main << "Error.stackTraceLimit = 50;\n";
   main << "const routes = [";
   for (int p = 0; p < kPaths; ++p) main << (p ? ", " : "") << "open" << p;
-  main << "];\nfor (let site = 0; site < " << kSites << "; ++site) {\n"
-       << "  for (let path = 0; path < routes.length; ++path) {\n"
-       << "    try {\n      routes[path](site);\n"
-       << "      console.log(JSON.stringify({ site, path, name: \"\", message: \"no error\", stack: \"\" }));\n"
-       << "    } catch (error) {\n"
-       << "      console.log(JSON.stringify({ site, path, name: error.name, message: error.message, stack: "
-          "error.stack }));\n"
-       << "    }\n  }\n}\n";
+  // The deferred arrows run one at a time, each path through its own scheduler: a timer,
+  // setImmediate, a microtask. Their stacks hold only the arrow, the library below it and the
+  // callback here.
+  main
+      << "];\nfunction report(site, path, error) {\n"
+      << "  console.log(JSON.stringify(error ? { site, path, name: error.name, message: error.message, stack: "
+         "error.stack }\n    : { site, path, name: \"\", message: \"no error\", stack: \"\" }));\n}\n"
+      << "const schedulers = [(run) => setTimeout(run, 0), (run) => setImmediate(run), (run) => queueMicrotask(run)];\n"
+      << "const deferred = [];\n"
+      << "for (let site = 0; site < " << kSites << "; ++site) {\n"
+      << "  const later = task(site);\n"
+      << "  for (let path = 0; path < routes.length; ++path) {\n"
+      << "    if (later) {\n      deferred.push([site, path, later]);\n      continue;\n    }\n"
+      << "    try {\n      routes[path](site);\n      report(site, path, null);\n"
+      << "    } catch (error) {\n      report(site, path, error);\n    }\n  }\n}\n"
+      << "let chain = Promise.resolve();\n"
+      << "for (const [site, path, later] of deferred) {\n"
+      << "  chain = chain.then(() => new Promise((done) => schedulers[path](() => {\n"
+      << "    try {\n      later(site);\n      report(site, path, null);\n"
+      << "    } catch (error) {\n      report(site, path, error);\n    }\n    done();\n  })));\n}\n";
   files["src/main.js"] = main.str();
   return files;
 }
@@ -153,14 +229,35 @@ webpack({
 });
 )";
 
-// rollup 4 with @rollup/plugin-terser; ROLLUP_NO_SOURCES drops sourcesContent.
+// The npm packages the app imports, copied from .deps/node into the app's own node_modules (where
+// esbuild and webpack find them), with the ES module file each one's "import" export names.
+const std::pair<const char*, const char*> kLibraries[] = {
+    {"acorn", "dist/acorn.mjs"},
+    {"@jridgewell/trace-mapping", "dist/trace-mapping.mjs"},
+    {"@jridgewell/sourcemap-codec", "dist/sourcemap-codec.mjs"},
+    {"@jridgewell/resolve-uri", "dist/resolve-uri.mjs"},
+};
+
+// rollup 4 with @rollup/plugin-terser; ROLLUP_NO_SOURCES drops sourcesContent. A resolver of five
+// lines stands in for @rollup/plugin-node-resolve: the packages are ES modules.
 std::string rollupConfig(const std::string& modules) {
+  std::string entries;
+  for (const auto& [name, file] : kLibraries) {
+    entries += std::string(entries.empty() ? "" : ", ") + "\"" + name + "\": \"" + name + "/" + file + "\"";
+  }
   return "import terser from \"" + modules +
          "@rollup/plugin-terser/dist/es/index.js\";\n"
+         "import { fileURLToPath } from \"node:url\";\n"
+         "const packages = { " +
+         entries +
+         " };\n"
+         "const npm = { name: \"npm\", resolveId(id) {\n"
+         "  return packages[id] ? fileURLToPath(new URL(\"./node_modules/\" + packages[id], import.meta.url)) : null;\n"
+         "} };\n"
          "export default {\n  input: \"../src/main.js\",\n"
          "  output: { file: process.env.ROLLUP_OUT, format: \"es\", sourcemap: true,\n"
          "            sourcemapExcludeSources: process.env.ROLLUP_NO_SOURCES === \"1\" },\n"
-         "  plugins: [terser()],\n};\n";
+         "  plugins: [npm, terser()],\n};\n";
 }
 
 std::string hashedFrames(const Outcome& outcome) {
@@ -178,6 +275,14 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
   for (const auto& [path, text] : appSources()) writeFile(root + "/" + path, text);
+  for (const auto& [name, file] : kLibraries) {
+    const std::string from = kDepsDir + "/node/node_modules/" + name;
+    ASSERT_TRUE(std::filesystem::exists(from + "/" + file)) << from << ": run scripts/setup.sh";
+    std::filesystem::create_directories(std::filesystem::path(root + "/node_modules/" + name).parent_path());
+    std::error_code error;
+    std::filesystem::copy(from, root + "/node_modules/" + name, std::filesystem::copy_options::recursive, error);
+    ASSERT_FALSE(error) << from << ": " << error.message();
+  }
 
   const std::string bundlers = kDepsDir + "/bundlers/node_modules/";
   ASSERT_TRUE(std::filesystem::exists(bundlers + "webpack")) << bundlers << ": run scripts/setup.sh";
@@ -226,7 +331,11 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
 
   auto pipeline = Pipeline::create();
   ASSERT_NE(pipeline, nullptr);
+  // RESTACK_CORPUS_DUMP=<file>: every event of a library kind, raw and restored, to study a split.
+  const char* dump_path = std::getenv("RESTACK_CORPUS_DUMP");
+  FILE* dump = dump_path ? std::fopen(dump_path, "w") : nullptr;
   CorpusTally tally;
+  size_t library_events = 0, thrown_in_library = 0, callback_events = 0, by_thrower = 0;
   for (const Build& build : builds) {
     SCOPED_TRACE(build.name);
     const std::string folder = root + "/" + build.name;
@@ -282,15 +391,35 @@ TEST(JsCorpus, RealBundlesGroupByCrashSite) {
         tally.add(label, site, outcome.fingerprint);
       }
       tally.show(outcome.fingerprint, build.name + " " + hashedFrames(outcome));
+      if (kindOf(site) >= kLibraryKind) {
+        // Thrown inside the bundled package: its original node_modules file is on the stack.
+        ++library_events;
+        thrown_in_library += outcome.restored_event.find("node_modules/acorn/") != std::string::npos ||
+                             outcome.restored_event.find("node_modules/@jridgewell/") != std::string::npos;
+      }
+      if (kindOf(site) == kCallbackKind) {
+        ++callback_events;
+        by_thrower += outcome.source == "thrower";
+      }
+      if (dump && kindOf(site) >= kLibraryKind) {
+        std::fprintf(dump, "== %s site %d: %s\n%s\n", build.name.c_str(), site, hashedFrames(outcome).c_str(),
+                     outcome.describe().c_str());
+      }
       if (counted) tally.countSource(outcome.source + " " + outcome.quality);
     }
     EXPECT_EQ(errors, size_t(kSites * kPaths));
   }
 
+  if (dump) std::fclose(dump);
   const auto [split, merged] =
       tally.report("error kind", "all", [](int site) { return std::string(kKindNames[kindOf(site)]); });
   EXPECT_EQ(merged, 0u);
   EXPECT_LT(double(split), 0.01 * kSites);
+  EXPECT_EQ(thrown_in_library, library_events);
+  EXPECT_EQ(library_events, builds.size() * kPaths * (kSites / kKinds) * 2);
+  // The two arrows of a module share their app frames: only the library frames below them
+  // (the thrower source) tell them apart.
+  EXPECT_EQ(by_thrower, callback_events);
 }
 
 }  // namespace

@@ -37,12 +37,11 @@ const char* kKindNames[kKinds] = {"null deref",     "abort",           "app exce
                                   "strlen in libc", "for_each lambda", "qsort comparator", "thread lambda"};
 
 // GCC names the call operator of a lambda inlined at -O2/-O3 in DWARF by its bare name,
-// "operator()", without the function that defines it. Run on its own thread, nothing else on the
-// stack names that function, so the thread lambdas of different functions that crash in the same
-// libc call look alike (6 merged fingerprints per such build). The restorer would have to name
-// such functions from their DWARF scopes (formats/native/dwarf_walker.cc); once it does, set this
-// to true: those events are then counted in the targets like the others.
-constexpr bool kCountGccInlinedThreadLambdas = false;
+// "operator()", without the function that defines it; run on its own thread, nothing else on the
+// stack names that function. The restorer reads it from DWARF's scopes (the frame's `scope`,
+// formats/native/dwarf_walker.h), so those events are counted like the others; each one's record
+// must show the rule that used it.
+constexpr int kThreadLambda = 7;
 
 // Where the cross toolchain and the runtime the builds run against live (Debian's
 // gcc-aarch64-linux-gnu and libstdc++ for arm64, qemu-user).
@@ -367,6 +366,7 @@ TEST(NativeCorpus, RealAarch64BuildsGroupByCrashSite) {
   CorpusTally tally;
   std::map<std::string, std::string> build_ids;
   size_t titled_terminations = 0;
+  size_t gcc_inlined_thread_lambdas = 0, scoped_lambdas = 0;
   for (const Build& build : builds) {
     SCOPED_TRACE(build.name);
     const std::string folder = root + "/" + build.name;
@@ -413,23 +413,20 @@ TEST(NativeCorpus, RealAarch64BuildsGroupByCrashSite) {
                                   jsonString(from_text ? reasons + frames : frames) + "}]}";
         Outcome outcome = pipeline->process("shop:" + build.name, event);
         ASSERT_TRUE(outcome.processed);
-        const bool counted =
-            kCountGccInlinedThreadLambdas || kindOf(crash.site) != 7 || build.compiler != gcc || build.options == "-O0";
-        std::vector<std::string> labels = {"all events, also not counted"};
-        if (counted) {
-          labels.push_back(kKindNames[kindOf(crash.site)]);
-          labels.push_back("all");
-          labels.push_back("build " + build.name);
-        } else {
-          labels.push_back("thread lambda, GCC -O2/-O3 (not counted)");
+        for (const std::string& label :
+             {std::string(kKindNames[kindOf(crash.site)]), std::string("all"), "build " + build.name}) {
+          tally.add(label, crash.site, outcome.fingerprint);
         }
-        for (const std::string& label : labels) tally.add(label, crash.site, outcome.fingerprint);
+        if (kindOf(crash.site) == kThreadLambda && build.compiler == gcc && build.options != "-O0") {
+          ++gcc_inlined_thread_lambdas;
+          scoped_lambdas += outcome.record.find("native:lambda-scope") != std::string::npos;
+        }
         if (dump) {
           std::fprintf(dump, "%s site %d path %d %s: %s\n", build.name.c_str(), crash.site, crash.path,
                        from_text ? "text" : "field", hashedFrames(outcome).c_str());
         }
         tally.show(outcome.fingerprint, build.name + (from_text ? " text " : " field ") + hashedFrames(outcome));
-        if (counted) tally.countSource(outcome.source + " " + outcome.quality);
+        tally.countSource(outcome.source + " " + outcome.quality);
         EXPECT_EQ(outcome.exception_type, crash.signal) << outcome.describe();
         if (from_text && kindOf(crash.site) == 2) {
           // The uncaught exception's type reaches the title through the abort message.
@@ -445,6 +442,9 @@ TEST(NativeCorpus, RealAarch64BuildsGroupByCrashSite) {
   EXPECT_EQ(merged, 0u);
   EXPECT_LT(double(split), 0.01 * kSites);
   EXPECT_EQ(titled_terminations, builds.size() * kPaths * (kSites / kKinds));
+  // Three GCC builds at -O2/-O3, each thread lambda reached through every path, sent twice.
+  EXPECT_EQ(gcc_inlined_thread_lambdas, size_t(3 * kPaths * (kSites / kKinds) * 2));
+  EXPECT_EQ(scoped_lambdas, gcc_inlined_thread_lambdas);
 }
 
 }  // namespace

@@ -135,6 +135,7 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.kafka.topics.fingerprints, defaults.kafka.topics.fingerprints);
   EXPECT_EQ(chart.kafka.topics.dlq, defaults.kafka.topics.dlq);
   EXPECT_EQ(chart.kafka.topics.pending, defaults.kafka.topics.pending);
+  EXPECT_EQ(chart.kafka.topics.symbols_missing, defaults.kafka.topics.symbols_missing);
   EXPECT_EQ(chart.kafka.delivery, defaults.kafka.delivery);
   EXPECT_EQ(chart.kafka.transactional_id, defaults.kafka.transactional_id);
   EXPECT_EQ(chart.kafka.assignment_strategy, defaults.kafka.assignment_strategy);
@@ -173,6 +174,8 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
   EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
   EXPECT_EQ(chart.pending.replay_stall_s, defaults.pending.replay_stall_s);
+  EXPECT_EQ(chart.symbols_missing.flush_interval_ms, defaults.symbols_missing.flush_interval_ms);
+  EXPECT_EQ(chart.symbols_missing.max_keys, defaults.symbols_missing.max_keys);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);
   EXPECT_EQ(chart.observability.bind_address, defaults.observability.bind_address);
   EXPECT_EQ(chart.observability.log_level, defaults.observability.log_level);

@@ -474,6 +474,53 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
   EXPECT_EQ(not_found->status, FrameStatus::kNotFound);
 }
 
+// GCC names the call operator of a lambda in DWARF by its bare name, "operator()", without a
+// linkage name; an inlined copy restores to that name, as llvm-symbolizer prints it. The frame
+// also carries the function the lambda is defined in (its `scope`, from the closure type's parent
+// DW_TAG_subprogram), which grouping keys it by (docs/grouping.md).
+TEST_F(NativeToolsTest, GccInlinedLambdaKeepsLlvmSymbolizersNameAndReportsItsScope) {
+  if (!requireTool("aarch64-linux-gnu-g++")) return;
+  writeFile(work.file("lambda.cc"),
+            "template <class F> __attribute__((noinline)) int run(F f) { return f() + 1; }\n"
+            "namespace shop {\n"
+            "int total(int x) {\n"
+            "  return run([x] { return x * 3 + x / 7; });\n"
+            "}\n"
+            "}  // namespace shop\n");
+  const std::string so = work.file("liblambda.so");
+  ASSERT_TRUE(runOrFail("aarch64-linux-gnu-g++ -g -O2 -fPIC -shared -nostdlib -Wl,--build-id " +
+                        work.file("lambda.cc") + " -o " + so));
+  TestStore store;
+  auto report = ingestPath(*store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(report) << report.error().describe();
+  NativeResolver resolver(*store.store, {});
+  const CodeRange range = codeRange(so);
+  std::vector<uint64_t> addresses;
+  for (uint64_t pc = range.begin; pc < range.end; pc += 4) addresses.push_back(pc);
+  const auto oracle = symbolizeWithLlvm(so, addresses);
+  ASSERT_EQ(oracle.size(), addresses.size());
+  size_t lambda_frames = 0;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    stack::NativeFrameLine frame;
+    frame.debug_id = debugIdOf(*report);
+    auto lookup = resolver.lookup(EventScope{"demo", "1.0", "android", {}}, frame, addresses[i]);
+    ASSERT_TRUE(lookup) << lookup.error().describe();
+    if (lookup->status != FrameStatus::kSymbolicated) continue;
+    ASSERT_EQ(lookup->frames.size(), oracle[i].size()) << describe(*lookup) << " vs " << describe(oracle[i]);
+    for (size_t f = 0; f < lookup->frames.size(); ++f) {
+      const SymbolizedFrame& restored = lookup->frames[f];
+      EXPECT_EQ(restored.function, oracle[i][f].function);
+      if (restored.function == "operator()") {
+        ++lambda_frames;
+        EXPECT_EQ(restored.scope, "shop::total(int)") << describe(*lookup);
+      } else {
+        EXPECT_EQ(restored.scope, "") << restored.function;
+      }
+    }
+  }
+  EXPECT_GT(lambda_frames, 0u) << "GCC -O2 should inline the lambda into run<…>";
+}
+
 TEST_F(NativeToolsTest, SharedLibraryServesEveryApp) {
   std::string so = buildAndroidLibrary(work, "libc_like.so", "-g");
   ASSERT_FALSE(so.empty());

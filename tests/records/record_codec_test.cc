@@ -140,6 +140,26 @@ TEST(RecordsGolden, ClassRecordsDecodeToWhatWasEncoded) {
   }
 }
 
+// Function records are written as version 1 unless a node has a scope (version 2), so stores
+// and goldens of images without GCC lambdas keep their bytes.
+TEST(RecordsGolden, FunctionRecordsCarryNodeScopesOnlyInVersion2) {
+  for (const SampleRecord& record : sampleRecords()) {
+    if (!record.name.starts_with("native.function")) continue;
+    auto decoded = native_store::decodeFunction(0x10d00, record.value);
+    ASSERT_TRUE(decoded) << decoded.error().describe();
+    ASSERT_EQ(decoded->nodes.size(), 2u);
+    EXPECT_EQ(decoded->nodes[0].scope, native_store::kNoString) << record.name;
+    if (record.name == "native.function.scope") {
+      EXPECT_EQ(record.value[0], 2);
+      EXPECT_EQ(decoded->nodes[1].name, 3u);
+      EXPECT_EQ(decoded->nodes[1].scope, 4u);
+    } else {
+      EXPECT_EQ(record.value[0], 1) << record.name;
+      EXPECT_EQ(decoded->nodes[1].scope, native_store::kNoString) << record.name;
+    }
+  }
+}
+
 // ---- one error policy for every record type
 
 TEST(RecordsErrors, EveryTruncationIsAMalformedInputNamingTypeAndKey) {

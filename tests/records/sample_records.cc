@@ -53,6 +53,16 @@ void addNative(std::vector<SampleRecord>& out) {
   function.clone = 3;
   function.lines.push_back({0x10d40, ns::kNoString, 0, 0});
   out.push_back({"native.function.clone", ns::functionKey(id, function.begin), ns::encodeFunction(function)});
+  // Version 2: a GCC lambda's bare "operator()" (string 3) inlined into main, with its scope
+  // (string 4, the enclosing function).
+  ns::FunctionRecord scoped;
+  scoped.begin = 0x10d00;
+  scoped.end = 0x10d80;
+  scoped.nodes = {{UINT32_MAX, 0, ns::kNoString, 0, 0}, {0, 3, 1, 9, 5}};
+  scoped.nodes[1].scope = 4;
+  scoped.tiles = {{0x10d00, 0}, {0x10d10, 1}, {0x10d20, 0}};
+  scoped.lines = {{0x10d00, 1, 8, 3}, {0x10d10, 1, 3, 10}, {0x10d20, 1, 10, 1}};
+  out.push_back({"native.function.scope", ns::functionKey(id, scoped.begin), ns::encodeFunction(scoped)});
 
   ns::SymbolChunk chunk;
   chunk.begin = 0x2000;

@@ -153,6 +153,14 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   EXPECT_EQ(unmapped->reason, FrameReason::kPositionNotMapped);
   // A position that resolves is fully restored.
   EXPECT_EQ(rn_old->reason, FrameReason::kNone);
+  // Node's built-in modules never have a map: not found, not missing ("listOnTimeout
+  // (node:internal/timers:581:17)"), even when a map of the same file name exists.
+  ingest(syntheticMap(1, 10), uploadMeta("shop", "", "timers"));
+  auto builtin = resolver.lookup(eventScope("shop", "", "web"), frame("node:internal/timers", 1, 1));
+  ASSERT_TRUE(builtin);
+  EXPECT_EQ(builtin->status, FrameStatus::kNotFound);
+  EXPECT_EQ(builtin->note, "node built-in module");
+  EXPECT_EQ(builtin->reason, FrameReason::kRuntimeCode);
 }
 
 TEST_F(SourcemapStoreTest, IndexMapSectionsInlineAndByUrl) {

@@ -328,7 +328,14 @@ TEST(FunctionScannerV8Names, TypeScriptReturnTypesAndTypeParameters) {
       "  parse<T extends Node>(x: T): x is Node { return 3; }\n"
       "}\n"
       "const f = (a: number): Array<string> => { return 4; };\n"
-      "switch (k) { case (a): { go(); } }\n";
+      "switch (k) { case (a): { go(); } }\n"
+      "export class TraceMap implements SourceMap, a.Other {\n"
+      "  declare version: SourceMapV3['version'];\n"
+      "  private declare _encoded: string | undefined;\n"
+      "  constructor(map: SourceMapInput, mapUrl?: string | null) { return 5; }\n"
+      "}\n"
+      "class Sub extends Base implements Named { name() { return 6; } }\n"
+      "class he{constructor(t,o){let i=typeof t==\"string\";let d=i?JSON.parse(t):t,{version:f}=d;return 7}}\n";
   const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
   auto at = [&](std::string_view text) {
     const size_t offset = source.find(text);
@@ -341,7 +348,12 @@ TEST(FunctionScannerV8Names, TypeScriptReturnTypesAndTypeParameters) {
   EXPECT_EQ(at("return 2"), "Tokenizer.isLookahead");
   EXPECT_EQ(at("return 3"), "Tokenizer.parse");
   EXPECT_EQ(at("return 4"), "f");
-  EXPECT_EQ(at("go()"), "<global>");  // a case block, not a function
+  EXPECT_EQ(at("go()"), "<global>");      // a case block, not a function
+  EXPECT_EQ(at("return 5"), "TraceMap");  // a constructor is named by its class ("new TraceMap")
+  EXPECT_EQ(at("return 6"), "Sub.name");
+  // Minified: "cond?f(t):t,{…}" is no method "f" with a return type.
+  EXPECT_EQ(at("version:f"), "he");
+  EXPECT_EQ(at("return 7"), "he");
 }
 
 }  // namespace

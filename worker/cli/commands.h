@@ -14,5 +14,6 @@ Command addRunCommand(CLI::App& app);
 Command addDemoCommand(CLI::App& app);
 Command addIngestCommand(CLI::App& app);
 Command addSymbolicateCommand(CLI::App& app);
+Command addMissingCommand(CLI::App& app);
 
 }  // namespace restack::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(restack::cli::addDemoCommand);
   add(restack::cli::addIngestCommand);
   add(restack::cli::addSymbolicateCommand);
+  add(restack::cli::addMissingCommand);
   spdlog::set_default_logger(spdlog::stderr_color_mt("restack"));
   try {
     app.parse(argc, argv);

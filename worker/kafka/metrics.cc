@@ -155,6 +155,13 @@ std::string Metrics::prometheusText() const {
   counter(out, "symbols_lag", "Symbol uploads not applied yet (the symbols consumers' lag).", symbols_lag, "gauge");
   counter(out, "store_bytes", "Bytes of the local symbol store: SST files plus memtables.", store_bytes, "gauge");
   counter(out, "pending_bytes", "Raw bytes of the events kept pending.", pending_bytes, "gauge");
+  counter(out, "symbol_demand_keys", "Symbol-demand records (app, build, missing file) tracked by this worker.",
+          symbol_demand_keys, "gauge");
+  counter(out, "symbol_demand_records_published_total", "Symbol-demand records and tombstones (demand met) published.",
+          symbol_demand_records_published);
+  counter(out, "symbol_demand_untracked_total",
+          "Sightings of missing symbol files not tracked because symbols_missing.max_keys was reached.",
+          symbol_demand_untracked);
   return out;
 }
 

@@ -73,6 +73,11 @@ struct Metrics {
   // Bytes of the local store on disk (SST files) plus its memtables.
   std::atomic<uint64_t> store_bytes{0};
   std::atomic<uint64_t> pending_bytes{0};
+  // The symbol-demand feed (worker/kafka/symbol_demand.h): records tracked, records and
+  // tombstones published, and sightings of missing files not tracked (symbols_missing.max_keys).
+  std::atomic<uint64_t> symbol_demand_keys{0};
+  std::atomic<uint64_t> symbol_demand_records_published{0};
+  std::atomic<uint64_t> symbol_demand_untracked{0};
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 

@@ -15,6 +15,7 @@
 #include "symbolstore/symbolizer.h"
 #include "worker/kafka/clients.h"
 #include "worker/kafka/pending_events.h"
+#include "worker/kafka/symbol_demand.h"
 #include "worker/kafka/symbol_feed.h"
 #include "worker/logging/log.h"
 #include "worker/pipeline/event_processor.h"
@@ -148,6 +149,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   int64_t gauges_updated_ms = 0;           // steady ms of the last updateGauges()
   std::map<int32_t, int64_t> uncommitted;  // at_least_once: partition -> next offset, outputs acknowledged
   std::unique_ptr<PendingEvents> pending;
+  // The symbol-demand feed (worker/kafka/symbol_demand.h); null when its topic does not exist.
+  std::unique_ptr<SymbolDemand> demand;
+  bool flush_demand_now = false;  // a revoke publishes what changed before the partitions go
   // Apps whose pending events are re-checked ("" = every app), each with the key the next slice
   // starts after: a re-check walks all of an app's pending events, a slice per loop turn.
   std::map<std::string, std::string> recheck;
@@ -177,7 +181,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (auto* partition : partitions) ids.push_back(partition->partition());
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       spdlog::info("assigned {} events partition(s): {}", ids.size(), fmt::join(ids, ","));
-      // Symbols and pending state first: both must be in the store before the events.
+      // The demand counts before the symbols, so that an upload the catch-up applies closes the
+      // demand it meets; symbols and pending state before the events.
+      Status seeded = replayDemand(ids);
+      if (!seeded && fatal.isOk()) fatal = seeded;
       Status caught_up = symbols->addPartitions(ids);
       if (!caught_up && fatal.isOk()) fatal = caught_up;
       Status replayed = replayPending(ids);
@@ -198,7 +205,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!lost) {
         // Commit (or abort) what is open before the partitions go: the next owner starts from
         // the last commit.
+        flush_demand_now = demand != nullptr;
         Status flushed = processBatch(false);
+        flush_demand_now = false;
         if (!flushed && fatal.isOk()) fatal = flushed;
         if (!exactly_once) commitRevoked(ids);
       } else {
@@ -211,7 +220,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         owned.erase(partition);
         auto dropped = pending->dropPartition(partition);
         if (!dropped && fatal.isOk()) fatal = dropped.error();
+        if (demand) demand->dropPartition(partition);
       }
+      if (demand) metrics.symbol_demand_keys = demand->size();
       metrics.pending_events = pending->count();
       if (cooperative) {
         if (RdKafka::Error* error = consumer->incremental_unassign(partitions)) {
@@ -365,6 +376,77 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
+  // Reads demand partitions `partitions` from their start into the in-memory counts, so the
+  // counts of the builds they hold go on from where the previous owner published them.
+  Status replayDemand(const std::vector<int32_t>& partitions) {
+    if (!demand || partitions.empty()) return Status::ok();
+    for (int32_t partition : partitions) demand->dropPartition(partition);
+    uint64_t records = 0;
+    Status read = readDemandPartitions(
+        *pending_reader, config.kafka.topics.symbols_missing, partitions,
+        std::chrono::seconds(config.pending.replay_stall_s),
+        [&](int32_t partition, std::string_view key, std::optional<std::string_view> value) -> Status {
+          ++records;
+          metrics.last_loop_ms = steadyMs();
+          Status seeded = demand->seed(partition, key, value);
+          if (!seeded)
+            spdlog::warn("{}/{} skipped: {}", config.kafka.topics.symbols_missing, partition, seeded.error().message());
+          return Status::ok();
+        });
+    if (!read && read.error().code() == ErrorCode::kNotFound) {
+      // Deleted while the worker ran: counting on from zero would overwrite the published counts.
+      spdlog::error("{}; the symbol-demand feed is off until the worker restarts", read.error().message());
+      demand.reset();
+      metrics.symbol_demand_keys = 0;
+      return Status::ok();
+    }
+    if (!read) return read.error().withContext("replaying the symbol-demand topic");
+    metrics.symbol_demand_keys = demand->size();
+    spdlog::info("replayed symbol-demand partition(s) {}: {} record(s), {} tracked", fmt::join(partitions, ","),
+                 records, demand->size());
+    return Status::ok();
+  }
+
+  // The demand feed is on when its topic exists with a partition per events partition; without
+  // it the worker runs and says why the feed is off.
+  Status startDemand(const Expected<int>& events_partitions) {
+    const std::string& topic = config.kafka.topics.symbols_missing;
+    auto count = demandTopicPartitions(*pending_reader, topic, std::chrono::seconds(30));
+    if (!count) {
+      if (count.error().code() != ErrorCode::kNotFound) return count.error();
+      spdlog::warn("{}; the symbol-demand feed is off (create it compacted, with as many partitions as {})",
+                   count.error().message(), config.kafka.topics.events);
+      return Status::ok();
+    }
+    if (events_partitions && *count < *events_partitions) {
+      spdlog::error(
+          "symbol-demand topic {} has {} partition(s), fewer than the {} of {}; the feed is off (it must be "
+          "co-partitioned with the events)",
+          topic, *count, *events_partitions, config.kafka.topics.events);
+      return Status::ok();
+    }
+    SymbolDemandOptions options;
+    options.max_keys = config.symbols_missing.max_keys;
+    options.flush_interval_ms = static_cast<int64_t>(config.symbols_missing.flush_interval_ms);
+    demand = std::make_unique<SymbolDemand>(options);
+    spdlog::info("symbol-demand feed on {}, published every {} ms", topic, options.flush_interval_ms);
+    return Status::ok();
+  }
+
+  // Publishes the changed demand records in the open turn (the transaction, with exactly_once).
+  Status flushDemand(uint64_t& published) {
+    const uint64_t untracked = demand->untracked();
+    if (untracked > metrics.symbol_demand_untracked) {
+      spdlog::warn("{} sighting(s) of missing symbol files not tracked: symbols_missing.max_keys ({}) reached",
+                   untracked - metrics.symbol_demand_untracked, config.symbols_missing.max_keys);
+    }
+    for (const DemandOutput& out : demand->flush(wallMs())) {
+      RESTACK_RETURN_IF_ERROR(produce(config.kafka.topics.symbols_missing, out.partition, out.key, out.value, {}));
+      ++published;
+    }
+    return Status::ok();
+  }
+
   // --- set-up -----------------------------------------------------------------------------
   Expected<int> partitionCount(const std::string& topic) {
     std::string error;
@@ -456,6 +538,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       // The native reader remembers "no symbols" for a while; a new upload must show at
       // once.
       for (const std::string& id : report.ids) symbolizer->native().forget(id);
+      // Demand this upload meets is closed by a tombstone on the next flush.
+      if (demand) demand->resolve(meta, report);
       // Pending events of this app (of every app, for a shared image) may restore now;
       // a re-check in progress starts over (what it passed saw older symbols).
       if (meta.shared || meta.app.empty()) {
@@ -480,6 +564,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     std::string error;
     pending_reader.reset(RdKafka::KafkaConsumer::create(reader_conf->get(), error));
     if (!pending_reader) return invalidArgument("cannot create the pending topic reader: " + error);
+    RESTACK_RETURN_IF_ERROR(startDemand(events_partitions));
 
     auto properties = commonProperties(config, "restack-worker");
     properties.insert({"group.id", config.kafka.group_id});
@@ -643,7 +728,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   Status processBatch(bool housekeeping) {
     const bool expiry_due = housekeeping && wallMs() >= next_expiry_ms;
     const bool rechecking = housekeeping && !recheck.empty();
-    if (batch.empty() && !expiry_due && !rechecking) return Status::ok();
+    const bool demand_due = demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()));
+    if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
     const auto recheck_before = recheck;
     const uint64_t failures_before = delivery_failures;
     Staged staged;
@@ -654,9 +740,13 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
       if (begun) return ioError("cannot begin a transaction: " + begun->str());
     }
+    if (demand) demand->begin();
+    uint64_t demand_published = 0;
     Status produced = produceBatch(staged, counts, next_offsets);
     if (produced && rechecking) produced = restorePendingSlice(staged);
     if (produced && expiry_due) produced = expirePending(staged);
+    // After the batch, so that its observations are in the records.
+    if (produced && demand && (demand_due || demand->flushDue(wallMs()))) produced = flushDemand(demand_published);
 
     if (exactly_once) {
       std::string failure;
@@ -683,10 +773,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       }
       if (!failure.empty()) {
         recheck = recheck_before;
+        if (demand) demand->abort();
         return abandonTransaction(failure);
       }
       if (!next_offsets.empty()) ++metrics.batches_committed;
     } else {
+      if (!produced && demand) demand->abort();
       RESTACK_RETURN_IF_ERROR(produced);
       // Every output acknowledged before any input offset is committed.
       while (producer->outq_len() > 0) {
@@ -694,6 +786,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         if (delivery_failures != failures_before) break;
       }
       if (delivery_failures != failures_before) {
+        if (demand) demand->abort();
         return ioError("outputs were not acknowledged (" + last_delivery_error +
                        "); offsets not committed, the batch will be read again");
       }
@@ -706,6 +799,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (event.timestamp_ms >= 0) metrics.end_to_end_seconds.observe((acknowledged_ms - event.timestamp_ms) / 1000.0);
     }
     batch.clear();
+    if (demand) {
+      demand->commit();
+      metrics.symbol_demand_keys = demand->size();
+      metrics.symbol_demand_records_published += demand_published;
+      metrics.symbol_demand_untracked = demand->untracked();
+    }
     // The records are durable: bring the local cache in line.
     for (const PendingEvent& kept : staged.kept) RESTACK_RETURN_IF_ERROR(pending->put(kept));
     for (const std::string& key : staged.removed) RESTACK_RETURN_IF_ERROR(pending->remove(key));
@@ -772,6 +871,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), out));
         }
         if (result.pending_symbols) RESTACK_RETURN_IF_ERROR(keepPending(batch[i], result, staged));
+        if (result.pending_symbols && demand) observeDemand(batch[i], result);
         counts.dead_lettered += result.dead_letter ? 1 : 0;
         if (result.dead_letter) counts.dead_letter_codes.push_back(result.error_code);
         counts.published += result.dead_letter ? 0 : 1;
@@ -786,6 +886,20 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       return Error(ErrorCode::kInternal, std::string("publishing the batch: ") + error.what());
     }
     return Status::ok();
+  }
+
+  // Counts what the restored event misses into the demand feed, at the event's Kafka timestamp.
+  void observeDemand(const BatchEvent& event, const pipeline::ProcessResult& result) {
+    for (const pipeline::OutputRecord& record : result.records) {
+      if (record.kind != pipeline::OutputKind::kSymbolicated) continue;
+      auto missed = demandOfRestoredEvent(record.value, event.timestamp_ms >= 0 ? event.timestamp_ms : wallMs());
+      if (missed) {
+        demand->observe(event.partition, *missed);
+      } else {
+        spdlog::debug("symbol demand of the event at {}/{}:{} not read: {}", config.kafka.topics.events,
+                      event.partition, event.offset, missed.error().message());
+      }
+    }
   }
 
   // Produces the pending record of `event` to the pending partition of its events partition.

@@ -37,6 +37,10 @@ void writeSymbolizedFields(JsonWriter& json, const SymbolizedFrame& frame) {
     json.key("clone");
     json.string(frame.clone);
   }
+  if (!frame.scope.empty()) {
+    json.key("scope");
+    json.string(frame.scope);
+  }
 }
 
 // The distinct innermost function of each answer of an ambiguous frame, the chosen one first.

@@ -28,6 +28,7 @@ grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   if (!out.name_unknown) out.function = frame.frame.function;
   out.line = frame.frame.line;
   out.file = frame.frame.file;
+  out.scope = frame.frame.scope;
   out.module = frame.frame.module;
   out.raw = frame.raw;
   out.in_app = frame.frame.in_app;
