@@ -22,6 +22,63 @@ enum class FrameStatus {
 
 const char* frameStatusName(FrameStatus status);
 
+// Why a raw frame is not (fully) restored: a closed list with stable snake_case names, written as
+// the frame's `reason` (docs/design.md §5), used as the `reason` label of the frame metrics
+// (worker/kafka/metrics.h) and explained for operators in docs/operations.md ("Frames not
+// restored"). The resolver that makes the decision sets it; nothing guesses it from notes later.
+// Each reason belongs to exactly one FrameStatus (frameReasonStatus), so a frame's status follows
+// from its reason and the metrics can count frames by reason alone. New reasons go at the end
+// (before kCount): the names are an interface, the numbers are not.
+enum class FrameReason : uint8_t {
+  kNone,  // fully restored
+  // Not restored, status missing_symbols.
+  kMissingSymbols,  // the symbol file was never uploaded; FrameLookup::missing_id says which
+  // Not restored, status not_found.
+  kMalformedSymbols,      // a stored record the frame needs failed to decode (record_codec.h)
+  kAddressOutsideModule,  // native: no function or symbol of the image covers the address
+  kPositionNotMapped,     // JS: the source map has no mapping at this line:column (or segment)
+  kNoPosition,            // JS: the frame prints no script position to look up
+  kBundleUnknown,         // JS: the frame names no bundle and the build has several maps
+  kRuntimeCode,           // JS: code built into the runtime (node:internal/…): no upload exists
+  kNotCovered,            // the symbols do not cover the frame, for no more specific reason
+  // Not restored, status unparsed.
+  kUnparsed,    // the line is no frame of any stack kind
+  kFrameLimit,  // past limits.max_frames_per_thread: kept raw
+  // Partly restored, status symbolicated.
+  kNoLineInfo,       // native: function from the symbol table, no file or line
+  kAmbiguous,        // several answers (ProGuard class merging / overloads); candidates listed
+  kDemangleFailed,   // the demangler refused the name: the function keeps its mangled name
+  kMethodNotMapped,  // ProGuard: class restored, the method at this line is not in the mapping
+  kCount,
+};
+inline constexpr size_t kFrameReasonCount = static_cast<size_t>(FrameReason::kCount);
+
+// "missing_symbols", "no_line_info", …; "" for kNone.
+const char* frameReasonName(FrameReason reason);
+// The status of a frame with this reason (kNone: symbolicated).
+FrameStatus frameReasonStatus(FrameReason reason);
+// The reason a frame of `status` gets when its resolver named none: kNone, kMissingSymbols,
+// kNotCovered or kUnparsed.
+FrameReason defaultFrameReason(FrameStatus status);
+
+// Which identifier FrameLookup::missing_id is, written as the frame's `missing_id_kind`.
+enum class MissingIdKind : uint8_t {
+  kNone,      // the frame names nothing to look its symbols up by
+  kDebugId,   // native: the image's debug id / build id (hex)
+  kModule,    // native: the image's file name (the frame printed no debug id)
+  kAppBuild,  // ProGuard: "<app>:<build_id>", the event's build has no mapping
+  kMapId,     // ProGuard: an R8 pg_map_id (the event's, or a frame's r8-map-id-<id> file)
+  kBundle,    // JS: the bundle (script file name or URL) without a source map
+};
+// "debug_id", "module", "app_build", "pg_map_id", "bundle"; "" for kNone.
+const char* missingIdKindName(MissingIdKind kind);
+
+// The one wording of a frame not restored, shared by the `restored` text
+// (worker/pipeline/event_restorer.cc) and `restack symbolicate`'s listing
+// (worker/cli/symbolicate_text.cc):
+//   "not restored: missing_symbols debug_id 8c17…", "not restored: address_outside_module".
+std::string notRestoredText(std::string_view reason, std::string_view missing_id_kind, std::string_view missing_id);
+
 // Source lines around a frame's line. Resolvers hand out slices of line blocks they keep cached,
 // so every answer that shows the same lines shares one copy instead of copying strings; `owner`
 // keeps the blocks alive. Reads like a const std::vector<std::string> (empty, size, [], at,
@@ -100,6 +157,10 @@ struct SymbolizedFrame {
 
 struct FrameLookup {
   FrameStatus status = FrameStatus::kNotFound;
+  // Why the frame is not (fully) restored; kNone when it is. Matches `status`
+  // (frameReasonStatus); a resolver that leaves it kNone on a frame not restored gets
+  // defaultFrameReason(status).
+  FrameReason reason = FrameReason::kNone;
   // Innermost first: a raw frame that inlined calls restores to several frames.
   std::vector<SymbolizedFrame> frames;
   // When the symbol data cannot tell between several answers (ProGuard ambiguity), every other
@@ -107,22 +168,28 @@ struct FrameLookup {
   std::vector<std::vector<SymbolizedFrame>> alternatives;
   // Which data answered: "dwarf", "symtab", "objc", "mapping", "sourcemap", "function_map", …
   std::string tier;
-  // For kMissingSymbols: the debug id / mapping id / file name that had no symbols.
+  // For kMissingSymbols: the debug id / mapping id / file name that had no symbols, and which
+  // of those it is.
   std::string missing_id;
+  MissingIdKind missing_id_kind = MissingIdKind::kNone;
   // Anything a reader of the output should know (e.g. "swift name left mangled").
   std::string note;
   // The frame is dropped from the restored output on purpose (R8 synthesized / outline frames).
   bool removed = false;
 
-  static FrameLookup missing(std::string id) {
+  static FrameLookup missing(std::string id, MissingIdKind kind) {
     FrameLookup lookup;
     lookup.status = FrameStatus::kMissingSymbols;
+    lookup.reason = FrameReason::kMissingSymbols;
     lookup.missing_id = std::move(id);
+    lookup.missing_id_kind = lookup.missing_id.empty() ? MissingIdKind::kNone : kind;
     return lookup;
   }
-  static FrameLookup notFound(std::string note = {}) {
+  // A frame the symbols do not restore; `reason` is one of status not_found.
+  static FrameLookup notFound(FrameReason reason, std::string note = {}) {
     FrameLookup lookup;
     lookup.status = FrameStatus::kNotFound;
+    lookup.reason = reason;
     lookup.note = std::move(note);
     return lookup;
   }

@@ -133,13 +133,27 @@ const std::optional<std::string>& demangledSwiftName(const std::string& mangled)
   return cache.emplace(mangled, swift::demangleSwift(mangled)).first->second;
 }
 
+// An Itanium (C++, legacy Rust) name is demangled once at ingest (formats/native/demangle.h); one
+// stored still mangled is one LLVM's demangler refused. A demangled name never starts this way.
+bool leftItaniumMangled(std::string_view name) {
+  while (name.starts_with("_") && name.size() > 2 && name[1] == '_') name.remove_prefix(1);
+  return name.size() > 2 && name.starts_with("_Z");
+}
+
+// Demangles Swift names, and marks a frame whose name stays mangled (Swift or Itanium) with
+// FrameReason::kDemangleFailed, which outranks kNoLineInfo.
 void demangleSwiftNames(FrameLookup& result) {
   for (SymbolizedFrame& frame : result.frames) {
+    if (leftItaniumMangled(frame.function)) {
+      result.reason = FrameReason::kDemangleFailed;
+      continue;
+    }
     if (!swift::isSwiftMangled(frame.function)) continue;
     const std::optional<std::string>& name = demangledSwiftName(frame.function);
     if (name) {
       frame.function = *name;
     } else {
+      result.reason = FrameReason::kDemangleFailed;
       result.note = swift::swiftDemanglerAvailable()
                         ? "swift name left mangled (the Swift demangler cannot read it)"
                         : "swift name left mangled (built without the Swift demangler: RESTACK_SWIFT_DEMANGLER=OFF)";
@@ -441,8 +455,9 @@ struct NativeResolver::Impl {
         RESTACK_RETURN_IF_ERROR(loadSymbols(image, address));
       }
     }
-    return FrameLookup::notFound(hexAddress(address) + " is outside every function and symbol of " + image.info.module +
-                                 " (" + image.id_hex + ")");
+    return FrameLookup::notFound(FrameReason::kAddressOutsideModule, hexAddress(address) +
+                                                                         " is outside every function and symbol of " +
+                                                                         image.info.module + " (" + image.id_hex + ")");
   }
 
   void describe(const Image& image, const stack::NativeFrameLine& frame, SymbolizedFrame& out) {
@@ -468,6 +483,9 @@ struct NativeResolver::Impl {
       innermost.line = span.line;
       innermost.column = span.column;
     }
+    // A function the DWARF knows without a line row for this address (assembly, a unit built
+    // without -g line tables): restored by name only.
+    if (innermost.line == 0) result.reason = FrameReason::kNoLineInfo;
     const DecodedNode* current = &function.nodes[node];
     if (current->name) innermost.function = *current->name;
     if (current->scope) innermost.scope = *current->scope;
@@ -501,6 +519,8 @@ struct NativeResolver::Impl {
     FrameLookup result;
     result.status = FrameStatus::kSymbolicated;
     result.tier = symbol.source == 1 ? "objc" : "symtab";
+    // Symbol table or Objective-C metadata: the function and offset, never a file or line.
+    result.reason = FrameReason::kNoLineInfo;
     SymbolizedFrame restored;
     describe(image, frame, restored);
     restored.function = symbol.name;
@@ -558,10 +578,10 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     if (!frame.debug_id.empty()) {
       auto image = impl_->imageById(frame.debug_id);
       if (!image) return image.error();
-      if (!*image) return FrameLookup::missing(frame.debug_id);
+      if (!*image) return FrameLookup::missing(frame.debug_id, MissingIdKind::kDebugId);
       return impl_->lookupInImage(**image, frame, lookup_address);
     }
-    if (frame.module.empty()) return FrameLookup::missing("");
+    if (frame.module.empty()) return FrameLookup::missing("", MissingIdKind::kNone);
     auto ids = impl_->idsForModule(scope, frame.module);
     if (!ids) return ids.error();
     std::optional<FrameLookup> first;
@@ -575,9 +595,11 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
       if (!first) first = std::move(*result);
     }
     if (first) return std::move(*first);
-    return FrameLookup::missing(frame.module);
+    return FrameLookup::missing(frame.module, MissingIdKind::kModule);
   }();
-  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  if (!answer && records::isUnreadableRecord(answer.error())) {
+    return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+  }
   return answer;
 }
 

@@ -74,6 +74,7 @@ std::string hashHex(std::string_view pg_map_hash) {
 struct MapChoice {
   std::shared_ptr<const MapHandle> map;
   std::string missing_id;
+  MissingIdKind missing_kind = MissingIdKind::kNone;
   std::string note;
 };
 
@@ -204,6 +205,7 @@ struct ProguardResolver::Impl {
         return choice;
       }
       choice.missing_id = map_id;
+      choice.missing_kind = MissingIdKind::kMapId;
       if (build_map) {
         choice.note = "the mapping uploaded for " + build_name + " has pg_map_id " + build_map->pg_map_id +
                       ", the event names " + map_id;
@@ -214,6 +216,7 @@ struct ProguardResolver::Impl {
       choice.map = build_map;
     } else {
       choice.missing_id = build_name;
+      choice.missing_kind = MissingIdKind::kAppBuild;
     }
     return choice;
   }
@@ -230,6 +233,7 @@ struct ProguardResolver::Impl {
       choice.map = *found;
     } else {
       choice.missing_id = id;
+      choice.missing_kind = MissingIdKind::kMapId;
       if (event_choice.map) {
         choice.note = "the frame names mapping " + id + "; the event's mapping (" + event_choice.map->describe() +
                       ") is " +
@@ -531,7 +535,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     choice = &frame_choice;
   }
   if (!choice->map) {
-    FrameLookup lookup = FrameLookup::missing(choice->missing_id);
+    FrameLookup lookup = FrameLookup::missing(choice->missing_id, choice->missing_kind);
     lookup.note = choice->note;
     context = {};
     return lookup;
@@ -542,7 +546,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
     context = {};
-    return FrameLookup::notFound(record.error().message());
+    return FrameLookup::notFound(FrameReason::kMalformedSymbols, record.error().message());
   }
   std::string module;
   if (!frame.module_prefix.empty()) {
@@ -582,6 +586,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     out.file = std::move(*file);
     out.line = frame.line.value_or(0);
     lookup.frames.push_back(std::move(out));
+    lookup.reason = FrameReason::kMethodNotMapped;
     std::string note = "method not in mapping at this line; class name restored";
     lookup.note = lookup.note.empty() ? note : note + "; " + lookup.note;
     return lookup;
@@ -620,6 +625,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       lookup.alternatives.push_back(std::move(frames));
     }
   }
+  // Several answers the output tells apart: restored, with the candidates listed.
+  if (!lookup.alternatives.empty()) lookup.reason = FrameReason::kAmbiguous;
   return lookup;
 }
 
@@ -638,7 +645,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     // the run is unrestored, with why; the other lines stay as they are.
     for (size_t i = 0; i < lines.size(); ++i) {
       if (stack::asJavaFrame(lines[i]) != nullptr) {
-        results[i].lookup = FrameLookup::notFound(event_choice.error().message());
+        results[i].lookup = FrameLookup::notFound(FrameReason::kMalformedSymbols, event_choice.error().message());
       } else {
         results[i].lookup.status = FrameStatus::kSymbolicated;
         if (const auto* exception = stack::asJavaException(lines[i]))
@@ -664,7 +671,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
         result.lookup = std::move(*lookup);
       } else if (records::isUnreadableRecord(lookup.error())) {
         // A record this frame needs cannot be read (records::RecordReader): unrestored, with why.
-        result.lookup = FrameLookup::notFound(lookup.error().message());
+        result.lookup = FrameLookup::notFound(FrameReason::kMalformedSymbols, lookup.error().message());
       } else {
         return lookup.error();
       }
@@ -689,7 +696,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
           if (*message) result.exception_message = std::move(**message);
         }
       } else {
-        result.lookup = FrameLookup::missing(event_choice->missing_id);
+        result.lookup = FrameLookup::missing(event_choice->missing_id, event_choice->missing_kind);
         result.lookup.note = event_choice->note;
       }
       context.thrown_obfuscated = exception->class_name;

@@ -176,9 +176,10 @@ struct Route {
   std::string app, build, name;  // the key, compared on every probe
   Kind kind = Kind::kMissing;
   uint64_t map_id = 0;
-  uint32_t line_offset = 0;   // RAM-bundle module: its first generated line (x_facebook_offsets)
-  std::string note;           // kNotFound: why
-  MapState* state = nullptr;  // the map's state once loaded (owned by the cache's map table)
+  uint32_t line_offset = 0;                       // RAM-bundle module: its first generated line (x_facebook_offsets)
+  std::string note;                               // kNotFound: why
+  FrameReason reason = FrameReason::kNotCovered;  // kNotFound: why, as FrameLookup::reason
+  MapState* state = nullptr;                      // the map's state once loaded (owned by the cache's map table)
 
   bool matches(std::string_view a, std::string_view b, std::string_view n) const {
     return name == n && app == a && build == b;

@@ -73,8 +73,9 @@ FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::s
 }
 
 FrameLookup unmapped(std::string_view module, uint32_t line, uint32_t column) {
-  return FrameLookup::notFound("the source map of " + std::string(module) + " has no mapping at line " +
-                               std::to_string(line + 1) + " column " + std::to_string(column + 1));
+  return FrameLookup::notFound(FrameReason::kPositionNotMapped,
+                               "the source map of " + std::string(module) + " has no mapping at line " +
+                                   std::to_string(line + 1) + " column " + std::to_string(column + 1));
 }
 
 }  // namespace
@@ -126,11 +127,11 @@ struct SourcemapResolver::Impl {
     if (found == routes.end() || !found->second.matches(scope.app, build, name)) return false;
     const Route& route = found->second;
     if (route.kind == Route::Kind::kMissing) {
-      out = FrameLookup::missing(std::string(name));
+      out = FrameLookup::missing(std::string(name), MissingIdKind::kBundle);
       return true;
     }
     if (route.kind == Route::Kind::kNotFound) {
-      out = FrameLookup::notFound(route.note);
+      out = FrameLookup::notFound(route.reason, route.note);
       return true;
     }
     const MapState* state = route.state;
@@ -228,6 +229,7 @@ struct SourcemapResolver::Impl {
         route.map_id = *ids->begin();
       } else {
         route.kind = Route::Kind::kNotFound;
+        route.reason = FrameReason::kBundleUnknown;
         route.note = "the frame names no bundle (no SourceURL) and " + std::to_string(ids->size()) +
                      " source maps are uploaded for this build; cannot tell which one to use";
       }
@@ -242,6 +244,7 @@ struct SourcemapResolver::Impl {
     if (!bundle) return bundle.error();
     route.kind = Route::Kind::kNotFound;
     if (!*bundle) {
+      route.reason = FrameReason::kMalformedSymbols;
       route.note = "source map records of the RAM bundle are incomplete; re-upload the map";
       return route;
     }
@@ -250,6 +253,7 @@ struct SourcemapResolver::Impl {
       const auto& segments = (*bundle)->header->facebook_segments;
       auto segment = segments.find(module->segment);
       if (segment == segments.end()) {
+        route.reason = FrameReason::kPositionNotMapped;
         route.note = "the RAM bundle map (" + (*bundle)->header->file + ") has no segment " +
                      std::to_string(module->segment) + " in x_facebook_segments";
         return route;
@@ -260,11 +264,13 @@ struct SourcemapResolver::Impl {
       auto segment = mapState(segment_map);
       if (!segment) return segment.error();
       if (!*segment) {
+        route.reason = FrameReason::kMalformedSymbols;
         route.note = "source map records of the RAM bundle are incomplete; re-upload the map";
         return route;
       }
       const auto& offsets = (*segment)->header->module_offsets;
       if (*module->module >= offsets.size() || offsets[*module->module] == sourcemap::kNoModuleOffset) {
+        route.reason = FrameReason::kPositionNotMapped;
         route.note = "module " + std::to_string(*module->module) + " is not in x_facebook_offsets of segment " +
                      std::to_string(module->segment) + " of the RAM bundle map";
         return route;
@@ -469,8 +475,8 @@ struct SourcemapResolver::Impl {
     auto found_state = mapState(map_id);
     if (!found_state) return found_state.error();
     if (!*found_state) {
-      return FrameLookup::notFound("source map records of " + std::string(module) +
-                                   " are incomplete; re-upload the map");
+      return FrameLookup::notFound(FrameReason::kMalformedSymbols, "source map records of " + std::string(module) +
+                                                                       " are incomplete; re-upload the map");
     }
     MapState& state = **found_state;
     const MapHeader& map = *state.header;
@@ -483,8 +489,11 @@ struct SourcemapResolver::Impl {
           break;
         }
       }
-      if (section == nullptr) return FrameLookup::notFound("position precedes the first section of the index map");
-      if (depth >= kMaxSectionDepth) return FrameLookup::notFound("index map sections nest too deeply");
+      if (section == nullptr)
+        return FrameLookup::notFound(FrameReason::kPositionNotMapped,
+                                     "position precedes the first section of the index map");
+      if (depth >= kMaxSectionDepth)
+        return FrameLookup::notFound(FrameReason::kMalformedSymbols, "index map sections nest too deeply");
       const uint32_t inner_line = line - section->line;
       const uint32_t inner_column = line == section->line ? column - section->column : column;
       uint64_t child = 0;
@@ -493,8 +502,9 @@ struct SourcemapResolver::Impl {
       } else {
         auto resolved = route(scope, section->url_name);
         if (!resolved) return resolved.error();
-        if (resolved->kind == Route::Kind::kMissing) return FrameLookup::missing(section->url_name);
-        if (resolved->kind == Route::Kind::kNotFound) return FrameLookup::notFound(resolved->note);
+        if (resolved->kind == Route::Kind::kMissing)
+          return FrameLookup::missing(section->url_name, MissingIdKind::kBundle);
+        if (resolved->kind == Route::Kind::kNotFound) return FrameLookup::notFound(resolved->reason, resolved->note);
         child = resolved->map_id;
       }
       return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1);
@@ -508,7 +518,10 @@ struct SourcemapResolver::Impl {
     }
     auto answer = resolveSegment(state, **found_chunk, static_cast<size_t>(index), module);
     if (!answer) {
-      if (answer.error().code() == ErrorCode::kNotFound) return FrameLookup::notFound(answer.error().message());
+      // resolveSegment: the segment names a source whose record is not stored.
+      if (answer.error().code() == ErrorCode::kNotFound) {
+        return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+      }
       return answer.error();
     }
     SegmentEntry entry = (*found_chunk)->entries[static_cast<size_t>(index)];
@@ -521,9 +534,11 @@ struct SourcemapResolver::Impl {
                                    std::string_view printed_function) {
     auto found = route(scope, name);
     if (!found) return found.error();
-    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(std::string(name));
-    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
-    if (line > UINT32_MAX - found->line_offset) return FrameLookup::notFound("line out of range");
+    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(std::string(name), MissingIdKind::kBundle);
+    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->reason, found->note);
+    if (line > UINT32_MAX - found->line_offset) {
+      return FrameLookup::notFound(FrameReason::kPositionNotMapped, "line out of range");
+    }
     return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0);
   }
 };
@@ -538,11 +553,11 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   }
   const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
   if (name.empty() || name == "<anonymous>" || name == "native" || frame.line == 0) {
-    return FrameLookup::notFound("frame has no script position");
+    return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
   }
   // Node's built-in modules are compiled into node: no upload can ever restore them, so they
   // are not missing symbols (an event is not "partial" for its listOnTimeout frame).
-  if (frame.url.starts_with("node:")) return FrameLookup::notFound("node built-in module");
+  if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
   impl_->checkGeneration();
   const uint32_t line = frame.line - 1;
   // Hermes bytecode offsets are 0-based already; printed JS columns are 1-based.
@@ -551,7 +566,9 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   if (impl_->warmLookup(scope, name, line, column, frame.function, warm)) return warm;
   auto answer = impl_->lookupName(scope, name, line, column, frame.function);
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
-  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  if (!answer && records::isUnreadableRecord(answer.error())) {
+    return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+  }
   return answer;
 }
 
@@ -564,30 +581,38 @@ Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope,
     auto found = impl_->route(scope, name);
     if (!found) return found.error();
     const std::string shown = name.empty() ? std::string("the bundle") : std::string(name);
-    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(shown);
-    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->note);
+    if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(shown, MissingIdKind::kBundle);
+    if (found->kind == Route::Kind::kNotFound) return FrameLookup::notFound(found->reason, found->note);
     auto state = impl_->mapState(found->map_id);
     if (!state) return state.error();
-    if (!*state) return FrameLookup::notFound("source map records of " + shown + " are incomplete");
+    if (!*state) {
+      return FrameLookup::notFound(FrameReason::kMalformedSymbols,
+                                   "source map records of " + shown + " are incomplete");
+    }
     const MapHeader& map = *(*state)->header;
     auto offsets = map.hermes_function_offsets.find(segment_id);
     if (offsets == map.hermes_function_offsets.end()) {
-      return FrameLookup::notFound("the map of " + shown + " has no x_hermes_function_offsets for segment " +
-                                   std::to_string(segment_id));
+      return FrameLookup::notFound(
+          FrameReason::kPositionNotMapped,
+          "the map of " + shown + " has no x_hermes_function_offsets for segment " + std::to_string(segment_id));
     }
     if (function_id >= offsets->second.size()) {
-      return FrameLookup::notFound("function " + std::to_string(function_id) + " is not in segment " +
-                                   std::to_string(segment_id) + " of " + shown);
+      return FrameLookup::notFound(FrameReason::kPositionNotMapped, "function " + std::to_string(function_id) +
+                                                                        " is not in segment " +
+                                                                        std::to_string(segment_id) + " of " + shown);
     }
     const uint64_t column = static_cast<uint64_t>(offsets->second[function_id]) + bytecode_offset;
     const uint64_t line = static_cast<uint64_t>(segment_id) + found->line_offset;
-    if (column > 0xffffffffull || line > 0xffffffffull) return FrameLookup::notFound("bytecode offset out of range");
+    if (column > 0xffffffffull || line > 0xffffffffull)
+      return FrameLookup::notFound(FrameReason::kPositionNotMapped, "bytecode offset out of range");
     const std::string module = name.empty() ? map.file : std::string(name);
     return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
                            0);
   }();
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
-  if (!answer && records::isUnreadableRecord(answer.error())) return FrameLookup::notFound(answer.error().message());
+  if (!answer && records::isUnreadableRecord(answer.error())) {
+    return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+  }
   return answer;
 }
 

@@ -183,6 +183,15 @@ std::string frames(NativeResolver& resolver, const std::string& debug_id, uint64
   return out;
 }
 
+// The reason the resolver gives the frame at `address` ("" when fully restored).
+std::string reasonAt(NativeResolver& resolver, const std::string& debug_id, uint64_t address) {
+  stack::NativeFrameLine frame;
+  frame.debug_id = debug_id;
+  frame.module = "libdemo.so";
+  auto lookup = resolver.lookup(EventScope{"demo", "1.0", "android", {}}, frame, address);
+  return lookup ? frameReasonName(lookup->reason) : "error: " + lookup.error().describe();
+}
+
 TEST(BreakpadIngest, EveryIdFormFindsTheImageAndInlineChainsRestore) {
   auto ingested = ingestText(kElfSym);
   ASSERT_TRUE(ingested->report) << ingested->report.error().describe();
@@ -212,6 +221,12 @@ TEST(BreakpadIngest, EveryIdFormFindsTheImageAndInlineChainsRestore) {
             "symbolicated dwarf | ns::foo(int) /src/a.c:20");
   EXPECT_EQ(frames(resolver, "ba78e30f9664d0150fba525ab5981b19", 0x1104), "symbolicated symtab | exported_thing :0 +4");
   EXPECT_EQ(frames(resolver, "00000000000000000000000000000000", 0x1000).rfind("missing_symbols", 0), 0u);
+  // A FUNC with its lines is fully restored; a FUNC byte without a line record and a PUBLIC
+  // symbol name the function only.
+  EXPECT_EQ(reasonAt(resolver, "ba78e30f9664d0150fba525ab5981b19", 0x1022), "");
+  EXPECT_EQ(reasonAt(resolver, "ba78e30f9664d0150fba525ab5981b19", 0x1039), "no_line_info");
+  EXPECT_EQ(reasonAt(resolver, "ba78e30f9664d0150fba525ab5981b19", 0x1104), "no_line_info");
+  EXPECT_EQ(reasonAt(resolver, "00000000000000000000000000000000", 0x1000), "missing_symbols");
 }
 
 TEST(BreakpadIngest, MachOUuidsAreNotSwapped) {

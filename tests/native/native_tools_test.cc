@@ -334,6 +334,87 @@ TEST_F(NativeToolsTest, StrippedLibraryAndSeparateDebugFileMerge) {
   EXPECT_GT(result.tiers["dwarf"], 0u);
 }
 
+// Why a frame is not fully restored, decided by the resolver on a real library: its debug file
+// restores `plain` fully; stripped to its symbol table, `plain` has no line (no_line_info), the
+// function whose symbol is an invalid Itanium mangling keeps that name (demangle_failed), an
+// address past the code is outside the image, and an image never uploaded is named by debug id.
+TEST_F(NativeToolsTest, FramesNotFullyRestoredCarryTheResolversReason) {
+  writeFile(work.file("reasons.c"),
+            "int __attribute__((noinline)) plain(int x) { return x * 3 + 1; }\n"
+            "int odd(int x) __asm__(\"_ZN3foo\");\n"
+            "int __attribute__((noinline)) odd(int x) { return plain(x) * 7; }\n");
+  const std::string so = work.file("libreasons.so");
+  const std::string stripped = work.file("stripped/libreasons.so");
+  std::filesystem::create_directories(work.file("stripped"));
+  ASSERT_TRUE(
+      runOrFail(std::string(kAndroid) + " -g -O2 -c " + work.file("reasons.c") + " -o " + work.file("reasons.o")));
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                        work.file("reasons.o") + " -o " + so));
+  ASSERT_TRUE(runOrFail("llvm-strip-19 --strip-all " + so + " -o " + stripped));
+  std::map<std::string, uint64_t> symbols;
+  std::istringstream nm(runCommand("llvm-nm-19 -D --defined-only " + so).output);
+  for (std::string line; std::getline(nm, line);) {
+    if (line.size() > 19) symbols[line.substr(19)] = std::stoull(line.substr(0, 16), nullptr, 16);
+  }
+  ASSERT_TRUE(symbols.count("plain") && symbols.count("_ZN3foo")) << runCommand("llvm-nm-19 -D " + so).output;
+  ASSERT_EQ(runCommand("llvm-cxxfilt-19 _ZN3foo").output, "_ZN3foo\n") << "the mangling must be one LLVM refuses";
+
+  TestStore full_store, stripped_store;
+  auto full = ingestPath(*full_store.store, so, SymbolKind::kElf);
+  ASSERT_TRUE(full) << full.error().describe();
+  auto symtab = ingestPath(*stripped_store.store, stripped, SymbolKind::kElf);
+  ASSERT_TRUE(symtab) << symtab.error().describe();
+  ASSERT_EQ(debugIdOf(*full), debugIdOf(*symtab));
+  stack::NativeFrameLine frame;
+  frame.debug_id = debugIdOf(*full);
+  frame.module = "libreasons.so";
+  const EventScope scope{"demo", "1.0", "android", {}};
+
+  NativeResolver with_dwarf(*full_store.store, {});
+  auto restored = with_dwarf.lookup(scope, frame, symbols["plain"]);
+  ASSERT_TRUE(restored) << restored.error().describe();
+  ASSERT_EQ(restored->status, FrameStatus::kSymbolicated) << describe(*restored);
+  EXPECT_EQ(restored->tier, "dwarf");
+  EXPECT_EQ(restored->reason, FrameReason::kNone) << frameReasonName(restored->reason);
+
+  NativeResolver resolver(*stripped_store.store, {});
+  auto no_line = resolver.lookup(scope, frame, symbols["plain"] + 4);
+  ASSERT_TRUE(no_line) << no_line.error().describe();
+  ASSERT_EQ(no_line->status, FrameStatus::kSymbolicated) << describe(*no_line);
+  EXPECT_EQ(no_line->tier, "symtab");
+  EXPECT_EQ(no_line->frames.at(0).function, "plain");
+  EXPECT_EQ(no_line->frames.at(0).line, 0u);
+  EXPECT_EQ(no_line->reason, FrameReason::kNoLineInfo) << frameReasonName(no_line->reason);
+
+  auto mangled = resolver.lookup(scope, frame, symbols["_ZN3foo"]);
+  ASSERT_TRUE(mangled) << mangled.error().describe();
+  ASSERT_EQ(mangled->status, FrameStatus::kSymbolicated) << describe(*mangled);
+  EXPECT_EQ(mangled->frames.at(0).function, "_ZN3foo");
+  EXPECT_EQ(mangled->reason, FrameReason::kDemangleFailed) << frameReasonName(mangled->reason);
+
+  const CodeRange code = codeRange(so);
+  ASSERT_GT(code.end, code.begin);
+  auto outside = resolver.lookup(scope, frame, code.end + 0x100000);
+  ASSERT_TRUE(outside) << outside.error().describe();
+  EXPECT_EQ(outside->status, FrameStatus::kNotFound) << describe(*outside);
+  EXPECT_EQ(outside->reason, FrameReason::kAddressOutsideModule) << frameReasonName(outside->reason);
+
+  stack::NativeFrameLine unknown = frame;
+  unknown.debug_id = "0123456789abcdef0123456789abcdef01234567";
+  auto missing = resolver.lookup(scope, unknown, symbols["plain"]);
+  ASSERT_TRUE(missing) << missing.error().describe();
+  EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
+  EXPECT_EQ(missing->reason, FrameReason::kMissingSymbols);
+  EXPECT_EQ(missing->missing_id_kind, MissingIdKind::kDebugId);
+  EXPECT_EQ(missing->missing_id, unknown.debug_id);
+  stack::NativeFrameLine by_name;
+  by_name.module = "libnever.so";
+  auto missing_module = resolver.lookup(scope, by_name, 0x1000);
+  ASSERT_TRUE(missing_module) << missing_module.error().describe();
+  EXPECT_EQ(missing_module->missing_id_kind, MissingIdKind::kModule);
+  EXPECT_EQ(missing_module->missing_id, "libnever.so");
+}
+
 TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
   std::string so = buildAndroidLibrary(work, "libapm.so", "-g");
   ASSERT_FALSE(so.empty());

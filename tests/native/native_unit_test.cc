@@ -275,15 +275,18 @@ TEST_F(HandWrittenStore, SymbolTierGapsAndMissingImages) {
   EXPECT_EQ(symtab->tier, "symtab");
   EXPECT_EQ(symtab->frames[0].function, "init");
   EXPECT_EQ(symtab->frames[0].symbol_offset, 0x10u);
+  EXPECT_EQ(symtab->reason, FrameReason::kNoLineInfo);
   for (uint64_t gap : {0x100ull, 0x10090ull, 0x10d80ull, 0xffffffffffull}) {
     auto outside = resolver.lookup(scope, frame(full), gap);
     ASSERT_TRUE(outside);
     EXPECT_EQ(outside->status, FrameStatus::kNotFound) << gap;
+    EXPECT_EQ(outside->reason, FrameReason::kAddressOutsideModule) << gap;
   }
   auto missing = resolver.lookup(scope, frame("00112233445566778899aabbccddeeff"), 0x10d14);
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, FrameStatus::kMissingSymbols);
   EXPECT_EQ(missing->missing_id, "00112233445566778899aabbccddeeff");
+  EXPECT_EQ(missing->missing_id_kind, MissingIdKind::kDebugId);
 }
 
 TEST_F(HandWrittenStore, ConcurrentLookupsAndATinyCacheGiveTheSameAnswers) {
@@ -343,6 +346,7 @@ TEST_F(HandWrittenStore, CorruptRecordsLeaveTheFrameNotFoundWithWhy) {
   ASSERT_TRUE(lookup) << lookup.error().message();
   EXPECT_EQ(lookup->status, FrameStatus::kNotFound);
   EXPECT_NE(lookup->note.find("corrupt native function record F"), std::string::npos) << lookup->note;
+  EXPECT_EQ(lookup->reason, FrameReason::kMalformedSymbols);
   EXPECT_NE(lookup->note.find("re-ingest"), std::string::npos) << lookup->note;
 }
 

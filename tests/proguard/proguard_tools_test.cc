@@ -4,6 +4,7 @@
 // the traces of a build with every optimization on against ProGuard's own ReTrace, and a third
 // the class names inside ClassCastException messages against the original run.
 // Needs javac/java 17 and the jars that scripts/setup.sh puts in .deps/proguard.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -166,6 +167,62 @@ TEST(ProguardTools, DesugaredLambdaFramesAreDroppedAsInTheOriginalRun) {
   EXPECT_EQ(expandMoreLines(restored), expandMoreLines(build->original_trace)) << "mapping:\n"
                                                                                << build->mapping << "\nobfuscated:\n"
                                                                                << build->obfuscated_trace;
+}
+
+// Two methods ProGuard renames to one name (their descriptors differ), printed without a line
+// number (no LineNumberTable kept): the mapping cannot tell them apart, so the frame is restored
+// as ambiguous with both methods as candidates.
+TEST(ProguardTools, MethodsSharingAnObfuscatedNameAreAmbiguousWithTheirCandidates) {
+  requireTools();
+  RetraceHarness harness;
+  const fs::path dir = harness.dir() / "overloads";
+  fs::create_directories(dir / "src/org/restack/amb");
+  std::ofstream(dir / "src/org/restack/amb/Main.java")
+      << "package org.restack.amb;\n"
+         "public class Main {\n"
+         "  static int twice(int x) { if (x < 0) throw new IllegalStateException(\"int\"); return x * 2; }\n"
+         "  static long thrice(long x) { if (x < 0) throw new IllegalStateException(\"long\"); return x * 3; }\n"
+         "  public static void main(String[] args) { System.out.println(twice(3) + thrice(-4L)); }\n"
+         "}\n";
+  std::ofstream(dir / "proguard.pro") << "-injars " << (dir / "in.jar").string() << "\n-outjars "
+                                      << (dir / "out.jar").string()
+                                      << "\n-libraryjars <java.home>/jmods/java.base.jmod(!**.jar;!module-info.class)\n"
+                                         "-keep public class org.restack.amb.Main { public static void "
+                                         "main(java.lang.String[]); }\n"
+                                         "-dontoptimize\n-keepattributes SourceFile\n-renamesourcefileattribute "
+                                         "SourceFile\n-printmapping "
+                                      << (dir / "mapping.txt").string() << "\n";
+  ASSERT_TRUE(run("javac -d " + quote(dir / "classes") + " " + quote(dir / "src/org/restack/amb/Main.java")));
+  ASSERT_TRUE(run("cd " + quote(dir / "classes") + " && jar cf ../in.jar ."));
+  auto proguard = run("java -cp " + quote(kDeps / "lib") + "'/*' proguard.ProGuard @" + quote(dir / "proguard.pro"));
+  ASSERT_TRUE(proguard) << proguard.error().message();
+  auto mapping = readFile((dir / "mapping.txt").string());
+  ASSERT_TRUE(mapping) << mapping.error().message();
+  // Both methods really went to one obfuscated name (ProGuard reuses names across descriptors).
+  std::smatch int_name, long_name;
+  ASSERT_TRUE(std::regex_search(*mapping, int_name, std::regex(R"(int twice\(int\) -> (\w+))"))) << *mapping;
+  ASSERT_TRUE(std::regex_search(*mapping, long_name, std::regex(R"(long thrice\(long\) -> (\w+))"))) << *mapping;
+  ASSERT_EQ(int_name[1], long_name[1]) << *mapping;
+  // The obfuscated run prints the frame without a line.
+  auto obfuscated = run("java -cp " + quote(dir / "out.jar") + " org.restack.amb.Main 2>&1 || true");
+  ASSERT_TRUE(obfuscated) << obfuscated.error().message();
+  std::smatch frame;
+  ASSERT_TRUE(std::regex_search(*obfuscated, frame, std::regex(R"(\tat [\w.$]+\((SourceFile|Unknown Source)\))")))
+      << *obfuscated;
+  ASSERT_TRUE(harness.ingest(*mapping, "demo", "6.0"));
+  auto results = harness.retraceResults(frame.str(), {"demo", "6.0", "android", {}});
+  ASSERT_TRUE(results) << results.error().describe();
+  ASSERT_EQ(results->size(), 1u);
+  const FrameLookup& lookup = (*results)[0].lookup;
+  EXPECT_EQ(lookup.status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(lookup.reason, FrameReason::kAmbiguous) << frameReasonName(lookup.reason);
+  std::vector<std::string> candidates;
+  if (!lookup.frames.empty()) candidates.push_back(lookup.frames.front().function);
+  for (const auto& alternative : lookup.alternatives) candidates.push_back(alternative.front().function);
+  std::sort(candidates.begin(), candidates.end());
+  EXPECT_EQ(candidates, (std::vector<std::string>{"org.restack.amb.Main.thrice", "org.restack.amb.Main.twice"}))
+      << *mapping << "\n"
+      << frame.str();
 }
 
 TEST(ProguardTools, AgreesWithProguardRetraceOnFullyOptimizedBuild) {

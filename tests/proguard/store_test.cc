@@ -22,6 +22,8 @@ TEST(ProguardStore, MissingMappingIsReportedWithTheBuild) {
   ASSERT_TRUE(results);
   EXPECT_EQ((*results)[0].lookup.status, FrameStatus::kMissingSymbols);
   EXPECT_EQ((*results)[0].lookup.missing_id, "shop:9");
+  EXPECT_EQ((*results)[0].lookup.reason, FrameReason::kMissingSymbols);
+  EXPECT_EQ((*results)[0].lookup.missing_id_kind, MissingIdKind::kAppBuild);
 }
 
 TEST(ProguardStore, ReuploadReplacesTheMappingOfABuild) {
@@ -30,8 +32,9 @@ TEST(ProguardStore, ReuploadReplacesTheMappingOfABuild) {
   EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)"), "\tat org.app.Alpha.run(Alpha.java:10)\n");
   ASSERT_TRUE(harness.ingest(kMapB));
   EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)"), "\tat org.app.Beta.run(Beta.java:20)\n");
-  // The old mapping's records and map id are gone.
-  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("", "", "aaaa111")), "\tat a.a(SourceFile:1)\n");
+  // The old mapping's records and map id are gone: the frame waits for that mapping.
+  EXPECT_EQ(harness.retrace("\tat a.a(SourceFile:1)", scopeWithMapId("", "", "aaaa111")),
+            "\tat a.a(SourceFile:1)  (not restored: missing_symbols pg_map_id aaaa111)\n");
   size_t keys = 0;
   std::unique_ptr<rocksdb::Iterator> it(
       harness.store().db().NewIterator(rocksdb::ReadOptions(), harness.store().family(proguard::kProguardFamily)));
@@ -59,10 +62,27 @@ TEST(ProguardStore, MapIdFromEventOrFramePicksTheMapping) {
   ASSERT_TRUE(results);
   EXPECT_EQ((*results)[0].lookup.status, FrameStatus::kMissingSymbols);
   EXPECT_EQ((*results)[0].lookup.missing_id, "cccc333");
+  EXPECT_EQ((*results)[0].lookup.missing_id_kind, MissingIdKind::kMapId);
   EXPECT_NE((*results)[0].lookup.note.find("aaaa111"), std::string::npos);
   auto frame_results = harness.retraceResults("\tat a.a(r8-map-id-dddd444:1)", {"shop", "1", "android", {}});
   ASSERT_TRUE(frame_results);
   EXPECT_EQ((*frame_results)[0].lookup.missing_id, "dddd444");
+  EXPECT_EQ((*frame_results)[0].lookup.reason, FrameReason::kMissingSymbols);
+  EXPECT_EQ((*frame_results)[0].lookup.missing_id_kind, MissingIdKind::kMapId);
+}
+
+// A mapped class whose method at that line the mapping lacks: the class is restored, the method
+// kept as printed, and the frame says so.
+TEST(ProguardStore, AMethodTheMappingLacksIsPartlyRestored) {
+  RetraceHarness harness;
+  ASSERT_TRUE(harness.ingest(lines({"org.app.Gamma -> g:", "    3:3:void run():30 -> a"})));
+  auto results = harness.retraceResults("\tat g.q(SourceFile:3)");
+  ASSERT_TRUE(results);
+  const FrameLookup& lookup = (*results)[0].lookup;
+  EXPECT_EQ(lookup.status, FrameStatus::kSymbolicated);
+  ASSERT_EQ(lookup.frames.size(), 1u);
+  EXPECT_EQ(lookup.frames[0].function, "org.app.Gamma.q");
+  EXPECT_EQ(lookup.reason, FrameReason::kMethodNotMapped);
 }
 
 TEST(ProguardStore, StructuredResultsOfAFrame) {
@@ -82,11 +102,16 @@ TEST(ProguardStore, StructuredResultsOfAFrame) {
   EXPECT_EQ(inlined.frames[1].function, "org.app.Gamma.run");
   EXPECT_EQ(inlined.frames[1].line, 30u);
   EXPECT_FALSE(inlined.frames[1].inlined);
+  EXPECT_EQ(inlined.reason, FrameReason::kNone);
   const FrameLookup& ambiguous = (*results)[2].lookup;
   ASSERT_EQ(ambiguous.alternatives.size(), 1u);
   EXPECT_EQ(ambiguous.frames[0].function, "org.app.Gamma.x");
   EXPECT_EQ(ambiguous.alternatives[0][0].function, "org.app.Gamma.y");
+  EXPECT_EQ(ambiguous.reason, FrameReason::kAmbiguous);
+  EXPECT_EQ(ambiguous.status, FrameStatus::kSymbolicated);
+  // A class the mapping does not have was not obfuscated: as printed, and fully restored.
   EXPECT_EQ((*results)[3].lookup.note, "not in mapping");
+  EXPECT_EQ((*results)[3].lookup.reason, FrameReason::kNone);
   auto exception_type = harness.resolver().deobfuscateClass({"app", "1", "android", {}}, "g");
   ASSERT_TRUE(exception_type);
   EXPECT_EQ(**exception_type, "org.app.Gamma");
@@ -279,6 +304,7 @@ TEST(ProguardStore, CorruptClassRecordLeavesItsFramesNotFoundWithWhy) {
   EXPECT_NE((*results)[0].lookup.note.find("corrupt proguard class record L"), std::string::npos)
       << (*results)[0].lookup.note;
   EXPECT_NE((*results)[0].lookup.note.find("re-ingest the mapping"), std::string::npos);
+  EXPECT_EQ((*results)[0].lookup.reason, FrameReason::kMalformedSymbols);
   // The other class of the mapping still restores.
   EXPECT_EQ((*results)[1].lookup.status, FrameStatus::kSymbolicated);
 }

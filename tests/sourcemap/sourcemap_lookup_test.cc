@@ -137,6 +137,8 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, FrameStatus::kMissingSymbols);
   EXPECT_EQ(other->missing_id, "bundle.min.js");
+  EXPECT_EQ(other->reason, FrameReason::kMissingSymbols);
+  EXPECT_EQ(other->missing_id_kind, MissingIdKind::kBundle);
   // React Native scopes by build: build 2.0 has no map although 1.0 does.
   auto rn_old = resolver.lookup(eventScope("shop", "1.0", "react_native"), frame("index.android.bundle", 1, 8));
   ASSERT_TRUE(rn_old);
@@ -148,6 +150,9 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   auto unmapped = resolver.lookup(eventScope("shop", "", "web"), frame("index.android.bundle", 2, 1));
   ASSERT_TRUE(unmapped);
   EXPECT_EQ(unmapped->status, FrameStatus::kNotFound);
+  EXPECT_EQ(unmapped->reason, FrameReason::kPositionNotMapped);
+  // A position that resolves is fully restored.
+  EXPECT_EQ(rn_old->reason, FrameReason::kNone);
   // Node's built-in modules never have a map: not found, not missing ("listOnTimeout
   // (node:internal/timers:581:17)"), even when a map of the same file name exists.
   ingest(syntheticMap(1, 10), uploadMeta("shop", "", "timers"));
@@ -155,6 +160,7 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   ASSERT_TRUE(builtin);
   EXPECT_EQ(builtin->status, FrameStatus::kNotFound);
   EXPECT_EQ(builtin->note, "node built-in module");
+  EXPECT_EQ(builtin->reason, FrameReason::kRuntimeCode);
 }
 
 TEST_F(SourcemapStoreTest, IndexMapSectionsInlineAndByUrl) {
@@ -239,17 +245,20 @@ TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
   ASSERT_TRUE(ambiguous);
   EXPECT_EQ(ambiguous->status, FrameStatus::kNotFound);
   EXPECT_NE(ambiguous->note.find("2 source maps"), std::string::npos) << ambiguous->note;
+  EXPECT_EQ(ambiguous->reason, FrameReason::kBundleUnknown);
 
   // A native frame of the crash callstack has no position; a segment without offsets says so.
   auto native = resolver.lookup(scope, *stack::asJsFrame(stack::parseStackLine(R"({"NativeCode":true})")));
   ASSERT_TRUE(native);
   EXPECT_EQ(native->status, FrameStatus::kNotFound);
+  EXPECT_EQ(native->reason, FrameReason::kNoPosition);
   auto segment = resolver.lookup(
       scope, *stack::asJsFrame(stack::parseStackLine(
                  R"({"SegmentID":4,"FunctionID":1,"ByteCodeOffset":5,"SourceURL":"index.android.bundle"})")));
   ASSERT_TRUE(segment);
   EXPECT_EQ(segment->status, FrameStatus::kNotFound);
   EXPECT_NE(segment->note.find("segment 4"), std::string::npos) << segment->note;
+  EXPECT_EQ(segment->reason, FrameReason::kPositionNotMapped);
 }
 
 TEST_F(SourcemapStoreTest, RamBundleModuleNamesRouteToSegmentsAndModuleOffsets) {
@@ -390,6 +399,7 @@ TEST_F(SourcemapStoreTest, CorruptRecordsLeaveTheFrameNotFoundWithWhy) {
   EXPECT_EQ(result->status, FrameStatus::kNotFound);
   EXPECT_NE(result->note.find("sourcemap mapping chunk record g"), std::string::npos) << result->note;
   EXPECT_NE(result->note.find("format version 7"), std::string::npos) << result->note;
+  EXPECT_EQ(result->reason, FrameReason::kMalformedSymbols);
   for (int i = 0; i < 200; ++i) {
     std::string garbage(1 + i % 40, '\x01');
     for (size_t j = 1; j < garbage.size(); ++j) garbage[j] = static_cast<char>((i * 31 + j * 17) & 0xff);

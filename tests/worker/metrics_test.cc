@@ -67,6 +67,37 @@ TEST(Metrics, FramesByKindAndStatusAndTheOnesNotRestoredByReason) {
             "<missing restack_frames_not_restored_total{kind=\"java\",reason=\"symbolicated\"}>");
 }
 
+// The reason label is FrameReason's name; a status counts every reason of that status, and
+// frames restored with something missing are counted apart from those not restored.
+TEST(Metrics, FramesNotFullyRestoredAreCountedByTheirReason) {
+  Metrics metrics;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameReason::kNone)] = 5;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameReason::kNoLineInfo)] = 2;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameReason::kAddressOutsideModule)] = 4;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameReason::kMalformedSymbols)] = 1;
+  metrics.frames_by_kind[pipeline::frameTallyIndex(nullptr, FrameReason::kFrameLimit)] = 9;
+  const std::string text = metrics.prometheusText();
+  EXPECT_EQ(lineOf(text, "restack_frames_by_kind_total{kind=\"native\",status=\"symbolicated\"}"),
+            "restack_frames_by_kind_total{kind=\"native\",status=\"symbolicated\"} 7");
+  EXPECT_EQ(lineOf(text, "restack_frames_by_kind_total{kind=\"native\",status=\"not_found\"}"),
+            "restack_frames_by_kind_total{kind=\"native\",status=\"not_found\"} 5");
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"native\",reason=\"address_outside_module\"}"),
+            "restack_frames_not_restored_total{kind=\"native\",reason=\"address_outside_module\"} 4");
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"native\",reason=\"malformed_symbols\"}"),
+            "restack_frames_not_restored_total{kind=\"native\",reason=\"malformed_symbols\"} 1");
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"unknown\",reason=\"frame_limit\"}"),
+            "restack_frames_not_restored_total{kind=\"unknown\",reason=\"frame_limit\"} 9");
+  EXPECT_EQ(lineOf(text, "restack_frames_partly_restored_total{kind=\"native\",reason=\"no_line_info\"}"),
+            "restack_frames_partly_restored_total{kind=\"native\",reason=\"no_line_info\"} 2");
+  EXPECT_EQ(lineOf(text, "restack_frames_partly_restored_total{kind=\"java\",reason=\"ambiguous\"}"),
+            "restack_frames_partly_restored_total{kind=\"java\",reason=\"ambiguous\"} 0");
+  // Partly restored reasons are not "not restored", and the other way round.
+  EXPECT_EQ(lineOf(text, "restack_frames_not_restored_total{kind=\"native\",reason=\"no_line_info\"}"),
+            "<missing restack_frames_not_restored_total{kind=\"native\",reason=\"no_line_info\"}>");
+  EXPECT_EQ(lineOf(text, "restack_frames_partly_restored_total{kind=\"native\",reason=\"unparsed\"}"),
+            "<missing restack_frames_partly_restored_total{kind=\"native\",reason=\"unparsed\"}>");
+}
+
 TEST(Metrics, DeadLettersAreCountedByTheCodeOfTheirReason) {
   Metrics metrics;
   metrics.countDeadLetter(ErrorCode::kMalformedInput);

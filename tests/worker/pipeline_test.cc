@@ -12,7 +12,11 @@
 #include "symbolstore/symbolizer.h"
 #include "tests/worker/worker_fixtures.h"
 #include "worker/pipeline/event_processor.h"
+#include "worker/pipeline/kinds/java_kind.h"
+#include "worker/pipeline/kinds/js_kind.h"
+#include "worker/pipeline/kinds/native_kind.h"
 #include "worker/pipeline/output_record.h"
+#include "worker/pipeline/stack_kinds.h"
 
 namespace restack::worker_test {
 namespace {
@@ -110,6 +114,16 @@ TEST_F(PipelineTest, MissingSymbolsArePendingAndNamed) {
   EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["status"]), "missing_symbols");
   std::string missing = std::string(std::string_view(root["symbolication"]["missing"].at(0)));
   EXPECT_TRUE(other.build_id.starts_with(missing) || missing.starts_with(other.build_id.substr(0, 32))) << missing;
+  // The frame says why, with which identifier, and so does the restored text after the raw line.
+  simdjson::dom::element frame = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(frame["reason"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(frame["missing_id_kind"]), "debug_id");
+  EXPECT_EQ(std::string_view(frame["missing_id"]), missing);
+  const std::string_view text = root["threads"].at(0)["restored"];
+  const std::string raw{std::string_view(frame["raw"])};
+  EXPECT_NE(text.find(raw + "  (not restored: missing_symbols debug_id " + missing + ")"), std::string::npos) << text;
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::nativeKind(), FrameReason::kMissingSymbols)],
+            2u);
 }
 
 TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
@@ -131,7 +145,85 @@ TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
   EXPECT_EQ(int64_t(samples.at(0)["timestamp_ms"]), 1);
   EXPECT_EQ(std::string_view(samples.at(0)["frames"].at(0)["function"]), library.expected_crash_function);
   EXPECT_EQ(std::string_view(samples.at(0)["frames"].at(1)["status"]), "unparsed");
+  EXPECT_EQ(std::string_view(samples.at(0)["frames"].at(1)["reason"]), "unparsed");
   EXPECT_EQ(std::string_view(samples.at(1)["frames"].at(0)["status"]), "symbolicated");
+  // A fully restored frame has no reason; a line no kind reads stays as printed in the text.
+  EXPECT_EQ(samples.at(1)["frames"].at(0)["reason"].error(), simdjson::NO_SUCH_FIELD);
+  EXPECT_TRUE(std::string_view(samples.at(0)["restored"]).ends_with("\nThread 0 Crashed:"))
+      << std::string_view(samples.at(0)["restored"]);
+}
+
+// Java frames restored with something missing carry the resolver's reason: an overload the
+// mapping cannot choose lists its candidates, a method the mapping lacks keeps its name.
+TEST_F(PipelineTest, PartlyRestoredJavaFramesSayWhyAndListTheCandidates) {
+  UploadMeta meta;
+  meta.kind = SymbolKind::kProguard;
+  meta.app = "shop";
+  meta.build_id = "7";
+  UploadContent content;
+  content.bytes = "org.app.Gamma -> g:\n    void x(int) -> b\n    void y(long) -> b\n    3:3:void run():30 -> a\n";
+  content.display_name = "mapping.txt";
+  auto report = ingestUpload(*store_, meta, content, IngestOptions{});
+  ASSERT_TRUE(report) << report.error().message();
+  const std::string event =
+      R"({"event_id":"j7","platform":"android","app":"shop","build_id":"7",)"
+      R"json("threads":[{"name":"main","stack":"java.lang.Error\n\tat g.b(SourceFile:7)\n\tat g.q(SourceFile:3)\n\tat g.a(SourceFile:3)"}]})json";
+  auto result = process(event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(result.records[0].value).get(root), simdjson::SUCCESS) << result.records[0].value;
+  simdjson::dom::array frames = root["threads"].at(0)["frames"];
+  ASSERT_EQ(frames.size(), 3u) << result.records[0].value;
+  EXPECT_EQ(std::string_view(frames.at(0)["status"]), "symbolicated");
+  EXPECT_EQ(std::string_view(frames.at(0)["reason"]), "ambiguous");
+  simdjson::dom::array candidates = frames.at(0)["candidates"];
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(std::string_view(candidates.at(0)), "org.app.Gamma.x");
+  EXPECT_EQ(std::string_view(candidates.at(1)), "org.app.Gamma.y");
+  EXPECT_EQ(std::string_view(frames.at(1)["reason"]), "method_not_mapped");
+  EXPECT_EQ(std::string_view(frames.at(1)["function"]), "org.app.Gamma.q");
+  EXPECT_EQ(frames.at(2)["reason"].error(), simdjson::NO_SUCH_FIELD);
+  // Restored frames read as R8 retrace prints them: no reason in the text.
+  EXPECT_EQ(std::string_view(root["threads"].at(0)["restored"]),
+            "java.lang.Error\n\tat org.app.Gamma.x(Gamma.java:7)\n\t<OR> at org.app.Gamma.y(Gamma.java:7)\n"
+            "\tat org.app.Gamma.q(Gamma.java:3)\n\tat org.app.Gamma.run(Gamma.java:30)");
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "complete");
+  EXPECT_EQ(uint64_t(root["symbolication"]["frames_symbolicated"]), 3u);
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::javaKind(), FrameReason::kAmbiguous)], 1u);
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::javaKind(), FrameReason::kMethodNotMapped)], 1u);
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::javaKind(), FrameReason::kNone)], 1u);
+}
+
+// Frames past limits.max_frames_per_thread stay raw with reason frame_limit; the frames before
+// them say why they were not restored (no source map for the bundle), in the text too.
+TEST_F(PipelineTest, FramesPastTheLimitAndWithoutAMapSayWhy) {
+  std::string stack;
+  for (int i = 0; i < 520; ++i) {
+    stack += std::string(i ? "\\n" : "") + "    at f (https://cdn.shop/app.min.js:1:" + std::to_string(i + 1) + ")";
+  }
+  const std::string event = R"({"event_id":"js1","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
+                            R"("threads":[{"name":"main","crashed":true,"stack":")" +
+                            stack + R"("}]})";
+  auto result = process(event);
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(result.records[0].value).get(root), simdjson::SUCCESS);
+  simdjson::dom::array frames = root["threads"].at(0)["frames"];
+  ASSERT_EQ(frames.size(), 520u);
+  EXPECT_EQ(std::string_view(frames.at(0)["reason"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(frames.at(0)["missing_id_kind"]), "bundle");
+  EXPECT_EQ(std::string_view(frames.at(0)["missing_id"]), "app.min.js");
+  EXPECT_EQ(std::string_view(frames.at(511)["reason"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(frames.at(512)["status"]), "unparsed");
+  EXPECT_EQ(std::string_view(frames.at(512)["reason"]), "frame_limit");
+  const std::string_view text = root["threads"].at(0)["restored"];
+  EXPECT_TRUE(
+      text.starts_with("    at f (https://cdn.shop/app.min.js:1:1)  (not restored: missing_symbols bundle "
+                       "app.min.js)\n"))
+      << text.substr(0, 200);
+  EXPECT_TRUE(text.ends_with("\n    at f (https://cdn.shop/app.min.js:1:520)")) << text.substr(text.size() - 200);
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::jsKind(), FrameReason::kMissingSymbols)], 512u);
+  EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(nullptr, FrameReason::kFrameLimit)], 8u);
 }
 
 // The event's "pg_map_id" (top level, or in "attributes") reaches the Java kind's retrace through
@@ -166,7 +258,9 @@ TEST_F(PipelineTest, AnEventsPgMapIdPicksTheMappingOfItsJavaFrames) {
   EXPECT_EQ(restoredText(R"("attributes":{"pg_map_id":"bbbb222"},)"),
             "java.lang.IllegalStateException\n\tat org.app.Build2.run(Build2.java:10)");
   // An id the store does not know leaves the frame waiting for that mapping.
-  EXPECT_EQ(restoredText(R"("pg_map_id":"cccc333",)"), "java.lang.IllegalStateException\n\tat a.a(SourceFile:1)");
+  EXPECT_EQ(restoredText(R"("pg_map_id":"cccc333",)"),
+            "java.lang.IllegalStateException\n\tat a.a(SourceFile:1)  (not restored: missing_symbols pg_map_id "
+            "cccc333)");
 }
 
 TEST_F(PipelineTest, UnreadableEventsGoToTheDlqWithTheirReason) {

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include "symbolstore/frame_lookup.h"
 #include "worker/pipeline/json_writer.h"
 
 namespace restack::cli {
@@ -47,17 +48,26 @@ std::string rawEventFromReport(const crash_report::CrashReport& report, std::str
 
 namespace {
 
-// Why a frame was not restored, in words (the frame's `status`, `missing_id` and `note`).
-std::string reason(std::string_view status, std::string_view missing_id, std::string_view note) {
-  std::string text;
-  if (status == "missing_symbols") {
-    text = missing_id.empty() ? "no symbols were given for it" : "no symbols for " + std::string(missing_id);
-  } else if (status == "not_found") {
-    text = "its symbols do not cover this address or name";
-  } else if (status == "unparsed") {
-    text = "not a frame Restack can read";
-  } else {
-    text = std::string(status);
+// Why a frame is not (fully) restored: its `reason` worded as in the `restored` text
+// (notRestoredText, symbolstore/frame_lookup.h), then its `note`.
+std::string reasonText(simdjson::dom::element frame, bool restored) {
+  std::string_view reason, id_kind, missing_id, note;
+  if (frame["reason"].get(reason)) reason = "";
+  if (frame["missing_id_kind"].get(id_kind)) id_kind = "";
+  if (frame["missing_id"].get(missing_id)) missing_id = "";
+  if (frame["note"].get(note)) note = "";
+  std::string text = restored ? std::string(reason) : notRestoredText(reason, id_kind, missing_id);
+  if (restored) {
+    simdjson::dom::array candidates;
+    if (!frame["candidates"].get(candidates)) {
+      std::string_view name;
+      const char* separator = " ";
+      for (simdjson::dom::element candidate : candidates) {
+        if (candidate.get(name)) continue;
+        text += separator + std::string(name);
+        separator = " | ";
+      }
+    }
   }
   if (!note.empty()) text += " (" + std::string(note) + ")";
   return text;
@@ -84,7 +94,7 @@ Expected<std::string> formatRestoredReport(const crash_report::CrashReport& repo
   if (!event["symbolication"]["exception_type"].get(restored_type)) type = std::string(restored_type);
   if (!event["symbolication"]["exception_message"].get(restored_message)) message = std::string(restored_message);
   if (!type.empty()) out += type + (message.empty() ? "" : ": " + message) + "\n";
-  std::string missing_lines;
+  std::string missing_lines, partial_lines;
   simdjson::dom::array threads;
   if (!event["threads"].get(threads)) {
     size_t index = 0;
@@ -101,15 +111,16 @@ Expected<std::string> formatRestoredReport(const crash_report::CrashReport& repo
       if (!thread["frames"].get(frames)) {
         std::string_view last_raw;
         for (simdjson::dom::element frame : frames) {
-          std::string_view status, raw, missing_id, note;
-          if (frame["status"].get(status) || status == "symbolicated") continue;
+          std::string_view status, raw, reason;
+          if (frame["status"].get(status)) continue;
+          // Restored frames are listed only when their reason says something is missing.
+          if (status == "symbolicated" && (frame["reason"].get(reason) || reason.empty())) continue;
           if (frame["raw"].get(raw)) raw = "";
           if (raw == last_raw) continue;  // inlined entries repeat their raw line
           last_raw = raw;
-          if (frame["missing_id"].get(missing_id)) missing_id = "";
-          if (frame["note"].get(note)) note = "";
-          missing_lines += "  thread " + std::to_string(index) + ": " + std::string(raw) + "\n      " +
-                           reason(status, missing_id, note) + "\n";
+          (status == "symbolicated" ? partial_lines : missing_lines) +=
+              "  thread " + std::to_string(index) + ": " + std::string(raw) + "\n      " +
+              reasonText(frame, status == "symbolicated") + "\n";
         }
       }
       ++index;
@@ -126,6 +137,7 @@ Expected<std::string> formatRestoredReport(const crash_report::CrashReport& repo
            std::string(status) + ")\n";
   }
   if (!missing_lines.empty()) out += "not restored:\n" + missing_lines;
+  if (!partial_lines.empty()) out += "partly restored:\n" + partial_lines;
   for (const std::string& note : report.notes) out += "note: " + note + "\n";
   return out;
 }

@@ -71,22 +71,37 @@ std::string Metrics::prometheusText() const {
   out +=
       "# HELP restack_frames_by_kind_total Raw frames seen, by stack kind and status.\n"
       "# TYPE restack_frames_by_kind_total counter\n";
+  // The reasons are FrameReason's names (docs/operations.md, "Frames not restored"): a bounded set.
   std::string not_restored =
       "# HELP restack_frames_not_restored_total Raw frames not restored, by stack kind and reason.\n"
       "# TYPE restack_frames_not_restored_total counter\n";
+  std::string partly_restored =
+      "# HELP restack_frames_partly_restored_total Raw frames restored with something missing (no line, several "
+      "candidates, a mangled name, …), by stack kind and reason.\n"
+      "# TYPE restack_frames_partly_restored_total counter\n";
+  constexpr size_t kStatusCount = static_cast<size_t>(FrameStatus::kUnparsed) + 1;
   for (size_t slot = 0; slot < pipeline::kFrameTallyKinds; ++slot) {
     const std::string kind(pipeline::frameTallyKindName(slot));
     if (kind.empty()) continue;  // no kind at this registry position
-    for (size_t status = 0; status < pipeline::kFrameStatusCount; ++status) {
-      const char* name = frameStatusName(static_cast<FrameStatus>(status));
-      const std::string value =
-          std::to_string(frames_by_kind[slot * pipeline::kFrameStatusCount + status].load()) + "\n";
-      out += "restack_frames_by_kind_total{kind=\"" + kind + "\",status=\"" + name + "\"} " + value;
-      if (static_cast<FrameStatus>(status) == FrameStatus::kSymbolicated) continue;
-      not_restored += "restack_frames_not_restored_total{kind=\"" + kind + "\",reason=\"" + name + "\"} " + value;
+    std::array<uint64_t, kStatusCount> by_status{};
+    for (size_t index = 0; index < kFrameReasonCount; ++index) {
+      const auto reason = static_cast<FrameReason>(index);
+      const FrameStatus status = frameReasonStatus(reason);
+      const uint64_t count = frames_by_kind[slot * kFrameReasonCount + index].load();
+      by_status[static_cast<size_t>(status)] += count;
+      if (reason == FrameReason::kNone) continue;
+      std::string& family = status == FrameStatus::kSymbolicated ? partly_restored : not_restored;
+      family += (status == FrameStatus::kSymbolicated ? "restack_frames_partly_restored_total{kind=\""
+                                                      : "restack_frames_not_restored_total{kind=\"") +
+                kind + "\",reason=\"" + frameReasonName(reason) + "\"} " + std::to_string(count) + "\n";
+    }
+    for (size_t status = 0; status < kStatusCount; ++status) {
+      out += "restack_frames_by_kind_total{kind=\"" + kind + "\",status=\"" +
+             frameStatusName(static_cast<FrameStatus>(status)) + "\"} " + std::to_string(by_status[status]) + "\n";
     }
   }
   out += not_restored;
+  out += partly_restored;
   counter(out, "uploads_ingested_total", "Symbol uploads parsed into the store.", uploads_ingested);
   counter(out, "uploads_rejected_total", "Symbol uploads refused to the DLQ (all reasons).", uploads_rejected);
   static_assert(static_cast<size_t>(ErrorCode::kInternal) < std::tuple_size_v<decltype(uploads_refused_by_code)>);

@@ -81,8 +81,10 @@ struct Metrics {
   std::atomic<bool> ready{false};
   std::atomic<int64_t> last_loop_ms{0};  // steady-clock ms of the last loop turn (liveness)
 
-  // Raw frames by kind and status (pipeline::FrameTally's layout).
-  std::array<std::atomic<uint64_t>, pipeline::kFrameTallyKinds * pipeline::kFrameStatusCount> frames_by_kind{};
+  // Raw frames by kind and reason (pipeline::FrameTally's layout), exported by status
+  // (restack_frames_by_kind_total) and by reason (restack_frames_not_restored_total,
+  // restack_frames_partly_restored_total).
+  std::array<std::atomic<uint64_t>, pipeline::kFrameTallyKinds * kFrameReasonCount> frames_by_kind{};
   // Events sent to the DLQ, by the code of their reason (restack.error.code).
   std::array<std::atomic<uint64_t>, 16> events_dead_lettered_by_code{};
   void countDeadLetter(ErrorCode code) {

@@ -8,9 +8,16 @@
 namespace restack::pipeline {
 
 void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, FrameLookup lookup) {
+  // Restored without a frame to show counts as not covered.
+  if (lookup.status == FrameStatus::kSymbolicated && lookup.frames.empty() && !lookup.removed) {
+    lookup.status = FrameStatus::kNotFound;
+  }
+  // The resolver's reason, unless it names none or one of another status (then the status's
+  // default): a frame's reason always matches its status, which the metrics rely on.
+  if (frameReasonStatus(lookup.reason) != lookup.status) lookup.reason = defaultFrameReason(lookup.status);
   ++raw_frames_;
   ++summary_.frames_total;
-  ++summary_.frames_by_kind[frameTallyIndex(kind, lookup.status)];
+  ++summary_.frames_by_kind[frameTallyIndex(kind, lookup.reason)];
   if (lookup.status == FrameStatus::kSymbolicated) ++summary_.frames_symbolicated;
   if (lookup.status == FrameStatus::kMissingSymbols) {
     summary_.any_missing = true;
@@ -21,15 +28,27 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
   // Synthesized / outlined frames vanish from the frames and from the text.
   if (lookup.removed) return;
   std::vector<OutputFrame>& frames = stack_.frames;
-  if (lookup.status != FrameStatus::kSymbolicated || lookup.frames.empty()) {
+  if (lookup.status != FrameStatus::kSymbolicated) {
     OutputFrame& frame = frames.emplace_back();
     frame.raw = line.raw;
     frame.kind = kind;
-    frame.status = lookup.status == FrameStatus::kSymbolicated ? FrameStatus::kNotFound : lookup.status;
+    frame.status = lookup.status;
+    frame.reason = lookup.reason;
     frame.tier = std::move(lookup.tier);
     frame.note = std::move(lookup.note);
     frame.missing_id = std::move(lookup.missing_id);
-    text_.push_back(line.raw);
+    frame.missing_id_kind = lookup.missing_id_kind;
+    // A kind's frame keeps its raw line with why it is not restored after it. Lines no kind
+    // claims (report headers, message lines) and lines past the frame limit stay as they are:
+    // the text reads as the platform prints it, and their frames carry the reason.
+    if (kind == nullptr) {
+      text_.push_back(line.raw);
+      return;
+    }
+    text_.push_back(
+        line.raw + "  (" +
+        notRestoredText(frameReasonName(frame.reason), missingIdKindName(frame.missing_id_kind), frame.missing_id) +
+        ")");
     return;
   }
   const size_t first = frames.size();
@@ -38,6 +57,7 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     frame.raw = line.raw;
     frame.kind = kind;
     frame.status = FrameStatus::kSymbolicated;
+    frame.reason = lookup.reason;
     frame.frame = std::move(lookup.frames[i]);
     frame.tier = lookup.tier;
     frame.note = lookup.note;
@@ -82,7 +102,8 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     if (output.rawFrames() >= limits_.max_frames_per_thread) {
       FrameLookup skipped;
       skipped.status = FrameStatus::kUnparsed;
-      skipped.note = "not restored: the thread has more than limits.max_frames_per_thread frames";
+      skipped.reason = FrameReason::kFrameLimit;
+      skipped.note = "the thread has more than limits.max_frames_per_thread frames";
       output.frame(nullptr, line, std::move(skipped));
       ++i;
       continue;
@@ -91,6 +112,7 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     if (kind == nullptr) {
       FrameLookup unparsed;
       unparsed.status = FrameStatus::kUnparsed;
+      unparsed.reason = FrameReason::kUnparsed;
       output.frame(nullptr, line, std::move(unparsed));
       ++i;
       continue;

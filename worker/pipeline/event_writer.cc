@@ -43,12 +43,31 @@ void writeSymbolizedFields(JsonWriter& json, const SymbolizedFrame& frame) {
   }
 }
 
+// The distinct innermost function of each answer of an ambiguous frame, the chosen one first.
+void writeCandidates(JsonWriter& json, const OutputFrame& frame) {
+  std::vector<std::string_view> names{frame.frame.function};
+  for (const auto& alternative : frame.alternatives) {
+    if (!alternative.empty() && std::find(names.begin(), names.end(), alternative.front().function) == names.end()) {
+      names.push_back(alternative.front().function);
+    }
+  }
+  json.key("candidates");
+  json.beginArray();
+  for (std::string_view name : names) json.string(name);
+  json.endArray();
+}
+
 void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   json.beginObject();
   json.key("raw");
   json.string(frame.raw);
   json.key("status");
   json.string(frameStatusName(frame.status));
+  // Only on frames not fully restored (docs/design.md §5): restored frames keep their shape.
+  if (frame.reason != FrameReason::kNone) {
+    json.key("reason");
+    json.string(frameReasonName(frame.reason));
+  }
   json.key("kind");
   json.string(kindName(frame.kind));
   writeSymbolizedFields(json, frame.frame);
@@ -68,6 +87,11 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
     json.key("missing_id");
     json.string(frame.missing_id);
   }
+  if (frame.missing_id_kind != MissingIdKind::kNone) {
+    json.key("missing_id_kind");
+    json.string(missingIdKindName(frame.missing_id_kind));
+  }
+  if (frame.reason == FrameReason::kAmbiguous && !frame.alternatives.empty()) writeCandidates(json, frame);
   if (!frame.note.empty()) {
     json.key("note");
     json.string(frame.note);

@@ -15,14 +15,14 @@ namespace restack::pipeline {
 
 class StackKind;  // stack_kind.h
 
-// Raw frames counted by kind and status (FrameStatus, symbolstore/frame_lookup.h), for the
-// worker's metrics: slot = kind's registry position (stack_kinds.h; the last slot: lines no kind
-// claims) * kFrameStatusCount + status. frameTallyIndex and frameTallyKindName are in
-// stack_kinds.h.
+// Raw frames counted by kind and reason (FrameReason, symbolstore/frame_lookup.h; kNone: fully
+// restored), for the worker's metrics: slot = kind's registry position (stack_kinds.h; the last
+// slot: lines no kind claims) * kFrameReasonCount + reason. A reason has one status
+// (frameReasonStatus), so the counts by status are sums of these. frameTallyIndex and
+// frameTallyKindName are in stack_kinds.h.
 inline constexpr size_t kMaxStackKinds = 8;
 inline constexpr size_t kFrameTallyKinds = kMaxStackKinds + 1;
-inline constexpr size_t kFrameStatusCount = 4;
-using FrameTally = std::array<uint32_t, kFrameTallyKinds * kFrameStatusCount>;
+using FrameTally = std::array<uint32_t, kFrameTallyKinds * kFrameReasonCount>;
 
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
@@ -30,10 +30,13 @@ struct OutputFrame {
   std::string raw;
   const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
+  // Why the raw frame is not (fully) restored, on every entry of it; kNone when it is.
+  FrameReason reason = FrameReason::kNone;
   SymbolizedFrame frame;  // function/file/line/… when restored
   std::string tier;
   std::string note;
-  std::string missing_id;
+  std::string missing_id;  // kMissingSymbols: the identifier without symbols, and which one it is
+  MissingIdKind missing_id_kind = MissingIdKind::kNone;
   std::vector<std::vector<SymbolizedFrame>> alternatives;
 };
 

@@ -17,13 +17,13 @@ std::span<const StackKind* const> stackKinds() {
   return kKinds;
 }
 
-size_t frameTallyIndex(const StackKind* kind, FrameStatus status) {
+size_t frameTallyIndex(const StackKind* kind, FrameReason reason) {
   const auto kinds = stackKinds();
   size_t slot = kMaxStackKinds;
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] == kind) slot = i;
   }
-  return slot * kFrameStatusCount + static_cast<size_t>(status);
+  return slot * kFrameReasonCount + static_cast<size_t>(reason);
 }
 
 std::string_view frameTallyKindName(size_t kind_slot) {

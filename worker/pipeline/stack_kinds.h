@@ -15,8 +15,11 @@ namespace restack::pipeline {
 std::span<const StackKind* const> stackKinds();
 
 // The FrameTally slot (restored_event.h) of a frame of `kind` (nullptr: a line no kind claims)
-// with `status`.
-size_t frameTallyIndex(const StackKind* kind, FrameStatus status);
+// with `reason`; with a `status`, that of the status's defaultFrameReason.
+size_t frameTallyIndex(const StackKind* kind, FrameReason reason);
+inline size_t frameTallyIndex(const StackKind* kind, FrameStatus status) {
+  return frameTallyIndex(kind, defaultFrameReason(status));
+}
 // The kind name of a FrameTally kind slot ("native", …, "unknown"); empty for unused slots.
 std::string_view frameTallyKindName(size_t kind_slot);
 
