@@ -45,8 +45,12 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
+  // A copy of *function, kept in this object (inline when short) so that a warm frame does not
+  // follow two more pointers to it.
+  std::string function_name;
   std::shared_ptr<const SourceRecord> source;
   const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
+  std::string note;                       // the answer's note when `function` is null, built once
   // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
   // blocks, or `owned` when the window spans more than two blocks).
   std::shared_ptr<const std::vector<std::string>> head, tail;
@@ -130,7 +134,13 @@ struct ChunkSlot {
       // minus one up to the next bucket's first segment. Its entry is fetched meanwhile.
       first += bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0;
       last = positions + bucket_start[bucket + 1];
-      __builtin_prefetch(entries + (first - positions));
+      // The entries of the bucket's segments are fetched while its positions are searched, so
+      // that the entry found does not wait for a second miss after the first (at most 8 lines).
+      const char* entry = reinterpret_cast<const char*>(entries + (first - positions));
+      const char* entries_end = reinterpret_cast<const char*>(entries + (last - positions));
+      for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
+        __builtin_prefetch(entry);
+      }
     }
     const uint64_t* after = std::upper_bound(first, last, key);
     if (after == positions) return -1;
@@ -151,12 +161,20 @@ struct MapState {
   // Answers shared by segments: (source, original line, function) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*>, std::shared_ptr<const ResolvedAnswer>> answers;
 
-  // The cached chunk covering (line, column), or nullptr.
+  // The cached chunk covering (line, column), or nullptr. The search halves the range without
+  // branching on the comparison: on a spread of frames its outcome is a coin toss, which a
+  // branch would mispredict every other step.
   const ChunkSlot* find(uint32_t line, uint32_t column) const {
     const uint64_t key = positionKey(line, column);
-    auto after = std::upper_bound(chunk_starts.begin(), chunk_starts.end(), key);
-    if (after == chunk_starts.begin()) return nullptr;
-    const ChunkSlot& candidate = slots[static_cast<size_t>(after - chunk_starts.begin()) - 1];
+    size_t count = chunk_starts.size();
+    if (count == 0 || key < chunk_starts[0]) return nullptr;
+    const uint64_t* base = chunk_starts.data();  // invariant: *base <= key
+    while (count > 1) {
+      const size_t half = count / 2;
+      base = base[half] <= key ? base + half : base;
+      count -= half;
+    }
+    const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
     return key < candidate.end ? &candidate : nullptr;
   }
   void insert(std::shared_ptr<CachedChunk> chunk) {
