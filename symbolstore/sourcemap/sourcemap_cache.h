@@ -45,18 +45,23 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
-  // A copy of *function, kept in this object (inline when short) so that a warm frame does not
-  // follow two more pointers to it.
+  // What every warm frame reads comes first, so that it spans as few cache lines as possible and
+  // needs no further pointer than the names' own bytes: a copy of *function (inline when short),
+  // the source's path, tier and ignore-list flag, and the context slice.
   std::string function_name;
+  std::string_view path;  // source->path
+  std::string_view tier;  // "function_map" (Metro's function map) or "sourcemap"
+  bool ignored = false;   // source->ignored
+  // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
+  // blocks, or `owned` when the window spans more than two blocks).
+  uint32_t first = 0, count = 0, tail_count = 0;
+  uint32_t context_first_line = 0;
+  std::shared_ptr<const std::vector<std::string>> head, tail;
+
   std::shared_ptr<const SourceRecord> source;
   const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
   std::string note;                       // the answer's note when `function` is null, built once
-  // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
-  // blocks, or `owned` when the window spans more than two blocks).
-  std::shared_ptr<const std::vector<std::string>> head, tail;
   std::vector<std::string> owned;
-  uint32_t first = 0, count = 0, tail_count = 0;
-  uint32_t context_first_line = 0;
 };
 
 struct SegmentEntry {
@@ -124,6 +129,7 @@ struct ChunkSlot {
 
   // Index of the last segment at or before (line, column) on the same generated line, or -1.
   int find(uint32_t at_line, uint32_t column) const {
+    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
     const uint64_t key = positionKey(at_line, column);
     const uint64_t* first = positions;
     const uint64_t* last = positions + count;

@@ -51,22 +51,23 @@ std::string_view routeBuild(const EventScope& scope) {
 // the file, function and module names; the context lines are shared with the cache.
 void answerInto(const SegmentEntry& entry, std::string_view module, std::string_view printed_function,
                 FrameLookup& result) {
+  const ResolvedAnswer& answer = *entry.answer;
+  // Both names are copied below; fetch their bytes at once rather than one after the other.
+  __builtin_prefetch(answer.path.data());
+  __builtin_prefetch(answer.function_name.data());
   result.status = FrameStatus::kSymbolicated;
   result.frames.reserve(1);
   SymbolizedFrame& frame = result.frames.emplace_back();
-  const ResolvedAnswer& answer = *entry.answer;
-  const SourceRecord& record = *answer.source;
-  frame.file = record.path;
+  frame.file = answer.path;
   frame.line = entry.original_line + 1;
   frame.column = entry.original_column + 1;
-  frame.module = std::string(module);
-  if (record.ignored) frame.in_app = false;
+  frame.module = module;
+  if (answer.ignored) frame.in_app = false;
+  result.tier = answer.tier;
   if (answer.function != nullptr) {
     frame.function = answer.function_name;
-    result.tier = record.origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
   } else {
     frame.function = printed_function;
-    result.tier = "sourcemap";
     result.note = answer.note;
   }
   if (answer.count + answer.tail_count > 0) {
@@ -500,6 +501,9 @@ struct SourcemapResolver::Impl {
     answer->source = *record;
     answer->function = function;
     if (function != nullptr) answer->function_name = *function;
+    answer->path = (*record)->path;
+    answer->ignored = (*record)->ignored;
+    answer->tier = function != nullptr && (*record)->origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
     if (function == nullptr) {
       answer->note = "function name as printed: the map has no function map, scopes or sourcesContent for " +
                      (*record)->path + ", and no minified file was uploaded beside it";
