@@ -10,7 +10,9 @@
 //             answers themselves are shared by all segments of the same original line
 //
 // Context lines are slices of the cached 32-line text blocks (ContextLines in frame_lookup.h),
-// so an answer shares them instead of copying five strings.
+// so an answer shares them instead of copying five strings. Each thread also remembers the route
+// of its last frame's URL (LastRoute in sourcemap_resolver.cc), so frames of one bundle skip the
+// route probe.
 //
 // Worked example: frame "at n (https://cdn/x/app.3f9a.js:1:1234)" of app "shop" (web):
 //   routes[hash("shop", "", "app.3f9a.js")] -> Route{map 0x51…, offset 0, state S}
@@ -49,9 +51,10 @@ struct ResolvedAnswer {
   // needs no further pointer than the names' own bytes: a copy of *function (inline when short),
   // the source's path, tier and ignore-list flag, and the context slice.
   std::string function_name;
-  std::string_view path;  // source->path
-  std::string_view tier;  // "function_map" (Metro's function map) or "sourcemap"
-  bool ignored = false;   // source->ignored
+  // Strings, not views: copying a std::string into the answer is cheaper than assigning a view.
+  const std::string* path = nullptr;  // &source->path
+  const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
+  bool ignored = false;               // source->ignored
   // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
   // blocks, or `owned` when the window spans more than two blocks).
   uint32_t first = 0, count = 0, tail_count = 0;

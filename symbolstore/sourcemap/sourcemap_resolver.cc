@@ -49,21 +49,21 @@ std::string_view routeBuild(const EventScope& scope) {
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
 // the file, function and module names; the context lines are shared with the cache.
-void answerInto(const SegmentEntry& entry, std::string_view module, std::string_view printed_function,
+void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
                 FrameLookup& result) {
   const ResolvedAnswer& answer = *entry.answer;
   // Both names are copied below; fetch their bytes at once rather than one after the other.
-  __builtin_prefetch(answer.path.data());
+  __builtin_prefetch(answer.path->data());
   __builtin_prefetch(answer.function_name.data());
   result.status = FrameStatus::kSymbolicated;
   result.frames.reserve(1);
   SymbolizedFrame& frame = result.frames.emplace_back();
-  frame.file = answer.path;
+  frame.file = *answer.path;
   frame.line = entry.original_line + 1;
   frame.column = entry.original_column + 1;
   frame.module = module;
   if (answer.ignored) frame.in_app = false;
-  result.tier = answer.tier;
+  result.tier = *answer.tier;
   if (answer.function != nullptr) {
     frame.function = answer.function_name;
   } else {
@@ -79,7 +79,7 @@ void answerInto(const SegmentEntry& entry, std::string_view module, std::string_
 
 FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function) {
   FrameLookup result;
-  answerInto(entry, module, printed_function, result);
+  answerInto(entry, std::string(module), std::string(printed_function), result);
   return result;
 }
 
@@ -95,7 +95,7 @@ struct LastRoute {
   const void* resolver = nullptr;
   uint64_t epoch = 0;
   std::string url, app, build;
-  std::string_view name;         // into `url`
+  std::string name;              // the file name in `url`
   const Route* route = nullptr;  // a node of the resolver's route table, valid for `epoch`
 };
 thread_local LastRoute last_route;
@@ -166,11 +166,11 @@ struct SourcemapResolver::Impl {
       last.url = frame.url;
       last.app = scope.app;
       last.build = build;
-      last.name = std::string_view(last.url).substr(static_cast<size_t>(name.data() - frame.url.data()), name.size());
+      last.name = name;
       last.route = &found->second;
     }
     const Route& route = *last.route;
-    const std::string_view name = last.name;
+    const std::string& name = last.name;
     if (route.kind == Route::Kind::kMissing) {
       out = FrameLookup::missing(std::string(name));
       return true;
@@ -501,9 +501,11 @@ struct SourcemapResolver::Impl {
     answer->source = *record;
     answer->function = function;
     if (function != nullptr) answer->function_name = *function;
-    answer->path = (*record)->path;
+    answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
-    answer->tier = function != nullptr && (*record)->origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
+    static const std::string kFunctionMapTier = "function_map", kSourcemapTier = "sourcemap";
+    answer->tier =
+        function != nullptr && (*record)->origin == FunctionMapOrigin::kMetro ? &kFunctionMapTier : &kSourcemapTier;
     if (function == nullptr) {
       answer->note = "function name as printed: the map has no function map, scopes or sourcesContent for " +
                      (*record)->path + ", and no minified file was uploaded beside it";
