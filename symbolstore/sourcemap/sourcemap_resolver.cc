@@ -347,7 +347,9 @@ struct SourcemapResolver::Impl {
       // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
       computed->state = maps.emplace(computed->map_id, state).first->second.get();
     }
-    routes.insert_or_assign(hash, *computed);
+    // Replacing a route (another name with the same hash) renews the epoch: threads remember
+    // routes by address (LastRoute).
+    if (!routes.insert_or_assign(hash, *computed).second) epoch = next_cache_epoch.fetch_add(1);
     return *computed;
   }
 
