@@ -39,5 +39,6 @@ console.error("map", (require("fs").statSync(process.argv[1]).size / 1e6).toFixe
 
 cmake --build "$build" --target sourcemap_bench >/dev/null
 SOURCEMAP_BENCH_MAP=$work/bench.min.js.map SOURCEMAP_BENCH_FRAMES=$work/frames.txt \
-  taskset -c 0 "$build/loadtest/sourcemap/sourcemap_bench" --benchmark_counters_tabular=true
-taskset -c 0 node loadtest/sourcemap/reference.js "$work/bench.min.js.map" "$work/frames.txt" "$node_modules"
+  SOURCEMAP_BENCH_ANSWERS=$work/restack-answers.txt taskset -c 0 "$build/loadtest/sourcemap/sourcemap_bench" --benchmark_counters_tabular=true
+taskset -c 0 node loadtest/sourcemap/reference.js "$work/bench.min.js.map" "$work/frames.txt" "$node_modules" \
+  "$work/restack-answers.txt"

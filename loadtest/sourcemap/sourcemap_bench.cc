@@ -5,6 +5,10 @@
 //   BM_FirstFrame      a fresh store handle and resolver (map never seen by this process) -> the
 //                      first restored frame
 //   BM_WarmLookup      frames per second per core once the chunks are cached
+// With SOURCEMAP_BENCH_ANSWERS=<file>, the warm answer of every frame is written there first, one
+// "source line column" per frame (1-based, as trace-mapping's originalPositionFor gives them but
+// with 1-based columns), for run.sh to compare with reference.js's answers on the same frames.
+// For `valgrind --tool=callgrind --toggle-collect=*timedLookup*`, the timed call is timedLookup.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -126,6 +130,27 @@ void BM_FirstFrame(benchmark::State& state) {
   }
 }
 
+// Writes the answer of every frame (see the top of the file); false when one was not restored.
+bool writeAnswers(SourcemapResolver& resolver, const EventScope& scope, const char* path) {
+  std::ofstream out(path);
+  for (const auto& frame : setup().frames) {
+    auto result = resolver.lookup(scope, frame);
+    if (!result || result->status != FrameStatus::kSymbolicated || result->frames.empty()) {
+      std::fprintf(stderr, "frame %u:%u not restored\n", frame.line, frame.column);
+      return false;
+    }
+    const SymbolizedFrame& answer = result->frames.front();
+    out << answer.file << ' ' << answer.line << ' ' << answer.column << '\n';
+  }
+  return static_cast<bool>(out.flush());
+}
+
+// The timed call, kept out of line so that callgrind can count it alone.
+[[gnu::noinline]] Expected<FrameLookup> timedLookup(SourcemapResolver& resolver, const EventScope& scope,
+                                                    const stack::JsFrameLine& frame) {
+  return resolver.lookup(scope, frame);
+}
+
 void BM_WarmLookup(benchmark::State& state) {
   Setup& s = setup();
   ensureIngested();
@@ -133,9 +158,12 @@ void BM_WarmLookup(benchmark::State& state) {
   SourcemapResolver resolver(*store, {});
   const EventScope scope = benchScope();
   for (const auto& frame : s.frames) (void)resolver.lookup(scope, frame);  // warm the cache
+  if (const char* answers = std::getenv("SOURCEMAP_BENCH_ANSWERS")) {
+    if (!writeAnswers(resolver, scope, answers)) state.SkipWithError("a frame was not restored");
+  }
   size_t next = 0;
   for (auto _ : state) {
-    auto result = resolver.lookup(scope, s.frames[next]);
+    auto result = timedLookup(resolver, scope, s.frames[next]);
     benchmark::DoNotOptimize(result);
     if (++next == s.frames.size()) next = 0;
   }

@@ -10,7 +10,9 @@
 //             answers themselves are shared by all segments of the same original line
 //
 // Context lines are slices of the cached 32-line text blocks (ContextLines in frame_lookup.h),
-// so an answer shares them instead of copying five strings.
+// so an answer shares them instead of copying five strings. Each thread also remembers the route
+// of its last frame's URL (LastRoute in sourcemap_resolver.cc), so frames of one bundle skip the
+// route probe.
 //
 // Worked example: frame "at n (https://cdn/x/app.3f9a.js:1:1234)" of app "shop" (web):
 //   routes[hash("shop", "", "app.3f9a.js")] -> Route{map 0x51…, offset 0, state S}
@@ -45,14 +47,24 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
-  std::shared_ptr<const SourceRecord> source;
-  const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
+  // What every warm frame reads comes first, so that it spans as few cache lines as possible and
+  // needs no further pointer than the names' own bytes: a copy of *function (inline when short),
+  // the source's path, tier and ignore-list flag, and the context slice.
+  std::string function_name;
+  // Strings, not views: copying a std::string into the answer is cheaper than assigning a view.
+  const std::string* path = nullptr;  // &source->path
+  const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
+  bool ignored = false;               // source->ignored
   // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
   // blocks, or `owned` when the window spans more than two blocks).
-  std::shared_ptr<const std::vector<std::string>> head, tail;
-  std::vector<std::string> owned;
   uint32_t first = 0, count = 0, tail_count = 0;
   uint32_t context_first_line = 0;
+  std::shared_ptr<const std::vector<std::string>> head, tail;
+
+  std::shared_ptr<const SourceRecord> source;
+  const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
+  std::string note;                       // the answer's note when `function` is null, built once
+  std::vector<std::string> owned;
 };
 
 struct SegmentEntry {
@@ -120,6 +132,7 @@ struct ChunkSlot {
 
   // Index of the last segment at or before (line, column) on the same generated line, or -1.
   int find(uint32_t at_line, uint32_t column) const {
+    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
     const uint64_t key = positionKey(at_line, column);
     const uint64_t* first = positions;
     const uint64_t* last = positions + count;
@@ -130,7 +143,13 @@ struct ChunkSlot {
       // minus one up to the next bucket's first segment. Its entry is fetched meanwhile.
       first += bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0;
       last = positions + bucket_start[bucket + 1];
-      __builtin_prefetch(entries + (first - positions));
+      // The entries of the bucket's segments are fetched while its positions are searched, so
+      // that the entry found does not wait for a second miss after the first (at most 8 lines).
+      const char* entry = reinterpret_cast<const char*>(entries + (first - positions));
+      const char* entries_end = reinterpret_cast<const char*>(entries + (last - positions));
+      for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
+        __builtin_prefetch(entry);
+      }
     }
     const uint64_t* after = std::upper_bound(first, last, key);
     if (after == positions) return -1;
@@ -151,12 +170,20 @@ struct MapState {
   // Answers shared by segments: (source, original line, function) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*>, std::shared_ptr<const ResolvedAnswer>> answers;
 
-  // The cached chunk covering (line, column), or nullptr.
+  // The cached chunk covering (line, column), or nullptr. The search halves the range without
+  // branching on the comparison: on a spread of frames its outcome is a coin toss, which a
+  // branch would mispredict every other step.
   const ChunkSlot* find(uint32_t line, uint32_t column) const {
     const uint64_t key = positionKey(line, column);
-    auto after = std::upper_bound(chunk_starts.begin(), chunk_starts.end(), key);
-    if (after == chunk_starts.begin()) return nullptr;
-    const ChunkSlot& candidate = slots[static_cast<size_t>(after - chunk_starts.begin()) - 1];
+    size_t count = chunk_starts.size();
+    if (count == 0 || key < chunk_starts[0]) return nullptr;
+    const uint64_t* base = chunk_starts.data();  // invariant: *base <= key
+    while (count > 1) {
+      const size_t half = count / 2;
+      base = base[half] <= key ? base + half : base;
+      count -= half;
+    }
+    const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
     return key < candidate.end ? &candidate : nullptr;
   }
   void insert(std::shared_ptr<CachedChunk> chunk) {

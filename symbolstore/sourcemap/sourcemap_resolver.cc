@@ -37,40 +37,68 @@ size_t sourceBytes(const SourceRecord& record) {
   return bytes;
 }
 
+// False for frames without a script file (eval code, native functions, no URL).
+bool isScriptName(std::string_view name) {
+  return !name.empty() && name != "<anonymous>" && name != "native";
+}
+
 // React Native bundle names repeat across builds, so their maps are keyed by build too.
 std::string_view routeBuild(const EventScope& scope) {
   return scope.platform == "react_native" ? std::string_view(scope.build_id) : std::string_view();
 }
 
-// The answer for a resolved segment. Copies only the file, function and module names; the
-// context lines are shared with the cache.
-FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function) {
-  FrameLookup result;
-  result.status = FrameStatus::kSymbolicated;
-  SymbolizedFrame& frame = result.frames.emplace_back();
+// The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
+// the file, function and module names; the context lines are shared with the cache.
+void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
+                FrameLookup& result) {
   const ResolvedAnswer& answer = *entry.answer;
-  const SourceRecord& record = *answer.source;
-  frame.file = record.path;
+  // Both names are copied below; fetch their bytes at once rather than one after the other.
+  __builtin_prefetch(answer.path->data());
+  __builtin_prefetch(answer.function_name.data());
+  result.status = FrameStatus::kSymbolicated;
+  result.frames.reserve(1);
+  SymbolizedFrame& frame = result.frames.emplace_back();
+  frame.file = *answer.path;
   frame.line = entry.original_line + 1;
   frame.column = entry.original_column + 1;
-  frame.module = std::string(module);
-  if (record.ignored) frame.in_app = false;
+  frame.module = module;
+  if (answer.ignored) frame.in_app = false;
+  result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    frame.function = *answer.function;
-    result.tier = record.origin == FunctionMapOrigin::kMetro ? "function_map" : "sourcemap";
+    frame.function = answer.function_name;
   } else {
-    frame.function = std::string(printed_function);
-    result.tier = "sourcemap";
-    result.note = "function name as printed: the map has no function map, scopes or sourcesContent for " + frame.file +
-                  ", and no minified file was uploaded beside it";
+    frame.function = printed_function;
+    result.note = answer.note;
   }
   if (answer.count + answer.tail_count > 0) {
     frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
                                        answer.count, answer.tail.get(), answer.tail_count);
     frame.context_first_line = answer.context_first_line;
   }
+}
+
+FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function) {
+  FrameLookup result;
+  answerInto(entry, std::string(module), std::string(printed_function), result);
   return result;
 }
+
+// Epochs of resolver caches, unique in the process: a thread's LastRoute names the resolver and
+// the epoch its route pointer belongs to, so a dropped cache or a new resolver at the same
+// address never matches it.
+std::atomic<uint64_t> next_cache_epoch{1};
+
+// The route of the last frame a thread looked up. A stack's frames mostly name the same bundle
+// URL, so comparing the URL and the scope with the last ones replaces, per frame, parsing the
+// file name out of the URL, hashing three strings and probing the route table.
+struct LastRoute {
+  const void* resolver = nullptr;
+  uint64_t epoch = 0;
+  std::string url, app, build;
+  std::string name;              // the file name in `url`
+  const Route* route = nullptr;  // a node of the resolver's route table, valid for `epoch`
+};
+thread_local LastRoute last_route;
 
 FrameLookup unmapped(std::string_view module, uint32_t line, uint32_t column) {
   return FrameLookup::notFound(FrameReason::kPositionNotMapped,
@@ -88,6 +116,7 @@ struct SourcemapResolver::Impl {
 
   // Everything below is guarded by `mutex`: readers share it, fills take it alone.
   mutable std::shared_mutex mutex;
+  uint64_t epoch = next_cache_epoch.fetch_add(1);  // renewed whenever routes or maps are dropped
   size_t cached_bytes = 0;
   std::unordered_map<uint64_t, Route> routes;  // routeHash -> route
   std::unordered_map<uint64_t, std::shared_ptr<MapState>> maps;
@@ -104,6 +133,7 @@ struct SourcemapResolver::Impl {
     maps.clear();
     sources.clear();
     texts.clear();
+    epoch = next_cache_epoch.fetch_add(1);
     cached_bytes = bytes;
   }
 
@@ -115,17 +145,33 @@ struct SourcemapResolver::Impl {
     // upload of the minified file adds names ('f') to a map already cached.
     routes.clear();
     maps.clear();
+    epoch = next_cache_epoch.fetch_add(1);
     generation.store(now, std::memory_order_release);
   }
 
-  // ---- warm path: one route probe, two binary searches, one shared lock ----
-  bool warmLookup(const EventScope& scope, std::string_view name, uint32_t line, uint32_t column,
-                  std::string_view printed_function, FrameLookup& out) const {
+  // ---- warm path: the thread's last route (else one route probe), two binary searches, one
+  // shared lock; the answer is written into `out`, a fresh FrameLookup ----
+  bool warmLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line, uint32_t column,
+                  FrameLookup& out) const {
     const std::string_view build = routeBuild(scope);
     std::shared_lock lock(mutex);
-    auto found = routes.find(routeHash(scope.app, build, name));
-    if (found == routes.end() || !found->second.matches(scope.app, build, name)) return false;
-    const Route& route = found->second;
+    LastRoute& last = last_route;
+    if (last.resolver != this || last.epoch != epoch || last.url != frame.url || last.app != scope.app ||
+        last.build != build) {
+      const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
+      if (!isScriptName(name)) return false;
+      auto found = routes.find(routeHash(scope.app, build, name));
+      if (found == routes.end() || !found->second.matches(scope.app, build, name)) return false;
+      last.resolver = this;
+      last.epoch = epoch;
+      last.url = frame.url;
+      last.app = scope.app;
+      last.build = build;
+      last.name = name;
+      last.route = &found->second;
+    }
+    const Route& route = *last.route;
+    const std::string& name = last.name;
     if (route.kind == Route::Kind::kMissing) {
       out = FrameLookup::missing(std::string(name), MissingIdKind::kBundle);
       return true;
@@ -141,7 +187,7 @@ struct SourcemapResolver::Impl {
     if (slot == nullptr) return false;
     const int index = slot->find(line, column);
     if (index < 0 || !slot->entries[index].answer) return false;
-    out = answerFor(slot->entries[index], name, printed_function);
+    answerInto(slot->entries[index], name, frame.function, out);
     return true;
   }
 
@@ -307,7 +353,9 @@ struct SourcemapResolver::Impl {
       // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
       computed->state = maps.emplace(computed->map_id, state).first->second.get();
     }
-    routes.insert_or_assign(hash, *computed);
+    // Replacing a route (another name with the same hash) renews the epoch: threads remember
+    // routes by address (LastRoute).
+    if (!routes.insert_or_assign(hash, *computed).second) epoch = next_cache_epoch.fetch_add(1);
     return *computed;
   }
 
@@ -460,10 +508,20 @@ struct SourcemapResolver::Impl {
     auto answer = std::make_shared<ResolvedAnswer>();
     answer->source = *record;
     answer->function = function;
+    if (function != nullptr) answer->function_name = *function;
+    answer->path = &(*record)->path;
+    answer->ignored = (*record)->ignored;
+    static const std::string kFunctionMapTier = "function_map", kSourcemapTier = "sourcemap";
+    answer->tier =
+        function != nullptr && (*record)->origin == FunctionMapOrigin::kMetro ? &kFunctionMapTier : &kSourcemapTier;
+    if (function == nullptr) {
+      answer->note = "function name as printed: the map has no function map, scopes or sourcesContent for " +
+                     (*record)->path + ", and no minified file was uploaded beside it";
+    }
     RESTACK_RETURN_IF_ERROR(
         context(state.id, static_cast<uint32_t>(entry.source), **record, entry.original_line + 1, *answer));
     std::unique_lock lock(mutex);
-    reserve(sizeof(ResolvedAnswer) + 64);
+    reserve(sizeof(ResolvedAnswer) + 64 + (function != nullptr ? function->size() : 0));
     auto [it, inserted] = state.answers.emplace(key, std::move(answer));
     if (!chunk.entries[index].answer) chunk.entries[index].answer = it->second;
     return chunk.entries[index].answer;
@@ -529,6 +587,19 @@ struct SourcemapResolver::Impl {
     return answerFor(entry, module, printed_function);
   }
 
+  // A frame the warm path could not answer (0-based line and column).
+  Expected<FrameLookup> coldLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line,
+                                   uint32_t column) {
+    const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
+    if (!isScriptName(name)) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
+    auto answer = lookupName(scope, name, line, column, frame.function);
+    // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
+    if (!answer && records::isUnreadableRecord(answer.error())) {
+      return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+    }
+    return answer;
+  }
+
   // A position printed in the file `name`: the route, then the map (0-based line and column).
   Expected<FrameLookup> lookupName(const EventScope& scope, std::string_view name, uint32_t line, uint32_t column,
                                    std::string_view printed_function) {
@@ -551,10 +622,7 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   if (frame.hermes_function_offset) {
     return lookupBytecode(scope, frame.url, frame.segment_id, frame.function_id, frame.bytecode_offset);
   }
-  const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
-  if (name.empty() || name == "<anonymous>" || name == "native" || frame.line == 0) {
-    return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
-  }
+  if (frame.line == 0) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
   // Node's built-in modules are compiled into node: no upload can ever restore them, so they
   // are not missing symbols (an event is not "partial" for its listOnTimeout frame).
   if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
@@ -562,14 +630,10 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   const uint32_t line = frame.line - 1;
   // Hermes bytecode offsets are 0-based already; printed JS columns are 1-based.
   const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
-  FrameLookup warm;
-  if (impl_->warmLookup(scope, name, line, column, frame.function, warm)) return warm;
-  auto answer = impl_->lookupName(scope, name, line, column, frame.function);
-  // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
-  if (!answer && records::isUnreadableRecord(answer.error())) {
-    return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
-  }
-  return answer;
+  // One return of one object: the warm answer is written where the caller receives it.
+  Expected<FrameLookup> result{FrameLookup()};
+  if (!impl_->warmLookup(scope, frame, line, column, *result)) result = impl_->coldLookup(scope, frame, line, column);
+  return result;
 }
 
 Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope, std::string_view bundle,

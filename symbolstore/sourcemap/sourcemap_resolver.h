@@ -21,13 +21,13 @@
 // the minified file uploaded beside the map (sourcemap_minified.h). Without any of them, the
 // printed (minified) name is kept and `note` says so.
 //
-// Cost: a warm frame is one probe of the route table, a binary search over the map's cached
-// chunk starts and a short search inside one chunk, under one shared lock; its answer (source,
-// function, context lines) was resolved the first time any frame hit that segment and is
-// shared, context lines included (sourcemap_cache.h). A cold frame reads one pointer, the map
-// header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
-// cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to
-// call from several threads.
+// Cost: a warm frame is one probe of the route table (none when the thread's previous frame had
+// the same URL and scope), a binary search over the map's cached chunk starts and a short search
+// inside one chunk, under one shared lock; its answer (source, function, context lines) was
+// resolved the first time any frame hit that segment and is shared, context lines included
+// (sourcemap_cache.h). No RocksDB read, and no allocation but the returned FrameLookup's. A cold frame reads one
+// pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The cache is
+// bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several threads.
 #pragma once
 
 #include <cstdint>
