@@ -581,12 +581,18 @@ class FunctionMapBuilder {
 
   // `)` at `close` ends a call (not `new X(…)`, a parameter list, or a statement's condition).
   bool isCallEnd(size_t close) const {
+    if (!is(close, ")")) return false;
     const size_t open = match_[close];
     if (open == SIZE_MAX || open == 0) return false;
     if (is(close + 1, "{") || is(close + 1, "=>")) return false;
     const size_t callee = open - 1;
     const Token& token = tokens_[callee];
     if (token.type == TokenType::kTemplate) return true;
+    if (is(callee, "}")) {  // function () {…}(x)
+      const size_t body = open_brace_[callee];
+      return body != SIZE_MAX && brace_kind_[body] != BraceKind::kBlock && brace_kind_[body] != BraceKind::kObject &&
+             brace_kind_[body] != BraceKind::kClass;
+    }
     if (token.type == TokenType::kPunct) return is(callee, ")") || is(callee, "]");
     if (token.type != TokenType::kIdent) return false;
     if (token.text != "super" && token.text != "import" &&
@@ -768,6 +774,14 @@ class FunctionMapBuilder {
     out.assign(reversed.rbegin(), reversed.rend());
   }
 
+  // A '(' that groups an expression, not one that opens call arguments or a statement's head.
+  bool isGroupingParen(size_t paren) const {
+    if (paren == 0) return true;
+    const Token& previous = tokens_[paren - 1];
+    if (previous.type == TokenType::kIdent) return isKeywordBeforeExpression(previous.text);
+    return !is(paren - 1, ")") && !is(paren - 1, "]") && previous.type != TokenType::kTemplate;
+  }
+
   // An expression '{' (object literal) rather than a block, from the token before it.
   bool looksLikeObjectLiteral(size_t brace) const {
     if (brace == 0) return false;
@@ -876,7 +890,7 @@ class FunctionMapBuilder {
       arrow_start_[index] = start;
       // V8 compiles a function lazily, in a parse of its own, unless it is an arrow (parsed with
       // the code around it) or parenthesized ("(function () {…})", compiled at once).
-      const bool eager = arrow || (start > 0 && is(start - 1, "("));
+      const bool eager = arrow || (start > 0 && is(start - 1, "(") && isGroupingParen(start - 1));
       brace_kind_[index] = arrow   ? BraceKind::kArrowBody
                            : eager ? BraceKind::kEagerFunctionBody
                                    : BraceKind::kFunctionBody;
