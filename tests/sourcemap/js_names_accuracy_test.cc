@@ -232,5 +232,90 @@ TEST_F(JsNamesAccuracyTest, InferenceRulesOfV8) {
   std::cout << "| build | upload | frames | names equal | not recorded |\n|---|---|---|---|---|\n" << table;
 }
 
+// JavaScriptCore (Safari, React Native on JSC): the rules program and its bundles run in jsc
+// (Debian's libjavascriptcoregtk-4.0-bin); every bundled frame ("fn@url:line:column") must
+// restore to the line of the original JSC run's frame (columns are counted, see below). JSC prints a function's own
+// `name`
+// (`size`, `plain`, "" for an anonymous literal) where V8 infers one: a restored name counts as
+// equal when its last part is JSC's name ("Store.load" for `load`, "set size" for `size`).
+TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
+  const fs::path jsc = "/usr/bin/jsc";
+  ASSERT_TRUE(fs::exists(jsc)) << "jsc is missing: run scripts/setup.sh (Debian's libjavascriptcoregtk-4.0-bin)";
+  const std::string command =
+      "node " + (fs::path(RESTACK_SOURCE_DIR) / "tests/sourcemap/fixtures/make_names_corpus.js").string() + " " +
+      work_.string() + " " + kNodeModules.string() + " names_rules " + jsc.string() + " 2>" +
+      (work_ / "make.log").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command << "\n" << std::ifstream(work_ / "make.log").rdbuf();
+  simdjson::dom::parser parser;
+  simdjson::dom::element manifest = parser.load((work_ / "names_manifest.json").string()).value();
+  SourcemapResolver resolver(*store_, {});
+  std::ostringstream table;
+  table << "| build | upload | JSC frames | lines equal | columns equal | JSC-named frames | names equal |\n"
+        << "|---|---|---|---|---|---|---|\n";
+  for (simdjson::dom::element build : manifest["builds"].get_array().value()) {
+    const std::string name(build["name"].get_string().value());
+    for (simdjson::dom::element unpaired : build["jsc_unpaired"].get_array().value()) {
+      std::cout << "  [unpaired scenario] " << name << ": " << std::string_view(unpaired.get_string().value()) << "\n";
+    }
+    const std::string map(build["map"].get_string().value());
+    const std::string bare(build["bare_map"].get_string().value());
+    const std::string bundle(build["bundle"].get_string().value());
+    for (const bool with_sources : {false, true}) {
+      const std::string label = with_sources ? "map with sourcesContent" : "map without sourcesContent + minified file";
+      const std::string app = "jsc/" + name + "/" + label;
+      upload(app, with_sources ? map : bare);
+      if (!with_sources) upload(app, bundle);
+      EventScope scope{app, "", "javascript", {}};
+      int frames = 0, lines = 0, positions = 0, named = 0, names = 0;
+      for (simdjson::dom::element frame : build["jsc_frames"].get_array().value()) {
+        const std::string raw(frame["raw"].get_string().value());
+        simdjson::dom::element original = frame["expected"];
+        const stack::StackLine line = stack::parseStackLine(raw);
+        EXPECT_EQ(line.kind, stack::LineKind::kJsFrame) << raw;
+        if (line.kind != stack::LineKind::kJsFrame) continue;
+        auto result = resolver.lookup(scope, *line.jsFrame());
+        EXPECT_TRUE(result) << result.error().message();
+        if (!result) continue;
+        ++frames;
+        const bool restored = result->status == FrameStatus::kSymbolicated && !result->frames.empty();
+        const SymbolizedFrame got = restored ? result->frames.back() : SymbolizedFrame{};
+        const std::string printed(original["printed"].get_string().value());
+        const bool same_line =
+            restored && got.file.ends_with("names_rules/main.js") && got.line == original["line"].get_uint64().value();
+        lines += same_line;
+        positions += same_line && got.column == original["column"].get_uint64().value();
+        if (!same_line) {
+          std::cout << "  [position differs] " << name << ", " << label << ": " << raw << " -> " << got.file << ":"
+                    << got.line << ":" << got.column << "; original JSC run " << printed << "\n";
+        }
+        std::string_view jsc_name;
+        if (original["fn"].get_string().get(jsc_name) || jsc_name.empty()) continue;
+        ++named;
+        std::string function = restored ? result->frames.front().function : "";
+        for (const char* prefix : {"get ", "set "}) {
+          if (function.starts_with(prefix)) function.erase(0, 4);
+        }
+        const std::string last =
+            function.substr(function.rfind('.') == std::string::npos ? 0 : function.rfind('.') + 1);
+        const bool equal = jsc_name == "global code" ? function == "<global>" : last == jsc_name;
+        names += equal;
+        if (!equal) {
+          std::cout << "  [name differs] " << name << ", " << label << ": " << raw << " -> \"" << function
+                    << "\"; original JSC run " << printed << "\n";
+        }
+      }
+      EXPECT_GT(frames, 40);
+      table << "| " << name << " | " << label << " | " << frames << " | " << lines << " | " << positions << " | "
+            << named << " | " << names << " |\n";
+      // JSC prints the column of a call's divot (the end of the callee: `fail(` at the '('), V8
+      // the start of the call; the map's segment gives the start (docs/accuracy.md).
+      EXPECT_EQ(lines, frames);
+      // A minifier drops names no upload records (`named: function original()`): sourcesContent only.
+      if (with_sources) EXPECT_EQ(names, named);
+    }
+  }
+  std::cout << table.str();
+}
+
 }  // namespace
 }  // namespace restack
