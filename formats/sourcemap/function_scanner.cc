@@ -742,7 +742,12 @@ class FunctionMapBuilder {
         }
         continue;
       }
-      if (!collect) continue;
+      if (!collect) {
+        // Only the enclosing bracket can push names again: jump to it.
+        if (parent_[at] == SIZE_MAX) break;
+        at = parent_[at] + 1;
+        continue;
+      }
       if (token.type == TokenType::kPunct) {
         if (token.text == "," || token.text == ";") {
           collect = false;
