@@ -468,6 +468,8 @@ class FunctionMapBuilder {
           if (--angles < 0) return SIZE_MAX;
         } else if ((text == ")" || text == "]") && match_[at] != SIZE_MAX) {
           at = match_[at];
+        } else if (text == "," && angles == 0) {
+          return SIZE_MAX;  // "a ? f(x) : y, {…}": a ',' outside type arguments ends any type
         } else if (text != "." && text != "|" && text != "&" && text != "," && text != "?" && text != "[" &&
                    text != "(") {
           return SIZE_MAX;
@@ -870,9 +872,28 @@ class FunctionMapBuilder {
         arrow = true;
       } else {
         // class Name {, class Name extends a.b.C {, class {, class extends X {
+        // TypeScript: class Name<T> implements A, B.C<T> {  class Name extends X implements Y {
         size_t at = previous;
-        while (at > 0 && (isIdent(at) || is(at, ".")) && !is(at, "class") && !is(at, "extends")) --at;
-        if (is(at, "extends")) {
+        for (size_t steps = 0;
+             at > 0 && steps < 64 && !is(at, "class") && !is(at, "implements") && !is(at, "extends") &&
+             (isIdent(at) || is(at, ".") || is(at, ",") || is(at, "<") || is(at, ">"));
+             ++steps) {
+          --at;
+        }
+        if (is(at, "implements")) {
+          // What precedes the heritage clause: "class Name", "class Name<T>", "class Name extends X".
+          size_t head = at - 1;
+          while (head > 0 && (isIdent(head) || is(head, ".") || is(head, ",") || is(head, "<") || is(head, ">")) &&
+                 !is(head, "class")) {
+            --head;
+          }
+          if (is(head, "class")) {
+            scope.kind = ScopeKind::kClass;
+            scope.name = isIdent(head + 1) && !is(head + 1, "extends") && !is(head + 1, "implements")
+                             ? textOf(head + 1)
+                             : nameBefore(head);
+          }
+        } else if (is(at, "extends")) {
           --at;
           if (is(at, "class")) {
             scope.kind = ScopeKind::kClass;
