@@ -15,6 +15,10 @@
 //   if/for/while/switch/catch (…) {, plain blocks, object literals -> not a function
 // An arrow with an expression body (x => x.y) is a function up to the next ',' ';' or closing
 // bracket at its own depth. Code outside every function is "<global>" (Metro's name).
+// An anonymous literal ("[() => f()]", a callback that is not the last argument) is named as
+// V8's name inferrer names it: by the next assignment, declaration or object-literal property
+// that ends after it in the same parse, unless a call ends first while it is the last one
+// waiting (docs/accuracy.md, "Function names against the original run").
 // Each function start adds an entry with its name; each function end adds one with the
 // enclosing function's name, giving the same shape as Metro's function maps.
 //
