@@ -378,8 +378,17 @@ class FunctionMapBuilder {
   // minified file, else the token itself.
   std::string textOf(size_t index) const {
     const Token& token = tokens_[index];
-    if (rename_ && token.type == TokenType::kIdent) return rename_(token.line, token.column, token.text);
+    if (rename_ && token.type == TokenType::kIdent) {
+      std::string original = rename_(token.line, token.column, token.text);
+      if (!original.empty()) return original;
+    }
     return std::string(token.text);
+  }
+
+  // True when the renamer says the token has no counterpart in the original source.
+  bool synthesized(size_t index) const {
+    const Token& token = tokens_[index];
+    return rename_ && token.type == TokenType::kIdent && rename_(token.line, token.column, token.text).empty();
   }
 
   // `get x() {}` / `set x(v) {}`: the accessor keyword before a method name, when it is one.
@@ -510,6 +519,10 @@ class FunctionMapBuilder {
         at -= 2;
         // V8 leaves "prototype" out of inferred names: A.prototype.m = function … -> "A.m".
         if (tokens_[at].text == "prototype" && at >= 2 && is(at - 1, ".")) continue;
+        // An object the minifier wrote where the map records no source ("e.validateInternal=
+        // function(…)", terser's export assignment of `function validateInternal`) is no part
+        // of the original name.
+        if (!(at >= 2 && is(at - 1, ".") && isIdent(at - 2)) && synthesized(at)) break;
         name = textOf(at) + "." + name;
       }
       return name;
@@ -517,11 +530,6 @@ class FunctionMapBuilder {
     return "<anonymous>";
   }
 
-  // Scanning a minified file: an anonymous function invoked where it is written
-  // ("function(n){…}(x)", "(n=>{…})(x)") is what a minifier leaves of a function it inlined at
-  // its only call (terser's compress does this in webpack and rollup builds). The map names that
-  // call's '(' by the callee the original source called there, the inlined function's own name,
-  // which V8 printed for it in the original program. `body` is the function's '{'.
   // True when the function whose body starts at `body` is called where it is written.
   bool invokedWhereWritten(size_t body) const {
     if (close_brace_[body] == SIZE_MAX) return false;
@@ -530,6 +538,11 @@ class FunctionMapBuilder {
     return is(call, "(");
   }
 
+  // Scanning a minified file: an anonymous function invoked where it is written
+  // ("function(n){…}(x)", "(n=>{…})(x)") is what a minifier leaves of a function it inlined at
+  // its only call (terser's compress does this in webpack and rollup builds). The map names that
+  // call's '(' by the callee the original source called there, the inlined function's own name,
+  // which V8 printed for it in the original program. `body` is the function's '{'.
   std::string invokedAs(size_t body) const {
     static const std::string kAnonymous = "<anonymous>";
     if (!rename_ || !invokedWhereWritten(body)) return kAnonymous;

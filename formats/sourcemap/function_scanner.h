@@ -40,6 +40,10 @@ namespace restack::sourcemap {
 // The original spelling of an identifier token of the scanned text (line 1-based, column 0-based
 // in UTF-16 units, the token's text). Used to scan a minified file: the source map's `names`
 // entry at that generated position gives the identifier the original source had there.
+// An empty answer says the token has no counterpart in the original source (the map has a
+// segment without a source there: code the minifier wrote); it is then spelled as written,
+// except as the object of an assignment target, which it leaves out ("e.validateInternal =
+// function" -> "validateInternal").
 using TokenRenamer = std::function<std::string(uint32_t line, uint32_t column, std::string_view text)>;
 
 // Without `rename`, names are spelled as in `source`. With it, every identifier that makes up a
