@@ -292,7 +292,7 @@ class FunctionMapBuilder {
     std::vector<size_t> open_parens;  // token indexes of unmatched '(' and '['
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const Token& token = tokens_[i];
-      if (i > 0 && statementBreak(i - 1)) endAssignments(i, /*closing=*/false);
+      if (i > 0 && statementBreak(i - 1)) endAssignments(i);
       if (token.type != TokenType::kPunct) continue;
       const std::string_view text = token.text;
       if (text == "(" || text == "[") {
@@ -300,7 +300,7 @@ class FunctionMapBuilder {
         ++depth_;
       } else if (text == ")" || text == "]") {
         closeArrowsAt(i, /*closing=*/true);
-        endAssignments(i, /*closing=*/true);
+        endAssignments(i);
         if (!open_parens.empty()) {
           match_[i] = open_parens.back();
           open_parens.pop_back();
@@ -312,7 +312,7 @@ class FunctionMapBuilder {
         ++depth_;
       } else if (text == "}") {
         closeArrowsAt(i, /*closing=*/true);
-        endAssignments(i, /*closing=*/true);
+        endAssignments(i);
         if (open_brace_[i] != SIZE_MAX && brace_kind_[open_brace_[i]] == BraceKind::kObject && i > 0 &&
             !is(i - 1, "{") && !is(i - 1, ",")) {
           endProperty(open_brace_[i], i);
@@ -321,7 +321,7 @@ class FunctionMapBuilder {
         closeBrace(i);
       } else if (text == "," || text == ";") {
         closeArrowsAt(i, /*closing=*/false);
-        endAssignments(i, /*closing=*/false);
+        endAssignments(i);
         if (text == "," && parent_[i] != SIZE_MAX && is(parent_[i], "{") &&
             brace_kind_[parent_[i]] == BraceKind::kObject) {
           endProperty(parent_[i], i);
@@ -670,7 +670,7 @@ class FunctionMapBuilder {
   }
 
   // Ends the assignments whose value ends at token `end` (exclusive).
-  void endAssignments(size_t end, bool /*closing*/) {
+  void endAssignments(size_t end) {
     while (!assignments_.empty() && assignments_.back().depth >= depth_) {
       const Assignment assignment = assignments_.back();
       assignments_.pop_back();
