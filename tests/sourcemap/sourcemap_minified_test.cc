@@ -301,16 +301,6 @@ TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
         return column == 9 ? std::string("original") : std::string(text);
       });
   EXPECT_EQ(*renamed.enclosing(1, 13), "original");
-  // An object the map records no source for (terser's "e.validateInternal=function(…)") is left
-  // out of the assignment target's name; elsewhere such a token is spelled as written.
-  const auto synthesized_e = [](uint32_t, uint32_t, std::string_view text) {
-    return text == "e" ? std::string() : std::string(text);
-  };
-  const sourcemap::FunctionMap exported = sourcemap::inferFunctionMap(
-      "e.validateInternal=function(t){return t},e=function(){return 1};function e(){return 2}", synthesized_e);
-  EXPECT_EQ(*exported.enclosing(1, 31), "validateInternal");
-  EXPECT_EQ(*exported.enclosing(1, 54), "e");
-  EXPECT_EQ(*exported.enclosing(1, 77), "e");
 }
 
 }  // namespace
