@@ -33,6 +33,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -106,6 +107,12 @@ class UsageTracker {
   };
   Shard& shardOf(std::string_view set) const;
   mutable std::array<Shard, 16> shards_;
+  // Unique per tracker in the process (note()'s per-thread shortcut).
+  const uint64_t id_ = nextId();
+  static uint64_t nextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace restack
