@@ -1,4 +1,4 @@
-// computeFingerprint (algorithm "v1", described in fingerprint.h).
+// computeFingerprint (algorithm "v2", described in fingerprint.h).
 #include "grouping/fingerprint.h"
 
 #include <algorithm>
