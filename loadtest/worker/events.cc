@@ -6,31 +6,10 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "formats/common/json_text.h"
+
 namespace restack::loadtest {
 namespace {
-
-void appendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += c;
-    }
-  }
-  out += '"';
-}
 
 std::string hexId(std::mt19937_64& rng, size_t bytes) {
   std::string out;
