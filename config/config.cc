@@ -456,4 +456,11 @@ std::vector<std::string> processEnvironment() {
   return out;
 }
 
+std::optional<uint64_t> Cache::megabytesFor(std::string_view resolver) const {
+  if (resolver == "native") return native_mb;
+  if (resolver == "proguard") return proguard_mb;
+  if (resolver == "sourcemap") return sourcemap_mb;
+  return std::nullopt;
+}
+
 }  // namespace restack::config

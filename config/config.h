@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,10 @@ struct Cache {
   uint64_t native_mb = 512;
   uint64_t proguard_mb = 256;
   uint64_t sourcemap_mb = 256;
+
+  // The knob of the resolver named `resolver` (symbolstore/resolvers.cc): `cache.<name>_mb`;
+  // nullopt for a resolver without one (it keeps its own default).
+  std::optional<uint64_t> megabytesFor(std::string_view resolver) const;
 };
 
 // Bytes every output record may spend on its key, headers and Kafka's per-record framing on top

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "formats/common/platforms.h"
+
 namespace restack::grouping {
 
 bool globMatch(std::string_view pattern, std::string_view text) {
@@ -195,10 +197,10 @@ class RuleReader {
   }
 
   Status checkPlatform(const YAML::Node& node, const std::string& platform) const {
-    if (platform == "ios" || platform == "android" || platform == "web" || platform == "react_native") {
+    if (isRegisteredPlatform(platform)) {
       return Status::ok();
     }
-    return fail(node, "unknown platform '" + platform + "' (expected ios, android, web or react_native)");
+    return fail(node, "unknown platform '" + platform + "' (expected " + platformList() + ")");
   }
 
   Status readInApp(const YAML::Node& node, AppRules& rules) const {

@@ -2,11 +2,13 @@
 
 namespace restack {
 
-Symbolizer::Symbolizer(SymbolStore& store, const SymbolizerOptions& options)
-    : store_(store),
-      native_(store, options.native),
-      proguard_(store, options.proguard),
-      sourcemap_(store, options.sourcemap) {}
+Symbolizer::Symbolizer(SymbolStore& store, const SymbolizerOptions& options) : store_(store) {
+  for (const ResolverType& type : resolverTypes()) resolvers_.push_back(type.make(store, options));
+}
+
+void Symbolizer::forgetId(std::string_view id) {
+  for (auto& resolver : resolvers_) resolver->forgetId(id);
+}
 
 void Symbolizer::noteUsed(const EventScope& scope, const StoreFamily& family) {
   if (scope.app.empty() && scope.build_id.empty()) return;

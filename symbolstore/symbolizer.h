@@ -1,30 +1,27 @@
-// The read side of the store as the worker sees it: one resolver per symbol type, each with its
-// in-memory cache of decoded records in front of RocksDB.
+// The read side of the store as the worker sees it: one resolver per registered symbol family
+// (symbolstore/resolver.h, registry in resolvers.cc), each with its in-memory cache of decoded
+// records in front of RocksDB, plus the usage notes of the symbols that answered.
 #pragma once
 
 #include <memory>
+#include <vector>
 
-#include "symbolstore/native/native_resolver.h"
-#include "symbolstore/proguard/proguard_resolver.h"
-#include "symbolstore/sourcemap/sourcemap_resolver.h"
+#include "symbolstore/frame_lookup.h"
+#include "symbolstore/resolver.h"
 #include "symbolstore/store.h"
 #include "symbolstore/usage.h"
 
 namespace restack {
 
-struct SymbolizerOptions {
-  NativeResolverOptions native;
-  ProguardResolverOptions proguard;
-  SourcemapResolverOptions sourcemap;
-};
-
 class Symbolizer {
  public:
   Symbolizer(SymbolStore& store, const SymbolizerOptions& options);
-  NativeResolver& native() { return native_; }
-  ProguardResolver& proguard() { return proguard_; }
-  SourcemapResolver& sourcemap() { return sourcemap_; }
   SymbolStore& store() { return store_; }
+  // The resolver in `slot` (resolverSlot). Kinds use the typed accessor next to their resolver
+  // class (nativeResolver(symbolizer), …) rather than this.
+  Resolver& resolver(size_t slot) { return *resolvers_[slot]; }
+  // An upload naming `id` was applied: every resolver drops what it cached about it.
+  void forgetId(std::string_view id);
   // Which symbol sets answered frames (symbolstore/usage.h); the worker flushes it into the
   // store's `usage` family. Callers note a frame once it restored: noteUsed for the scope's build
   // (`family` is the family of the symbols that answered), noteImage for a native image the frame
@@ -37,9 +34,7 @@ class Symbolizer {
 
  private:
   SymbolStore& store_;
-  NativeResolver native_;
-  ProguardResolver proguard_;
-  SourcemapResolver sourcemap_;
+  std::vector<std::unique_ptr<Resolver>> resolvers_;
   UsageTracker usage_;
 };
 

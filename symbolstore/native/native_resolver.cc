@@ -629,4 +629,10 @@ size_t NativeResolver::cachedBytes() const {
   return impl_->total_bytes.load();
 }
 
+std::unique_ptr<Resolver> makeNativeResolver(SymbolStore& store, const SymbolizerOptions& options) {
+  NativeResolverOptions resolver_options;
+  resolver_options.cache_bytes = options.cacheBytes("native", resolver_options.cache_bytes);
+  return std::make_unique<NativeResolver>(store, resolver_options);
+}
+
 }  // namespace restack

@@ -21,7 +21,9 @@
 #include "formats/common/status.h"
 #include "formats/stack/native_line.h"
 #include "symbolstore/frame_lookup.h"
+#include "symbolstore/resolver.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbolizer.h"
 
 namespace restack {
 
@@ -34,7 +36,7 @@ struct NativeResolverOptions {
   uint32_t missing_ttl_ms = 10'000;
 };
 
-class NativeResolver {
+class NativeResolver : public Resolver {
  public:
   NativeResolver(SymbolStore& store, const NativeResolverOptions& options);
   ~NativeResolver();
@@ -45,6 +47,7 @@ class NativeResolver {
 
   // Drops everything cached about these debug ids (call after ingesting them) …
   void forget(std::string_view debug_id);
+  void forgetId(std::string_view id) override { forget(id); }
   // … or about every image.
   void clear();
   // Bytes of decoded records currently cached (approximate).
@@ -54,5 +57,13 @@ class NativeResolver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The Symbolizer's native resolver (its slot in symbolstore/resolvers.cc).
+inline NativeResolver& nativeResolver(Symbolizer& symbolizer) {
+  static const size_t slot = resolverSlot("native");
+  return static_cast<NativeResolver&>(symbolizer.resolver(slot));
+}
+// Makes the resolver for the registry, with its cache size from `options`.
+std::unique_ptr<Resolver> makeNativeResolver(SymbolStore& store, const SymbolizerOptions& options);
 
 }  // namespace restack

@@ -749,4 +749,10 @@ Expected<std::optional<std::string>> ProguardResolver::deobfuscateMessage(const 
   return impl_->restoreMessage(*choice->map, message);
 }
 
+std::unique_ptr<Resolver> makeProguardResolver(SymbolStore& store, const SymbolizerOptions& options) {
+  ProguardResolverOptions resolver_options;
+  resolver_options.cache_bytes = options.cacheBytes("proguard", resolver_options.cache_bytes);
+  return std::make_unique<ProguardResolver>(store, resolver_options);
+}
+
 }  // namespace restack

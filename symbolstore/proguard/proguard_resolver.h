@@ -11,7 +11,9 @@
 #include "formats/common/status.h"
 #include "formats/stack/java_line.h"
 #include "symbolstore/frame_lookup.h"
+#include "symbolstore/resolver.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbolizer.h"
 
 namespace restack {
 
@@ -39,7 +41,7 @@ struct JavaLineResult {
   std::optional<uint32_t> more_count;
 };
 
-class ProguardResolver {
+class ProguardResolver : public Resolver {
  public:
   ProguardResolver(SymbolStore& store, const ProguardResolverOptions& options);
   ~ProguardResolver();
@@ -57,5 +59,13 @@ class ProguardResolver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The Symbolizer's proguard resolver (its slot in symbolstore/resolvers.cc).
+inline ProguardResolver& proguardResolver(Symbolizer& symbolizer) {
+  static const size_t slot = resolverSlot("proguard");
+  return static_cast<ProguardResolver&>(symbolizer.resolver(slot));
+}
+// Makes the resolver for the registry, with its cache size from `options`.
+std::unique_ptr<Resolver> makeProguardResolver(SymbolStore& store, const SymbolizerOptions& options);
 
 }  // namespace restack

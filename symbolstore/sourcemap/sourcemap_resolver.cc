@@ -680,4 +680,10 @@ Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope,
   return answer;
 }
 
+std::unique_ptr<Resolver> makeSourcemapResolver(SymbolStore& store, const SymbolizerOptions& options) {
+  SourcemapResolverOptions resolver_options;
+  resolver_options.cache_bytes = options.cacheBytes("sourcemap", resolver_options.cache_bytes);
+  return std::make_unique<SourcemapResolver>(store, resolver_options);
+}
+
 }  // namespace restack

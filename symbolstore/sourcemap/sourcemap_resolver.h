@@ -37,7 +37,9 @@
 #include "formats/common/status.h"
 #include "formats/stack/js_line.h"
 #include "symbolstore/frame_lookup.h"
+#include "symbolstore/resolver.h"
 #include "symbolstore/store.h"
+#include "symbolstore/symbolizer.h"
 
 namespace restack {
 
@@ -48,7 +50,7 @@ struct SourcemapResolverOptions {
   uint32_t context_lines = 2;
 };
 
-class SourcemapResolver {
+class SourcemapResolver : public Resolver {
  public:
   SourcemapResolver(SymbolStore& store, const SourcemapResolverOptions& options);
   ~SourcemapResolver();
@@ -66,5 +68,13 @@ class SourcemapResolver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The Symbolizer's sourcemap resolver (its slot in symbolstore/resolvers.cc).
+inline SourcemapResolver& sourcemapResolver(Symbolizer& symbolizer) {
+  static const size_t slot = resolverSlot("sourcemap");
+  return static_cast<SourcemapResolver&>(symbolizer.resolver(slot));
+}
+// Makes the resolver for the registry, with its cache size from `options`.
+std::unique_ptr<Resolver> makeSourcemapResolver(SymbolStore& store, const SymbolizerOptions& options);
 
 }  // namespace restack

@@ -66,6 +66,9 @@ TEST(Rules, ErrorsNameFileLineAndProblem) {
       {"colour: red\n", "shop.yaml:1: unknown key 'colour'"},
       {"in_app: [\n", "shop.yaml:"},
       {"fingerprint:\n  - {kind: oops, message: x, fingerprint: y}\n", "shop.yaml:2: unknown kind 'oops'"},
+      // The platforms come from the registry (formats/common/platforms.cc), listed in its order.
+      {"ignore:\n  - {platform: flutter, function: f}\n",
+       "shop.yaml:2: unknown platform 'flutter' (expected ios, android, web or react_native)"},
   };
   for (const Case& c : cases) {
     auto rules = parseAppRules(c.text, "shop.yaml");

@@ -96,7 +96,7 @@ class RetraceHarness {
   }
 
   SymbolStore& store() { return *store_; }
-  ProguardResolver& resolver() { return symbolizer_->proguard(); }
+  ProguardResolver& resolver() { return proguardResolver(*symbolizer_); }
   const std::filesystem::path& dir() const { return dir_.path(); }
 
  private:

@@ -5,11 +5,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/config.h"
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
+#include "symbolstore/native/native_resolver.h"
+#include "symbolstore/proguard/proguard_resolver.h"
+#include "symbolstore/sourcemap/sourcemap_resolver.h"
 #include "symbolstore/store.h"
 #include "symbolstore/symbol_source.h"
+#include "symbolstore/symbolizer.h"
 
 namespace restack {
 namespace {
@@ -330,6 +335,42 @@ TEST(Archive, ZipEntriesCannotEscapeTheFolder) {
   EXPECT_EQ(status.error().code(), ErrorCode::kMalformedInput);
   EXPECT_NE(status.error().message().find("outside"), std::string::npos) << status.error().message();
   EXPECT_FALSE(std::filesystem::exists(dir->path() + "/evil"));
+}
+
+TEST(Symbolizer, HoldsOneResolverPerRegisteredTypeAndKindsFindTheirOwn) {
+  auto dir = TempDir::create("store-test-");
+  ASSERT_TRUE(dir);
+  auto store = openStore(dir->path());
+  ASSERT_TRUE(store);
+  SymbolizerOptions options;
+  config::Cache defaults;
+  for (const ResolverType& type : resolverTypes()) {
+    // Every registered resolver has its cache knob in the config (config.h, `cache.<name>_mb`).
+    auto mb = defaults.megabytesFor(type.name);
+    ASSERT_TRUE(mb.has_value()) << type.name;
+    options.cache_bytes[type.name] = *mb << 20;
+  }
+  EXPECT_FALSE(defaults.megabytesFor("dart").has_value());
+  Symbolizer symbolizer(*store, options);
+  const auto types = resolverTypes();
+  ASSERT_EQ(types.size(), 3u);
+  for (size_t slot = 0; slot < types.size(); ++slot) {
+    EXPECT_EQ(resolverSlot(types[slot].name), slot);
+    EXPECT_NE(&symbolizer.resolver(slot), nullptr);
+  }
+  // The typed accessors answer the registered slot's object, and each slot a different one.
+  Resolver* native = &nativeResolver(symbolizer);
+  Resolver* proguard = &proguardResolver(symbolizer);
+  Resolver* sourcemap = &sourcemapResolver(symbolizer);
+  EXPECT_EQ(native, &symbolizer.resolver(resolverSlot("native")));
+  EXPECT_EQ(proguard, &symbolizer.resolver(resolverSlot("proguard")));
+  EXPECT_EQ(sourcemap, &symbolizer.resolver(resolverSlot("sourcemap")));
+  EXPECT_NE(native, proguard);
+  EXPECT_NE(proguard, sourcemap);
+  EXPECT_EQ(nativeResolver(symbolizer).cachedBytes(), 0u);
+  symbolizer.forgetId("0123456789abcdef0123456789abcdef");  // a no-op where nothing is cached
+  EXPECT_EQ(options.cacheBytes("native", 1), defaults.native_mb << 20);
+  EXPECT_EQ(options.cacheBytes("dart", 7), 7u);
 }
 
 }  // namespace

@@ -270,6 +270,8 @@ TEST_F(PipelineTest, UnreadableEventsGoToTheDlqWithTheirReason) {
       {R"({"platform":"ios","build_id":"1","threads":[]})", "missing field 'app'"},
       {R"({"app":"a","platform":"ios","threads":[]})", "missing field 'build_id'"},
       {R"({"app":"a","build_id":"1","platform":"symbian","threads":[]})", "unknown platform"},
+      {R"({"app":"a","build_id":"1","platform":"flutter","threads":[]})",
+       "unknown platform 'flutter' (expected ios, android, web or react_native)"},
       {R"({"app":"a","build_id":"1","platform":"ios","threads":"x"})", "'threads' must be an array"},
       {R"({"app":"a","build_id":"1","platform":"ios","threads":[{"name":"t"}]})", "neither 'stack' nor 'samples'"},
       {R"({"app":"a","build_id":"1","platform":"ios","threads":[{"stack":5}]})", "must be a string"},

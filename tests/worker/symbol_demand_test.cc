@@ -93,7 +93,7 @@ class SymbolDemandTest : public ::testing::Test {
     EXPECT_TRUE(report) << report.error().message();
     if (!report) return IngestReport{};
     // As the worker does: the native reader remembers "no symbols" for a while.
-    for (const std::string& id : report->ids) symbolizer_->native().forget(id);
+    for (const std::string& id : report->ids) symbolizer_->forgetId(id);
     return *report;
   }
 

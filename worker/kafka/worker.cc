@@ -481,9 +481,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           store->corruption(), store->movedAside(), config.kafka.topics.pending);
     }
     SymbolizerOptions symbolizer_options;
-    symbolizer_options.native.cache_bytes = config.cache.native_mb << 20;
-    symbolizer_options.proguard.cache_bytes = config.cache.proguard_mb << 20;
-    symbolizer_options.sourcemap.cache_bytes = config.cache.sourcemap_mb << 20;
+    for (const ResolverType& type : resolverTypes()) {
+      if (auto mb = config.cache.megabytesFor(type.name)) symbolizer_options.cache_bytes[type.name] = *mb << 20;
+    }
     symbolizer = std::make_unique<Symbolizer>(*store, symbolizer_options);
     pipeline::ProcessorOptions processor_options;
     processor_options.event.max_event_bytes = config.limits.max_event_bytes;
@@ -538,7 +538,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     auto feed = SymbolFeed::create(config, *store, metrics, [this](const UploadMeta& meta, const IngestReport& report) {
       // The native reader remembers "no symbols" for a while; a new upload must show at
       // once.
-      for (const std::string& id : report.ids) symbolizer->native().forget(id);
+      for (const std::string& id : report.ids) symbolizer->forgetId(id);
       // Demand this upload meets is closed by a tombstone on the next flush.
       if (demand) demand->resolve(meta, report);
       // Pending events of this app (of every app, for a shared image) may restore now;

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "formats/common/platforms.h"
 #include "worker/pipeline/stack_kinds.h"
 
 namespace restack::pipeline {
@@ -11,7 +12,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr std::array<std::string_view, 4> kPlatforms = {"ios", "android", "web", "react_native"};
 constexpr std::array<std::string_view, 4> kKinds = {"crash", "anr", "lag", "error"};
 
 // The stack kind whose symbol-file id the event field `key` names ("pg_map_id"), if any.
@@ -278,10 +278,8 @@ Expected<RawEvent> parseRawEvent(std::string_view json, const EventLimits& limit
   if (event.app.empty()) return malformed("missing field 'app'");
   if (event.build_id.empty()) return malformed("missing field 'build_id'");
   if (event.platform.empty()) return malformed("missing field 'platform'");
-  bool known_platform = false;
-  for (auto p : kPlatforms) known_platform |= event.platform == p;
-  if (!known_platform) {
-    return malformed("unknown platform '" + event.platform + "' (expected ios, android, web or react_native)");
+  if (!isRegisteredPlatform(event.platform)) {
+    return malformed("unknown platform '" + event.platform + "' (expected " + platformList() + ")");
   }
   if (!event.kind.empty()) {
     bool known_kind = false;

@@ -5,6 +5,7 @@
 #include "formats/stack/java_line.h"
 #include "grouping/kinds/java_rules.h"
 #include "symbolstore/proguard/proguard_records.h"
+#include "symbolstore/proguard/proguard_resolver.h"
 
 namespace restack::pipeline {
 namespace {
@@ -49,7 +50,7 @@ class JavaKind final : public StackKind {
   std::string_view eventIdField() const override { return "pg_map_id"; }
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
-    auto results = run.symbolizer.proguard().retrace(run.scope, run.lines);
+    auto results = proguardResolver(run.symbolizer).retrace(run.scope, run.lines);
     if (!results) return results.error();
     if (results->size() != run.lines.size()) {
       return Error(ErrorCode::kInternal, "retrace answered " + std::to_string(results->size()) + " lines for " +
@@ -142,12 +143,12 @@ class JavaKind final : public StackKind {
                       RestoredEvent& restored) const override {
     if (!event.has_exception || event.platform != "android") return Status::ok();
     if (!event.exception_type.empty()) {
-      auto name = symbolizer.proguard().deobfuscateClass(scope, event.exception_type);
+      auto name = proguardResolver(symbolizer).deobfuscateClass(scope, event.exception_type);
       if (!name) return name.error();
       if (name->has_value()) restored.exception_type = **name;
     }
     if (!event.exception_message.empty()) {
-      auto message = symbolizer.proguard().deobfuscateMessage(scope, event.exception_message);
+      auto message = proguardResolver(symbolizer).deobfuscateMessage(scope, event.exception_message);
       if (!message) return message.error();
       if (message->has_value()) restored.exception_message = **message;
     }

@@ -3,6 +3,7 @@
 #include "formats/stack/js_line.h"
 #include "grouping/kinds/js_rules.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
+#include "symbolstore/sourcemap/sourcemap_resolver.h"
 
 namespace restack::pipeline {
 namespace {
@@ -45,7 +46,7 @@ class JsKind final : public StackKind {
         out.frame(this, line, builtinFrame(js));
         continue;
       }
-      auto lookup = run.symbolizer.sourcemap().lookup(run.scope, js);
+      auto lookup = sourcemapResolver(run.symbolizer).lookup(run.scope, js);
       if (!lookup) return lookup.error();
       if (lookup->status == FrameStatus::kSymbolicated) {
         run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);

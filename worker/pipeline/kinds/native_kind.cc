@@ -5,6 +5,7 @@
 #include "formats/stack/native_line.h"
 #include "grouping/kinds/native_rules.h"
 #include "symbolstore/native/native_records.h"
+#include "symbolstore/native/native_resolver.h"
 
 namespace restack::pipeline {
 namespace {
@@ -46,7 +47,7 @@ class NativeKind final : public StackKind {
       const bool is_pc = native.frame_index ? *native.frame_index == 0 : earlier == 0;
       ++earlier;
       const uint64_t address = (is_pc || native.address == 0) ? native.address : native.address - 1;
-      auto lookup = run.symbolizer.native().lookup(run.scope, native, address);
+      auto lookup = nativeResolver(run.symbolizer).lookup(run.scope, native, address);
       if (!lookup) return lookup.error();
       if (lookup->status == FrameStatus::kSymbolicated) {
         if (native.debug_id.empty()) {
