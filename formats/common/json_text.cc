@@ -75,11 +75,19 @@ void appendEscape(std::string& out, unsigned char c) {
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  // ASCII needs no UTF-8 check: OR-ing the bytes vectorizes, where validate_utf8's dispatch costs
-  // more than the check on the short strings (names, files) most outputs are made of.
+  // ASCII needs no UTF-8 check, and most strings (names, files, paths) need no escape either: one
+  // branch-free pass over the bytes tells both (it vectorizes), and such a string is copied whole.
+  // validate_utf8's dispatch costs more than this on the short strings most outputs are made of.
   unsigned char high = 0;
-  for (char c : text) high |= static_cast<unsigned char>(c);
-  if (high < 0x80 || simdjson::validate_utf8(text.data(), text.size())) {
+  bool escape = false;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    high |= byte;
+    escape |= (byte < 0x20) | (byte == '"') | (byte == '\\');
+  }
+  if (high < 0x80 && !escape) {
+    out.append(text);
+  } else if (high < 0x80 || simdjson::validate_utf8(text.data(), text.size())) {
     // Almost every string: copied in runs between the bytes that need an escape.
     size_t i = 0;
     while (i < text.size()) {

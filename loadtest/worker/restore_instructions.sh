@@ -16,7 +16,7 @@ for copies in 20 100; do
   for ((i = 0; i < copies; ++i)); do cat events.jsonl; done > "$work/events$copies.jsonl"
 done
 lines=$(( $(wc -l < "$work/events100.jsonl") - $(wc -l < "$work/events20.jsonl") ))
-functions='EventProcessor::process\(|EventRestorer::restore\(|ProguardResolver::retrace\(|computeFingerprint\('
+functions='EventProcessor::process\(|EventRestorer::restore\(|NativeResolver::lookup\(|ProguardResolver::retrace\(|SourcemapResolver::lookup\(|computeFingerprint\('
 for binary in "${binaries[@]}"; do
   strip --strip-debug -o "$work/restack" "$binary"
   declare -A total=() inclusive=()
@@ -27,13 +27,15 @@ for binary in "${binaries[@]}"; do
       < "$work/events$copies.jsonl" > /dev/null 2> "$work/vg$copies.txt" || true
     total[$copies]=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/vg$copies.txt")
     while read -r count name; do inclusive[$copies:$name]=${count//,/}; done < <(
-      callgrind_annotate --inclusive=yes "$work/cg$copies.out" | grep -E "$functions" |
+      callgrind_annotate --inclusive=yes --threshold=100 "$work/cg$copies.out" | grep -E "$functions" |
         sed -E 's/^ *([0-9,]+) .*restack::([A-Za-z:]*[a-zA-Z])\(.*/\1 \2/')
   done
   echo "$binary: instructions per event line ($lines lines)"
   echo "  whole process: $(( (total[100] - total[20]) / lines ))"
-  for name in pipeline::EventProcessor::process pipeline::EventRestorer::restore ProguardResolver::retrace \
-              grouping::computeFingerprint; do
+  # The three resolvers are each stack kind's warm lookup (what native_bench, proguard_bench and
+  # sourcemap_bench time); their callers differ between builds, the resolvers' entry points do not.
+  for name in pipeline::EventProcessor::process pipeline::EventRestorer::restore NativeResolver::lookup \
+              ProguardResolver::retrace SourcemapResolver::lookup grouping::computeFingerprint; do
     echo "  $name: $(( (${inclusive[100:$name]:-0} - ${inclusive[20:$name]:-0}) / lines ))"
   done
   unset total inclusive

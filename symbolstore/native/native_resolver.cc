@@ -144,6 +144,9 @@ bool leftItaniumMangled(std::string_view name) {
 // FrameReason::kDemangleFailed, which outranks kNoLineInfo.
 void demangleSwiftNames(FrameLookup& result) {
   for (SymbolizedFrame& frame : result.frames) {
+    // Every mangled name starts with '_' or '$' (Itanium `_Z`, Swift `$s`, `_T0`…); most restored
+    // names do not, and skip both checks.
+    if (frame.function.empty() || (frame.function[0] != '_' && frame.function[0] != '$')) continue;
     if (leftItaniumMangled(frame.function)) {
       result.reason = FrameReason::kDemangleFailed;
       continue;
@@ -475,7 +478,11 @@ struct NativeResolver::Impl {
     uint32_t node = tile == function.tiles.begin() ? 0 : std::prev(tile)->node;
     auto line = std::upper_bound(function.lines.begin(), function.lines.end(), address,
                                  [](uint64_t a, const DecodedLine& l) { return a < l.begin; });
-    SymbolizedFrame innermost;
+    // Frames are built in place: the chain's depth first, so the vector is allocated once.
+    size_t depth = 1;
+    for (uint32_t up = function.nodes[node].parent; up != UINT32_MAX; up = function.nodes[up].parent) ++depth;
+    result.frames.reserve(depth);
+    SymbolizedFrame& innermost = result.frames.emplace_back();
     describe(image, frame, innermost);
     if (line != function.lines.begin()) {
       const DecodedLine& span = *std::prev(line);
@@ -489,18 +496,16 @@ struct NativeResolver::Impl {
     const DecodedNode* current = &function.nodes[node];
     if (current->name) innermost.function = *current->name;
     if (current->scope) innermost.scope = *current->scope;
-    result.frames.push_back(std::move(innermost));
     while (current->parent != UINT32_MAX) {
       const DecodedNode* caller = &function.nodes[current->parent];
-      SymbolizedFrame outer;
+      result.frames.back().inlined = true;
+      SymbolizedFrame& outer = result.frames.emplace_back();
       describe(image, frame, outer);
       if (caller->name) outer.function = *caller->name;
       if (caller->scope) outer.scope = *caller->scope;
       if (current->call_file) outer.file = *current->call_file;
       outer.line = current->call_line;
       outer.column = current->call_column;
-      result.frames.back().inlined = true;
-      result.frames.push_back(std::move(outer));
       current = caller;
     }
     if (function.outer_name) result.frames.back().function = *function.outer_name;
