@@ -891,6 +891,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
 
   // Counts what the restored event misses into the demand feed, at the event's Kafka timestamp.
   void observeDemand(const BatchEvent& event, const pipeline::ProcessResult& result) {
+    // Most events miss nothing: the restore's tally says so without reading the output back.
+    uint64_t missing = 0;
+    for (size_t kind = 0; kind < pipeline::kFrameTallyKinds; ++kind) {
+      missing += result.frames_by_kind[kind * kFrameReasonCount + static_cast<size_t>(FrameReason::kMissingSymbols)];
+    }
+    if (missing == 0) return;
     for (const pipeline::OutputRecord& record : result.records) {
       if (record.kind != pipeline::OutputKind::kSymbolicated) continue;
       auto missed = demandOfRestoredEvent(record.value, event.timestamp_ms >= 0 ? event.timestamp_ms : wallMs());
