@@ -251,7 +251,33 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
   };
   size_t printed_mismatches = 0;
+  // The restart (o.restart_at): the first life's figures, and when the second one started.
+  WorkerFigures first_life;
+  Clock::time_point drained_at{}, restarted_at{};
+  size_t restart_second = 0;  // index into per_second of the first whole second after the restart
+  double rate_before_restart = 0;
   while (arrived < o.events && Clock::now() - last_arrival < std::chrono::seconds(90)) {
+    if (o.restart_at > 0 && !figures.restarted && arrived >= static_cast<size_t>(o.restart_at * o.events)) {
+      sampleWorkers();
+      first_life = worker_figures[0];
+      worker_figures[0] = {};
+      std::vector<double> sorted = per_second;
+      std::sort(sorted.begin(), sorted.end());
+      rate_before_restart = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+      const auto stop = Clock::now();
+      (void)workers[0]->terminate();
+      figures.restart_down_s = seconds(Clock::now() - stop);
+      figures.restarted = true;
+      drained_at = Clock::now() + std::chrono::seconds(1);
+      std::fprintf(stderr, "restart: worker0 stopped in %.2f s\n", figures.restart_down_s);
+    }
+    if (drained_at != Clock::time_point{} && restarted_at == Clock::time_point{} && Clock::now() >= drained_at) {
+      if (!workers[0]->start()) return std::fprintf(stderr, "could not restart %s\n", workers[0]->name().c_str()), 1;
+      restarted_at = Clock::now();
+      restart_second = per_second.size() + 1;
+      last_arrival = restarted_at;
+      std::fprintf(stderr, "restart: worker0 started again on its store\n");
+    }
     std::unique_ptr<RdKafka::Message> message(reader->consume(100));
     const auto now = Clock::now();
     if (now - last_progress >= std::chrono::seconds(1)) {
@@ -274,6 +300,9 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     ++arrived;
     last_arrival = now;
     if (first_output == Clock::time_point{}) first_output = now;
+    if (restarted_at != Clock::time_point{} && figures.restart_first_output_s == 0) {
+      figures.restart_first_output_s = seconds(now - restarted_at);
+    }
     last_output = now;
     if (o.rate > 0 && produced_at[index] >= warmup_us) figures.latencies_us.push_back(micros() - produced_at[index]);
     GeneratedEvent expected = generator.make(index);
@@ -302,6 +331,17 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
       std::fprintf(stderr, "%s %s; log tail:\n%s\n", w->name().c_str(),
                    status ? worker_test::describeWaitStatus(*status).c_str() : "did not stop",
                    worker_test::lastLines(w->log(), 20).c_str());
+    }
+  }
+  if (figures.restarted) {
+    worker_figures[0].cpu_s += first_life.cpu_s;
+    worker_figures[0].peak_rss = std::max(worker_figures[0].peak_rss, first_life.peak_rss);
+    for (size_t s = restart_second; s < per_second.size(); ++s) {
+      if (per_second[s] >= 0.9 * rate_before_restart) {
+        // per_second[restart_second] is the first whole second after the restart.
+        figures.restart_full_rate_s = static_cast<double>(s + 2 - restart_second);
+        break;
+      }
     }
   }
   figures.workers = worker_figures;

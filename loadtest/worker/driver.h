@@ -30,6 +30,10 @@ struct RunOptions {
   // them; each worker applies its partitions' uploads) or "direct" (every build ingested into
   // each worker's store folder before it starts, as `restack ingest --store` does).
   std::string ingest = "topic";
+  // > 0: once this share of the events came out, worker 0 is stopped (SIGTERM, as a rolling
+  // update does), its last outputs are drained for a second, and it is started again on the same
+  // store folder and group: the restart's cold start (RunFigures::restart_*). 0 = no restart.
+  double restart_at = 0;
   EventOptions events_options;
 };
 

@@ -51,6 +51,13 @@ std::string formatReport(const RunFigures& f) {
                 f.restored + f.dlq, f.events, f.restored, f.dlq, f.mismatches, rate, frame_rate, f.steady_s,
                 f.first_output_s, f.full_rate_s);
   out += line;
+  if (f.restarted) {
+    std::snprintf(line, sizeof line,
+                  "  restart on the same store: stopped in %.2f s, first output %.2f s after it started again, full "
+                  "rate at %.2f s\n",
+                  f.restart_down_s, f.restart_first_output_s, f.restart_full_rate_s);
+    out += line;
+  }
   if (!f.latencies_us.empty()) {
     std::snprintf(
         line, sizeof line,

@@ -26,9 +26,14 @@ struct WorkerFigures {
 struct RunFigures {
   std::string title;
   size_t events = 0, restored = 0, dlq = 0, mismatches = 0, raw_frames = 0;
-  double first_output_s = 0;          // worker start -> first output read back
-  double full_rate_s = 0;             // worker start -> the first second at 90 % of the steady rate
-  double steady_s = 0;                // first -> last output
+  double first_output_s = 0;  // worker start -> first output read back
+  double full_rate_s = 0;     // worker start -> the first second at 90 % of the steady rate
+  double steady_s = 0;        // first -> last output
+  // Restart runs (RunOptions::restart_at): worker 0 stopped and started again on its store.
+  bool restarted = false;
+  double restart_down_s = 0;          // SIGTERM -> the process exited (its graceful shutdown)
+  double restart_first_output_s = 0;  // started again -> its first new output read back
+  double restart_full_rate_s = 0;     // started again -> the first second at 90 % of the rate before
   std::vector<int64_t> latencies_us;  // sorted; empty for a flat-out run
   std::vector<WorkerFigures> workers;
   double load_average = 0;  // 1-minute load average at the end

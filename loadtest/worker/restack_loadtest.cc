@@ -3,7 +3,7 @@
 // Scenarios (loadtest/worker/driver.h): a real Apache Kafka broker on loopback, `restack run`
 // processes, a symbol corpus of N builds of every stack kind (corpus.h) and generated events whose
 // every output is checked (events.h):
-//   build/loadtest/worker/restack_loadtest --scenario standard|latency|memory|scaling|coldstart
+//   build/loadtest/worker/restack_loadtest --scenario standard|latency|memory|scaling|coldstart [--restart-at F]
 //   (scripts/loadtest.sh standard builds what is needed and runs it)
 //
 // Without --scenario, the demo's real sample symbols and events (every stack kind), first through
@@ -317,6 +317,8 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
   std::vector<int> worker_counts = {run.workers};
   if (scenario == "standard" || scenario == "coldstart") {
     unless("--events", run.events, size_t{200000});
+    // coldstart: a fresh store's start, then a restart of the worker on its store half-way.
+    if (scenario == "coldstart" && app.count("--restart-at") == 0) run.restart_at = 0.5;
   } else if (scenario == "latency") {
     unless("--rate", run.rate, uint32_t{10000});
     unless("--events", run.events, static_cast<size_t>(run.rate) * 30);
@@ -359,7 +361,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone"};
   app.add_option("--scenario", scenario,
                  "standard (flat out, 200k events, 50 builds), latency (10k events/s), memory (1,000 builds), "
-                 "scaling (1, 2, 4 workers), coldstart; without it, the demo samples")
+                 "scaling (1, 2, 4 workers), coldstart (standard, with a restart of the worker on its store "
+                 "half-way); without it, the demo samples")
       ->check(CLI::IsMember({"standard", "latency", "memory", "scaling", "coldstart"}));
   app.add_option("--builds", run.builds, "Scenarios: builds in the symbol corpus")->default_val(50);
   app.add_option("--corpus", run.corpus_dir, "Scenarios: corpus folder (made once, grown as needed)")
@@ -382,6 +385,11 @@ int main(int argc, char** argv) {
                  "Scenarios: topic (uploads on the symbols topic) or direct (ingested into each worker's store first)")
       ->check(CLI::IsMember({"topic", "direct"}))
       ->default_val("topic");
+  app.add_option("--restart-at", run.restart_at,
+                 "Scenarios: once this share of the events came out (0..1), stop worker 0 and start it again on "
+                 "its store; 0 = no restart")
+      ->check(CLI::Range(0.0, 0.95))
+      ->default_val(0);
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
