@@ -24,6 +24,7 @@ packages=(
 if ! $only_build; then
   packages+=(kcat)
   packages+=(gcc-12 g++-12 libpng-dev googletest libc6-dbg)  # tests/native/native_accuracy_test.cc
+  packages+=(libjavascriptcoregtk-4.0-bin)  # jsc: JavaScriptCore runs in tests/sourcemap/js_names_accuracy_test.cc
   # tests/grouping_e2e/native_corpus_test.cc: aarch64 builds (glibc, libstdc++) run under qemu-user
   packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
   # The machine image may bring its own Java, Maven and Node.js; use Debian's only when absent.

@@ -151,6 +151,10 @@ struct SymbolizedFrame {
   // DWARF names a lambda's call operator bare, "operator()", as llvm-symbolizer prints it; the
   // scope is the enclosing function from DWARF's scopes, "shop::Cart::total(char const*)").
   std::string scope;
+  // JavaScript: `function` is the name V8's name inferrer gives an anonymous function from the
+  // code around it (sourcemap::FunctionMap::inferred), as the engine prints it, not a name the
+  // function has; grouping keys such a frame as an anonymous one.
+  bool name_inferred = false;
   ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;  // line number of context_lines[0]
 };

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +35,28 @@ struct FunctionMapEntry {
 struct FunctionMap {
   std::vector<std::string> names;
   std::vector<FunctionMapEntry> entries;  // sorted by (line, column)
+  // Per name (empty: none is): the name is what V8's name inferrer gives an anonymous function
+  // literal from the code around it ("scenarios" for an arrow in `const scenarios = [["a", () =>
+  // f()]]`), not a name the function declares or is bound to. V8 prints it, so frames show it,
+  // but it is a display name: the same text names unrelated callbacks, and it changes when code
+  // after the function changes. Grouping keys such frames as it keys anonymous ones.
+  std::vector<bool> inferred;
 
   // The function enclosing (line 1-based, column 0-based), or nullptr before the first entry.
   const std::string* enclosing(uint32_t line, uint32_t column) const;
+  // Whether `name` (an element of `names`, as `enclosing` returns) is an inferred name.
+  bool isInferred(const std::string* name) const {
+    const std::less<const std::string*> before;
+    if (inferred.empty() || before(name, names.data()) || !before(name, names.data() + inferred.size())) return false;
+    return inferred[static_cast<size_t>(name - names.data())];
+  }
+  // Records whether `name` (just added to `names`) is inferred, keeping `inferred` empty while
+  // no name is.
+  void markInferred(const std::string& name, bool is_inferred) {
+    if (!is_inferred && inferred.empty()) return;
+    inferred.resize(names.size(), false);
+    inferred[static_cast<size_t>(&name - names.data())] = is_inferred;
+  }
 };
 
 // A Metro function-map name as V8 and Hermes print the function: "Shape#describe" ->

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace restack::sourcemap {
@@ -207,7 +207,55 @@ struct Scope {
   ScopeKind kind;
   std::string name;  // function or class name
   size_t depth = 0;  // bracket depth at which an arrow expression body lives
+  uint32_t id = 0;   // index into FunctionMapBuilder::scope_names_ (functions only)
+  // A function literal V8 names by inference (an arrow, `function (…)` without a name): it joins
+  // the pending functions of its parse context when it ends.
+  bool literal = false;
+  bool own_context = false;  // a function V8 compiles lazily: its body is a parse context
 };
+
+// What a '{' opens, for the names stack walk (FunctionMapBuilder::stackName).
+enum class BraceKind : uint8_t { kBlock, kObject, kClass, kFunctionBody, kEagerFunctionBody, kArrowBody };
+
+// One entry of V8's names stack (FuncNameInferrer): a variable reference or a property name.
+struct InferredPart {
+  std::string name;
+  bool variable;
+};
+
+// A function literal that ended without a name of its own, waiting for V8's next inference.
+struct Pending {
+  uint32_t id;
+  bool inferable;  // no name from its context: the inferred name becomes its name
+};
+
+// A parse of its own (the file, or a lazily compiled function): V8 infers names per parse.
+struct Context {
+  size_t boundary;  // the function body's '{' (SIZE_MAX: the file)
+  std::vector<Pending> pending;
+};
+
+// An open `target = value` (or `const target = value`): V8 infers a name when its value ends.
+struct Assignment {
+  size_t eq;     // the '=' token
+  size_t depth;  // bracket depth of the '='
+  bool compound;
+};
+
+bool isStatementKeyword(std::string_view word) {
+  static constexpr std::string_view kWords[] = {
+      "return", "throw", "if",    "else",     "for", "while", "do",      "switch", "case",   "default", "var",
+      "let",    "const", "break", "continue", "try", "catch", "finally", "export", "import", "class",   "function"};
+  return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
+}
+
+// Keywords inside an expression that V8 does not push on its names stack.
+bool isExpressionKeyword(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"new",   "typeof", "void",       "delete", "await", "yield",
+                                                "in",    "of",     "this",       "super",  "null",  "true",
+                                                "false", "async",  "instanceof", "extends"};
+  return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
+}
 
 class FunctionMapBuilder {
  public:
@@ -215,22 +263,37 @@ class FunctionMapBuilder {
       : tokens_(std::move(tokens)), rename_(rename) {
     match_.assign(tokens_.size(), SIZE_MAX);
     close_brace_.assign(tokens_.size(), SIZE_MAX);
-    std::vector<size_t> open;
+    open_brace_.assign(tokens_.size(), SIZE_MAX);
+    parent_.assign(tokens_.size(), SIZE_MAX);
+    brace_kind_.assign(tokens_.size(), BraceKind::kBlock);
+    arrow_start_.assign(tokens_.size(), SIZE_MAX);
+    std::vector<size_t> open, brackets;
     for (size_t i = 0; i < tokens_.size(); ++i) {
+      parent_[i] = brackets.empty() ? SIZE_MAX : brackets.back();
       if (is(i, "{")) {
         open.push_back(i);
       } else if (is(i, "}") && !open.empty()) {
         close_brace_[open.back()] = i;
+        open_brace_[i] = open.back();
         open.pop_back();
       }
+      if (is(i, "{") || is(i, "(") || is(i, "[")) {
+        brackets.push_back(i);
+      } else if ((is(i, "}") || is(i, ")") || is(i, "]")) && !brackets.empty()) {
+        brackets.pop_back();
+      }
     }
+    scope_names_.push_back("<global>");
+    scope_inferred_.push_back(false);
+    contexts_.push_back({SIZE_MAX, {}});
   }
 
   FunctionMap run() {
-    add(1, 0, "<global>");
+    add(1, 0, 0);
     std::vector<size_t> open_parens;  // token indexes of unmatched '(' and '['
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const Token& token = tokens_[i];
+      if (i > 0 && statementBreak(i - 1)) endAssignments(i);
       if (token.type != TokenType::kPunct) continue;
       const std::string_view text = token.text;
       if (text == "(" || text == "[") {
@@ -238,26 +301,52 @@ class FunctionMapBuilder {
         ++depth_;
       } else if (text == ")" || text == "]") {
         closeArrowsAt(i, /*closing=*/true);
+        endAssignments(i);
         if (!open_parens.empty()) {
           match_[i] = open_parens.back();
           open_parens.pop_back();
         }
         if (depth_ > 0) --depth_;
+        if (isCallEnd(i)) removeLastPending();
       } else if (text == "{") {
         openBrace(i);
         ++depth_;
       } else if (text == "}") {
         closeArrowsAt(i, /*closing=*/true);
+        endAssignments(i);
+        if (open_brace_[i] != SIZE_MAX && brace_kind_[open_brace_[i]] == BraceKind::kObject && i > 0 &&
+            !is(i - 1, "{") && !is(i - 1, ",")) {
+          endProperty(open_brace_[i], i);
+        }
         if (depth_ > 0) --depth_;
         closeBrace(i);
       } else if (text == "," || text == ";") {
         closeArrowsAt(i, /*closing=*/false);
+        endAssignments(i);
+        if (text == "," && parent_[i] != SIZE_MAX && is(parent_[i], "{") &&
+            brace_kind_[parent_[i]] == BraceKind::kObject) {
+          endProperty(parent_[i], i);
+        }
+      } else if (text == "=") {
+        openAssignment(i);
       } else if (text == "=>" && (i + 1 >= tokens_.size() || tokens_[i + 1].text != "{")) {
         const size_t start = arrowStart(i);
-        scopes_.push_back({ScopeKind::kArrowExpression, nameBefore(start), depth_});
-        add(tokens_[start].line, tokens_[start].column, scopes_.back().name);
-        if (i + 1 < tokens_.size()) add(tokens_[i + 1].line, tokens_[i + 1].column, scopes_.back().name);
+        Scope scope{ScopeKind::kArrowExpression, nameBefore(start), depth_};
+        scope.literal = true;
+        scope.id = newScope(scope.name);
+        scopes_.push_back(scope);
+        add(tokens_[start].line, tokens_[start].column, scope.id);
+        if (i + 1 < tokens_.size()) add(tokens_[i + 1].line, tokens_[i + 1].column, scope.id);
       }
+    }
+    // Scope ids -> names (a pending function's name is known only once its context names it).
+    for (FunctionMapEntry& entry : map_.entries) {
+      const std::string& name = scope_names_[entry.name];
+      const bool inferred = scope_inferred_[entry.name];
+      auto [it, inserted] =
+          name_index_.try_emplace(std::make_pair(name, inferred), static_cast<uint32_t>(map_.names.size()));
+      if (inserted) map_.markInferred(map_.names.emplace_back(name), inferred);
+      entry.name = it->second;
     }
     // An arrow's entry sits at its parameters, which may hold functions already added
     // ("(a = function () {}) => …"): restore source order; on equal positions the later wins.
@@ -292,8 +381,17 @@ class FunctionMapBuilder {
   // minified file, else the token itself.
   std::string textOf(size_t index) const {
     const Token& token = tokens_[index];
-    if (rename_ && token.type == TokenType::kIdent) return rename_(token.line, token.column, token.text);
+    if (rename_ && token.type == TokenType::kIdent) {
+      std::string original = rename_(token.line, token.column, token.text);
+      if (!original.empty()) return original;
+    }
     return std::string(token.text);
+  }
+
+  // True when the renamer says the token has no counterpart in the original source.
+  bool synthesized(size_t index) const {
+    const Token& token = tokens_[index];
+    return rename_ && token.type == TokenType::kIdent && rename_(token.line, token.column, token.text).empty();
   }
 
   // `get x() {}` / `set x(v) {}`: the accessor keyword before a method name, when it is one.
@@ -303,24 +401,29 @@ class FunctionMapBuilder {
            is(index - 1, "static");
   }
 
-  void add(uint32_t line, uint32_t column, const std::string& name) {
-    auto [it, inserted] = name_index_.try_emplace(name, static_cast<uint32_t>(map_.names.size()));
-    if (inserted) map_.names.push_back(name);
+  // Entries hold scope ids until run() ends: a pending function is named after its end.
+  void add(uint32_t line, uint32_t column, uint32_t scope) {
     if (!map_.entries.empty()) {
       FunctionMapEntry& last = map_.entries.back();
       if (last.line == line && last.column == column) {  // same position: the later one wins
-        last.name = it->second;
+        last.name = scope;
         return;
       }
     }
-    map_.entries.push_back({line, column, it->second});
+    map_.entries.push_back({line, column, scope});
   }
 
-  std::string enclosingFunctionName() const {
+  uint32_t newScope(const std::string& name) {
+    scope_names_.push_back(name);
+    scope_inferred_.push_back(false);
+    return static_cast<uint32_t>(scope_names_.size() - 1);
+  }
+
+  uint32_t enclosingFunction() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      if (it->kind == ScopeKind::kFunction || it->kind == ScopeKind::kArrowExpression) return it->name;
+      if (it->kind == ScopeKind::kFunction || it->kind == ScopeKind::kArrowExpression) return it->id;
     }
-    return "<global>";
+    return 0;
   }
 
   const Scope* enclosingBrace() const {
@@ -337,8 +440,10 @@ class FunctionMapBuilder {
       const size_t depth = scopes_.back().depth;
       const bool ends = closing ? depth_ <= depth : depth_ == depth;
       if (!ends) return;
+      const Scope arrow = scopes_.back();
       scopes_.pop_back();
-      add(tokens_[index].line, tokens_[index].column, enclosingFunctionName());
+      add(tokens_[index].line, tokens_[index].column, enclosingFunction());
+      addPending(arrow);
     }
   }
 
@@ -381,6 +486,8 @@ class FunctionMapBuilder {
           if (--angles < 0) return SIZE_MAX;
         } else if ((text == ")" || text == "]") && match_[at] != SIZE_MAX) {
           at = match_[at];
+        } else if (text == "," && angles == 0) {
+          return SIZE_MAX;  // "a ? f(x) : y, {…}": a ',' outside type arguments ends any type
         } else if (text != "." && text != "|" && text != "&" && text != "," && text != "?" && text != "[" &&
                    text != "(") {
           return SIZE_MAX;
@@ -421,11 +528,23 @@ class FunctionMapBuilder {
         at -= 2;
         // V8 leaves "prototype" out of inferred names: A.prototype.m = function … -> "A.m".
         if (tokens_[at].text == "prototype" && at >= 2 && is(at - 1, ".")) continue;
+        // An object the minifier wrote where the map records no source ("e.validateInternal=
+        // function(…)", terser's export assignment of `function validateInternal`) is no part
+        // of the original name.
+        if (!(at >= 2 && is(at - 1, ".") && isIdent(at - 2)) && synthesized(at)) break;
         name = textOf(at) + "." + name;
       }
       return name;
     }
     return "<anonymous>";
+  }
+
+  // True when the function whose body starts at `body` is called where it is written.
+  bool invokedWhereWritten(size_t body) const {
+    if (close_brace_[body] == SIZE_MAX) return false;
+    size_t call = close_brace_[body] + 1;
+    if (is(call, ")")) ++call;  // (function(){…})(x)
+    return is(call, "(");
   }
 
   // Scanning a minified file: an anonymous function invoked where it is written
@@ -435,10 +554,9 @@ class FunctionMapBuilder {
   // which V8 printed for it in the original program. `body` is the function's '{'.
   std::string invokedAs(size_t body) const {
     static const std::string kAnonymous = "<anonymous>";
-    if (!rename_ || close_brace_[body] == SIZE_MAX) return kAnonymous;
+    if (!rename_ || !invokedWhereWritten(body)) return kAnonymous;
     size_t call = close_brace_[body] + 1;
-    if (is(call, ")")) ++call;  // (function(){…})(x)
-    if (!is(call, "(")) return kAnonymous;
+    if (is(call, ")")) ++call;
     std::string name = rename_(tokens_[call].line, tokens_[call].column, {});
     // A member call ("f0.entry0(x)" with f0 a module namespace, as rollup records the callee it
     // rewrote) called the function its last part names.
@@ -446,9 +564,307 @@ class FunctionMapBuilder {
     return name.empty() ? kAnonymous : name;
   }
 
+  // ---- V8's name inference for function literals (src/parsing/func-name-inferrer.h in V8) ----
+  // V8 names an anonymous function literal by the next assignment, variable declaration or
+  // object-literal property whose value ends after it in the same parse, unless a call ends
+  // first while it is the last one waiting (a call removes the last pending function). The
+  // name is the names stack at that point: variable references and property names of the
+  // enclosing expressions, a variable followed by another variable left out. So in
+  //   const scenarios = [["a", () => f()], ["b", () => { new C({}).x = 1; }]];
+  // the first arrow is named "C.x" (by the assignment inside the second one's body) and the
+  // second "scenarios". Arrow bodies are parsed with the code around them; other functions are
+  // compiled lazily, each in a parse of its own (a context here).
+
+  // True when a line break after token `at` ends a statement (automatic semicolon insertion).
+  bool statementBreak(size_t at) const {
+    if (at + 1 >= tokens_.size() || tokens_[at + 1].line == tokens_[at].line) return false;
+    const Token& next = tokens_[at + 1];
+    if (next.type != TokenType::kIdent || next.text == "in" || next.text == "of" || next.text == "instanceof") {
+      return false;
+    }
+    const Token& last = tokens_[at];
+    if (last.type == TokenType::kPunct) return last.text == ")" || last.text == "]" || last.text == "}";
+    return last.type != TokenType::kIdent || !isKeywordBeforeExpression(last.text);
+  }
+
+  void addPending(const Scope& scope) {
+    if (!scope.literal) return;
+    contexts_.back().pending.push_back({scope.id, scope.name == "<anonymous>"});
+  }
+
+  void removeLastPending() {
+    if (!contexts_.back().pending.empty()) contexts_.back().pending.pop_back();
+  }
+
+  void infer(const std::string& name) {
+    for (const Pending& pending : contexts_.back().pending) {
+      if (pending.inferable && !name.empty()) {
+        scope_names_[pending.id] = name;
+        scope_inferred_[pending.id] = true;
+      }
+    }
+    contexts_.back().pending.clear();
+  }
+
+  // `)` at `close` ends a call (not `new X(…)`, a parameter list, or a statement's condition).
+  bool isCallEnd(size_t close) const {
+    if (!is(close, ")")) return false;
+    const size_t open = match_[close];
+    if (open == SIZE_MAX || open == 0) return false;
+    if (is(close + 1, "{") || is(close + 1, "=>")) return false;
+    const size_t callee = open - 1;
+    const Token& token = tokens_[callee];
+    if (token.type == TokenType::kTemplate) return true;
+    if (is(callee, "}")) {  // function () {…}(x)
+      const size_t body = open_brace_[callee];
+      return body != SIZE_MAX && brace_kind_[body] != BraceKind::kBlock && brace_kind_[body] != BraceKind::kObject &&
+             brace_kind_[body] != BraceKind::kClass;
+    }
+    if (token.type == TokenType::kPunct) return is(callee, ")") || is(callee, "]");
+    if (token.type != TokenType::kIdent) return false;
+    if (token.text != "super" && token.text != "import" &&
+        (isStatementKeyword(token.text) || isExpressionKeyword(token.text) || isControlKeyword(token.text))) {
+      return false;
+    }
+    size_t first = callee;
+    while (first >= 2 && (is(first - 1, ".") || is(first - 1, "?.")) && isIdent(first - 2)) first -= 2;
+    if (first > 0 && (is(first - 1, "function") || is(first - 1, "*") || is(first - 1, "new"))) return false;
+    return true;
+  }
+
+  // True when tokens [begin, end) are one call: `f(x)`, `a.b(c).d(e)`, `new X(y)`, `new a.X`,
+  // `(function(){})()`.
+  bool isCall(size_t begin, size_t end) const {
+    if (end <= begin) return false;
+    if (is(begin, "new") && isIdent(end - 1)) {  // new X, new a.X: arguments left out
+      size_t first = end - 1;
+      while (first >= 2 && is(first - 1, ".") && isIdent(first - 2)) first -= 2;
+      return first == begin + 1;
+    }
+    if (!is(end - 1, ")") || (!isCallEnd(end - 1) && !isNewCall(end - 1))) return false;
+    for (size_t at = end - 1;;) {
+      const Token& token = tokens_[at];
+      if (is(at, ")") || is(at, "]")) {
+        if (match_[at] == SIZE_MAX) return false;
+        at = match_[at];
+      } else if (is(at, "}")) {
+        if (open_brace_[at] == SIZE_MAX) return false;
+        at = open_brace_[at];
+      } else if (token.type == TokenType::kIdent) {
+        if (token.text == "await" || token.text == "typeof" || token.text == "void" || token.text == "delete" ||
+            token.text == "yield") {
+          return false;
+        }
+      } else if (token.type == TokenType::kPunct && !is(at, ".") && !is(at, "?.")) {
+        return false;
+      }
+      if (at <= begin) return at == begin;
+      --at;
+    }
+  }
+  bool isNewCall(size_t close) const {
+    const size_t open = match_[close];
+    if (open == SIZE_MAX || open == 0 || !isIdent(open - 1)) return false;
+    size_t first = open - 1;
+    while (first >= 2 && (is(first - 1, ".") || is(first - 1, "?.")) && isIdent(first - 2)) first -= 2;
+    return first > 0 && is(first - 1, "new");
+  }
+
+  void openAssignment(size_t eq) {
+    bool compound = false;
+    if (eq > 0 && tokens_[eq - 1].type == TokenType::kPunct && tokens_[eq - 1].line == tokens_[eq].line &&
+        tokens_[eq - 1].column + 1 == tokens_[eq].column) {
+      const char op = tokens_[eq - 1].text.back();
+      if (op == '<' || op == '>') return;  // a comparison
+      compound = std::string_view("+-*/%&|^?").find(op) != std::string_view::npos;
+    }
+    assignments_.push_back({eq, depth_, compound});
+  }
+
+  // Ends the assignments whose value ends at token `end` (exclusive).
+  void endAssignments(size_t end) {
+    while (!assignments_.empty() && assignments_.back().depth >= depth_) {
+      const Assignment assignment = assignments_.back();
+      assignments_.pop_back();
+      if (assignment.compound || isCall(assignment.eq + 1, end)) {
+        removeLastPending();
+      } else {
+        std::vector<InferredPart> parts;
+        collectNames(assignment.eq, parts);
+        infer(joinNames(parts));
+      }
+    }
+  }
+
+  // An object-literal property of the object at `brace` ends at `end` ('}' or ',').
+  void endProperty(size_t brace, size_t end) {
+    size_t start = end;
+    while (start > brace + 1 && !(is(start - 1, ",") && parent_[start - 1] == brace)) --start;
+    size_t key = start;
+    if ((is(key, "get") || is(key, "set") || is(key, "async") || is(key, "*")) && key + 1 < end && !is(key + 1, ":") &&
+        !is(key + 1, "(") && !is(key + 1, ",")) {
+      ++key;
+    }
+    if (is(key, "*")) ++key;
+    std::vector<InferredPart> parts;
+    collectNames(start, parts);
+    if (key < end && (tokens_[key].type == TokenType::kIdent || tokens_[key].type == TokenType::kString ||
+                      tokens_[key].type == TokenType::kNumber)) {
+      std::string name = tokens_[key].type == TokenType::kString
+                             ? std::string(tokens_[key].text.substr(1, tokens_[key].text.size() - 2))
+                             : textOf(key);
+      parts.push_back({std::move(name), false});
+    }
+    infer(joinNames(parts));
+  }
+
+  // V8's MakeNameFromStack: the parts joined by '.', a variable followed by a variable left out.
+  static std::string joinNames(const std::vector<InferredPart>& parts) {
+    std::string name;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i + 1 < parts.size() && parts[i].variable && parts[i + 1].variable) continue;
+      if (!name.empty()) name += '.';
+      name += parts[i].name;
+    }
+    return name;
+  }
+
+  // V8's names stack before token `from` (exclusive), in source order: the names the enclosing
+  // expressions pushed, up to the start of the current parse context. Inner expressions that
+  // ended (call arguments, other elements, earlier statements) left nothing on it.
+  void collectNames(size_t from, std::vector<InferredPart>& out) const {
+    const size_t boundary = contexts_.back().boundary;
+    std::vector<InferredPart> reversed;
+    bool collect = true;
+    size_t at = from;
+    while (at > 0 && reversed.size() < 64) {
+      const size_t next = at;  // the token after the one looked at
+      --at;
+      if (at == boundary) break;
+      if (collect && statementBreak(at) && next < from + 1) collect = false;
+      const Token& token = tokens_[at];
+      if (is(at, ")") || is(at, "]")) {
+        if (match_[at] == SIZE_MAX) break;
+        if (collect && rename_) {  // only a bundler writes it; a source that does is named as written
+          const size_t callee = indirectCallee(match_[at], at);
+          if (callee != SIZE_MAX) reversed.push_back({textOf(callee), true});
+        }
+        at = match_[at];
+        continue;
+      }
+      if (is(at, "}")) {
+        if (open_brace_[at] == SIZE_MAX) break;
+        at = open_brace_[at];
+        continue;
+      }
+      if (is(at, "(") || is(at, "[")) {
+        collect = true;
+        continue;
+      }
+      if (is(at, "{")) {
+        const BraceKind kind = brace_kind_[at];
+        if (kind == BraceKind::kFunctionBody) break;
+        if (kind == BraceKind::kArrowBody || kind == BraceKind::kEagerFunctionBody) {
+          if (arrow_start_[at] == SIZE_MAX) break;
+          at = arrow_start_[at];
+          collect = true;
+        } else {
+          collect = kind == BraceKind::kObject;
+        }
+        continue;
+      }
+      if (!collect) {
+        // Only the enclosing bracket can push names again: jump to it.
+        if (parent_[at] == SIZE_MAX) break;
+        at = parent_[at] + 1;
+        continue;
+      }
+      if (token.type == TokenType::kPunct) {
+        if (token.text == "," || token.text == ";") {
+          collect = false;
+        } else if (token.text == "=>") {
+          at = arrowStart(at);
+        } else if (token.text == ":" && at >= 2 &&
+                   (isIdent(at - 1) || tokens_[at - 1].type == TokenType::kString ||
+                    tokens_[at - 1].type == TokenType::kNumber)) {
+          const size_t object = is(at - 2, "{") ? at - 2 : is(at - 2, ",") ? parent_[at - 2] : SIZE_MAX;
+          if (object != SIZE_MAX && is(object, "{") && brace_kind_[object] == BraceKind::kObject) {
+            const Token& key = tokens_[at - 1];
+            reversed.push_back(
+                {key.type == TokenType::kString ? std::string(key.text.substr(1, key.text.size() - 2)) : textOf(at - 1),
+                 false});
+            collect = false;
+            at -= 1;
+          }
+        }
+        continue;
+      }
+      if (token.type != TokenType::kIdent) continue;
+      if (isStatementKeyword(token.text)) {
+        collect = false;
+      } else if (!isExpressionKeyword(token.text) && token.text != "prototype") {
+        const bool property = at > 0 && (is(at - 1, ".") || is(at - 1, "?."));
+        reversed.push_back({textOf(at), !property});
+      }
+    }
+    out.assign(reversed.rbegin(), reversed.rend());
+  }
+
+  // Bundlers call an imported function `fn` as `(0, ns.fn)(…)` (esbuild, webpack) so that it
+  // gets no `this`; the original source called `fn(…)`, a variable V8 puts on its names stack.
+  // For the group `open`…`close` of such a call, the token index of `fn`; SIZE_MAX otherwise.
+  size_t indirectCallee(size_t open, size_t close) const {
+    if (!is(open, "(") || !is(close + 1, "(") || close < open + 4) return SIZE_MAX;
+    if (tokens_[open + 1].type != TokenType::kNumber || tokens_[open + 1].text != "0" || !is(open + 2, ",")) {
+      return SIZE_MAX;
+    }
+    for (size_t at = open + 3; at < close; at += 2) {
+      if (!isIdent(at) || (at + 1 < close && !is(at + 1, "."))) return SIZE_MAX;
+    }
+    return (close - open - 3) % 2 == 1 ? close - 1 : SIZE_MAX;
+  }
+
+  // A '(' that groups an expression, not one that opens call arguments or a statement's head.
+  bool isGroupingParen(size_t paren) const {
+    if (paren == 0) return true;
+    const Token& previous = tokens_[paren - 1];
+    if (previous.type == TokenType::kIdent) return isKeywordBeforeExpression(previous.text);
+    return !is(paren - 1, ")") && !is(paren - 1, "]") && previous.type != TokenType::kTemplate;
+  }
+
+  // An expression '{' (object literal) rather than a block, from the token before it.
+  bool looksLikeObjectLiteral(size_t brace) const {
+    if (brace == 0) return false;
+    const size_t previous = brace - 1;
+    const Token& token = tokens_[previous];
+    if (token.type == TokenType::kIdent) {
+      return isKeywordBeforeExpression(token.text) && token.text != "do" && token.text != "else";
+    }
+    if (token.type != TokenType::kPunct) return false;
+    const std::string_view text = token.text;
+    if (text == ")" || text == ";" || text == "{" || text == "}" || text == "]") return false;
+    if (text == ":") {
+      // A label ("outer: {") or a case ("case 1: {") opens a block.
+      const size_t owner = parent_[brace];
+      const bool in_expression =
+          owner != SIZE_MAX && (is(owner, "(") || is(owner, "[") || brace_kind_[owner] == BraceKind::kObject);
+      if (in_expression) return true;
+      if (previous >= 1 && (isIdent(previous - 1) || tokens_[previous - 1].type == TokenType::kNumber ||
+                            tokens_[previous - 1].type == TokenType::kString)) {
+        const size_t before = previous - 1;
+        if (before == 0) return false;
+        if (is(before - 1, ";") || is(before - 1, "{") || is(before - 1, "}") || is(before - 1, "case")) return false;
+        return !is(before, "default");
+      }
+      return true;
+    }
+    return true;
+  }
+
   void openBrace(size_t index) {
     Scope scope{ScopeKind::kBlock, {}, depth_};
     size_t start = index;
+    bool arrow = false;
     if (index > 0) {
       size_t previous = index - 1;
       if (!is(previous, ")") && !is(previous, "=>")) {
@@ -464,8 +880,9 @@ class FunctionMapBuilder {
         if (before != SIZE_MAX && is(before, "function")) {
           scope.kind = ScopeKind::kFunction;
           start = before > 0 && is(before - 1, "async") ? before - 1 : before;
-          scope.name = nameBefore(start);
-          if (scope.name == "<anonymous>") scope.name = invokedAs(index);
+          // `x = function () {…}(y)`: x holds the call's result; V8 leaves the function unnamed.
+          scope.name = invokedWhereWritten(index) ? invokedAs(index) : nameBefore(start);
+          scope.literal = true;
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
@@ -493,18 +910,33 @@ class FunctionMapBuilder {
       } else if (is(previous, "=>")) {
         scope.kind = ScopeKind::kFunction;
         start = arrowStart(previous);
-        scope.name = nameBefore(start);
-        if (scope.name == "<anonymous>") scope.name = invokedAs(index);
+        scope.name = invokedWhereWritten(index) ? invokedAs(index) : nameBefore(start);
+        scope.literal = true;
+        arrow = true;
       } else {
-        // class Name {, class Name extends a.b.C {, class {, class extends X {; TypeScript's
-        // "implements A, B.C" clause before the brace is skipped (npm packages ship maps whose
-        // sourcesContent is their TypeScript source).
+        // class Name {, class Name extends a.b.C {, class {, class extends X {
+        // TypeScript: class Name<T> implements A, B.C<T> {  class Name extends X implements Y {
         size_t at = previous;
-        while (at > 0 && (isIdent(at) || is(at, ".") || is(at, ",")) && !is(at, "implements") && !is(at, "class")) --at;
-        if (is(at, "implements") && at > 0) previous = at - 1;
-        at = previous;
-        while (at > 0 && (isIdent(at) || is(at, ".")) && !is(at, "class") && !is(at, "extends")) --at;
-        if (is(at, "extends")) {
+        for (size_t steps = 0;
+             at > 0 && steps < 64 && !is(at, "class") && !is(at, "implements") && !is(at, "extends") &&
+             (isIdent(at) || is(at, ".") || is(at, ",") || is(at, "<") || is(at, ">"));
+             ++steps) {
+          --at;
+        }
+        if (is(at, "implements")) {
+          // What precedes the heritage clause: "class Name", "class Name<T>", "class Name extends X".
+          size_t head = at - 1;
+          while (head > 0 && (isIdent(head) || is(head, ".") || is(head, ",") || is(head, "<") || is(head, ">")) &&
+                 !is(head, "class")) {
+            --head;
+          }
+          if (is(head, "class")) {
+            scope.kind = ScopeKind::kClass;
+            scope.name = isIdent(head + 1) && !is(head + 1, "extends") && !is(head + 1, "implements")
+                             ? textOf(head + 1)
+                             : nameBefore(head);
+          }
+        } else if (is(at, "extends")) {
           --at;
           if (is(at, "class")) {
             scope.kind = ScopeKind::kClass;
@@ -522,12 +954,30 @@ class FunctionMapBuilder {
         }
       }
     }
+    if (scope.kind == ScopeKind::kFunction) {
+      scope.id = newScope(scope.name);
+      arrow_start_[index] = start;
+      // V8 compiles a function lazily, in a parse of its own, unless it is an arrow (parsed with
+      // the code around it) or parenthesized ("(function () {…})", compiled at once).
+      const bool eager = arrow || (start > 0 && is(start - 1, "(") && isGroupingParen(start - 1));
+      brace_kind_[index] = arrow   ? BraceKind::kArrowBody
+                           : eager ? BraceKind::kEagerFunctionBody
+                                   : BraceKind::kFunctionBody;
+      if (!eager) {
+        scope.own_context = true;
+        contexts_.push_back({index, {}});
+      }
+    } else if (scope.kind == ScopeKind::kClass) {
+      brace_kind_[index] = BraceKind::kClass;
+    } else if (looksLikeObjectLiteral(index)) {
+      brace_kind_[index] = BraceKind::kObject;
+    }
     scopes_.push_back(scope);
     if (scope.kind == ScopeKind::kFunction) {
-      add(tokens_[start].line, tokens_[start].column, scope.name);
+      add(tokens_[start].line, tokens_[start].column, scope.id);
       // Again at the body: functions in default parameter values ended in between, naming the
       // code after them by the scope that was open before this function was known.
-      add(tokens_[index].line, tokens_[index].column, scope.name);
+      add(tokens_[index].line, tokens_[index].column, scope.id);
     }
   }
 
@@ -535,11 +985,14 @@ class FunctionMapBuilder {
     // Drop arrow bodies that a malformed input left open inside this brace.
     while (!scopes_.empty() && scopes_.back().kind == ScopeKind::kArrowExpression) scopes_.pop_back();
     if (scopes_.empty()) return;
-    const bool was_function = scopes_.back().kind == ScopeKind::kFunction;
+    const Scope closed = scopes_.back();
     scopes_.pop_back();
-    if (was_function) {
+    if (closed.kind == ScopeKind::kFunction) {
       const Token& brace = tokens_[index];
-      add(brace.line, brace.column + 1, enclosingFunctionName());
+      add(brace.line, brace.column + 1, enclosingFunction());
+      // Functions still pending in a lazily compiled function's own parse keep no name.
+      if (closed.own_context && contexts_.size() > 1) contexts_.pop_back();
+      addPending(closed);
     }
   }
 
@@ -547,10 +1000,20 @@ class FunctionMapBuilder {
   const TokenRenamer& rename_;
   std::vector<size_t> match_;        // for ')' and ']': index of the matching opener
   std::vector<size_t> close_brace_;  // for '{': index of the matching '}'
+  std::vector<size_t> open_brace_;   // for '}': index of the matching '{'
+  std::vector<size_t> parent_;       // innermost '(' '[' '{' open around each token
+  std::vector<BraceKind> brace_kind_;
+  std::vector<size_t> arrow_start_;  // for an arrow body's '{': the arrow's first token
   std::vector<Scope> scopes_;
+  std::vector<std::string> scope_names_;  // by scope id; 0 is "<global>"
+  // By scope id: the name is V8's inference for an anonymous literal (FunctionMap::inferred).
+  std::vector<bool> scope_inferred_;
+  std::vector<Context> contexts_;
+  std::vector<Assignment> assignments_;
   size_t depth_ = 0;
   FunctionMap map_;
-  std::unordered_map<std::string, uint32_t> name_index_;
+  // (name, inferred) -> index into map_.names: a declared name and the same inferred name differ.
+  std::map<std::pair<std::string, bool>, uint32_t> name_index_;
 };
 
 }  // namespace

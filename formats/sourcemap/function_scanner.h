@@ -15,6 +15,10 @@
 //   if/for/while/switch/catch (…) {, plain blocks, object literals -> not a function
 // An arrow with an expression body (x => x.y) is a function up to the next ',' ';' or closing
 // bracket at its own depth. Code outside every function is "<global>" (Metro's name).
+// An anonymous literal ("[() => f()]", a callback that is not the last argument) is named as
+// V8's name inferrer names it: by the next assignment, declaration or object-literal property
+// that ends after it in the same parse, unless a call ends first while it is the last one
+// waiting (docs/accuracy.md, "Function names against the original run").
 // Each function start adds an entry with its name; each function end adds one with the
 // enclosing function's name, giving the same shape as Metro's function maps.
 //
@@ -36,6 +40,10 @@ namespace restack::sourcemap {
 // The original spelling of an identifier token of the scanned text (line 1-based, column 0-based
 // in UTF-16 units, the token's text). Used to scan a minified file: the source map's `names`
 // entry at that generated position gives the identifier the original source had there.
+// An empty answer says the token has no counterpart in the original source (the map has a
+// segment without a source there: code the minifier wrote); it is then spelled as written,
+// except as the object of an assignment target, which it leaves out ("e.validateInternal =
+// function" -> "validateInternal").
 using TokenRenamer = std::function<std::string(uint32_t line, uint32_t column, std::string_view text)>;
 
 // Without `rename`, names are spelled as in `source`. With it, every identifier that makes up a

@@ -100,6 +100,9 @@ int recordFuzzOne(const uint8_t* data, size_t size) {
           return sm::encodeText(std::vector<std::string_view>(lines.begin(), lines.end()));
         });
   }
+  if (type == "sourcemap.functions") {
+    return roundTrip(value, [](auto v) { return sm::decodeGeneratedFunctions(v); }, sm::encodeGeneratedFunctions);
+  }
   if (type == "usage.time") return roundTrip(value, [](auto v) { return usage::decodeTime(v); }, usage::encodeTime);
   return roundTrip(value, [](auto v) { return sm::decodeChunk(v, 0, 0); }, sm::encodeChunk);
 }

@@ -19,7 +19,7 @@ inline constexpr std::string_view kRecordFuzzTypes[] = {
     "native.module",     "native.alias",         "proguard.build-pointer", "proguard.id-pointer",
     "proguard.map-info", "proguard.source-file", "proguard.class",         "sourcemap.pointer",
     "sourcemap.header",  "sourcemap.source",     "sourcemap.text",         "sourcemap.chunk",
-    "usage.time",
+    "usage.time",        "sourcemap.functions",
 };
 
 int recordFuzzOne(const uint8_t* data, size_t size);

@@ -63,6 +63,7 @@ struct ResolvedAnswer {
 
   std::shared_ptr<const SourceRecord> source;
   const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
+  bool function_inferred = false;         // `function` is V8's inferred name (FunctionMap::inferred)
   std::string note;                       // the answer's note when `function` is null, built once
   std::vector<std::string> owned;
 };
@@ -70,8 +71,22 @@ struct ResolvedAnswer {
 struct SegmentEntry {
   int32_t source = -1;                              // -1: unmapped
   uint32_t original_line = 0, original_column = 0;  // 0-based
-  std::shared_ptr<const ResolvedAnswer> answer;     // null until resolved
+  // Length in UTF-16 units of the original identifier the segment renames (its `names` entry);
+  // 0 without one. JavaScriptCore's columns fall after an identifier (divotOffset).
+  uint32_t name_length = 0;
+  std::shared_ptr<const ResolvedAnswer> answer;  // null until resolved
 };
+
+// UTF-16 code units of UTF-8 `text` (source-map columns count them).
+inline uint32_t utf16Length(std::string_view text) {
+  uint32_t units = 0;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte & 0xC0) != 0x80) ++units;  // a character's first byte
+    if (byte >= 0xF0) ++units;           // four bytes: a surrogate pair
+  }
+  return units;
+}
 
 // One decoded chunk record: segment positions and entries, owned here and searched through the
 // map's ChunkSlot.
@@ -89,7 +104,9 @@ struct CachedChunk {
     entries.reserve(decoded.segments.size());
     for (const auto& segment : decoded.segments) {
       positions.push_back(positionKey(segment.line, segment.column));
-      entries.push_back({segment.source, segment.original_line, segment.original_column, nullptr});
+      const bool named = segment.name >= 0 && static_cast<size_t>(segment.name) < decoded.names.size();
+      entries.push_back({segment.source, segment.original_line, segment.original_column,
+                         named ? utf16Length(decoded.names[static_cast<size_t>(segment.name)]) : 0, nullptr});
     }
   }
   size_t bytes() const { return sizeof(CachedChunk) + positions.size() * (sizeof(uint64_t) + sizeof(SegmentEntry)); }

@@ -30,6 +30,17 @@ constexpr uint32_t kMaxSectionDepth = 8;
 struct NamedPositions {
   std::vector<std::string> names;
   std::vector<std::pair<uint64_t, uint32_t>> at;  // sorted by position
+  std::vector<uint64_t> unmapped;                 // positions of segments without a source, sorted
+  std::vector<uint64_t> mapped;                   // positions of segments with one, sorted
+
+  // True when the segment covering (line, column) has no source: code the minifier wrote.
+  bool synthesized(uint32_t line, uint32_t column) const {
+    const uint64_t wanted = key(line, column);
+    auto last_unmapped = std::upper_bound(unmapped.begin(), unmapped.end(), wanted);
+    if (last_unmapped == unmapped.begin()) return false;
+    auto last_mapped = std::upper_bound(mapped.begin(), mapped.end(), wanted);
+    return last_mapped == mapped.begin() || *std::prev(last_mapped) < *std::prev(last_unmapped);
+  }
 
   static uint64_t key(uint32_t line, uint32_t column) { return (static_cast<uint64_t>(line) << 32) | column; }
   const std::string* find(uint32_t line, uint32_t column) const {
@@ -115,6 +126,7 @@ Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
     auto chunk = decodeChunk(it->value().ToStringView(), line, column);
     if (!chunk) return chunk.error();
     for (const Segment& segment : chunk->segments) {
+      (segment.source < 0 ? out.unmapped : out.mapped).push_back(NamedPositions::key(segment.line, segment.column));
       if (segment.name < 0 || static_cast<size_t>(segment.name) >= chunk->names.size()) continue;
       auto url = urlOf(segment.source);
       if (!url) return url.error();
@@ -124,6 +136,8 @@ Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
   }
   if (!it->status().ok()) return readFailed(store, it->status());
   std::sort(out.at.begin(), out.at.end());
+  std::sort(out.unmapped.begin(), out.unmapped.end());
+  std::sort(out.mapped.begin(), out.mapped.end());
   return Status::ok();
 }
 
@@ -131,7 +145,8 @@ Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
 sourcemap::FunctionMap nameScopes(std::string_view text, const NamedPositions& names) {
   const sourcemap::TokenRenamer rename = [&](uint32_t line, uint32_t column, std::string_view token) {
     const std::string* original = names.find(line - 1, column);
-    return original != nullptr && !original->empty() ? *original : std::string(token);
+    if (original != nullptr && !original->empty()) return *original;
+    return names.synthesized(line - 1, column) ? std::string() : std::string(token);
   };
   return sourcemap::inferFunctionMap(text, rename);
 }
@@ -141,6 +156,7 @@ sourcemap::FunctionMap nameScopes(std::string_view text, const NamedPositions& n
 sourcemap::FunctionMap shiftToSection(const sourcemap::FunctionMap& functions, uint32_t line, uint32_t column) {
   sourcemap::FunctionMap out;
   out.names = functions.names;
+  out.inferred = functions.inferred;
   const uint32_t first_line = line + 1;
   for (const sourcemap::FunctionMapEntry& entry : functions.entries) {
     const bool before = entry.line < first_line || (entry.line == first_line && entry.column < column);
@@ -206,11 +222,14 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     if (child->index_map || namedByScopes(store, *section.child)) continue;  // nested index maps: left unnamed
     NamedPositions names;
     RESTACK_RETURN_IF_ERROR(collectNames(store, *section.child, names));
-    for (auto& [position, name] : names.at) {
+    const auto shift = [&](uint64_t& position) {
       const uint32_t line = static_cast<uint32_t>(position >> 32);
       const uint32_t column = static_cast<uint32_t>(position & 0xffffffffu);
       position = NamedPositions::key(line + section.line, line == 0 ? column + section.column : column);
-    }
+    };
+    for (auto& entry : names.at) shift(entry.first);
+    for (uint64_t& position : names.unmapped) shift(position);
+    for (uint64_t& position : names.mapped) shift(position);
     const sourcemap::FunctionMap functions = nameScopes(text, names);
     batch.Put(store.family(sourcemap_records::kSourcemapFamily), generatedFunctionsKey(*section.child),
               encodeGeneratedFunctions(

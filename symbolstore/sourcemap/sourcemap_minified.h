@@ -8,7 +8,9 @@
 // `names` entry at that token says the original source spelled it (as Sentry's js-source-scopes
 // does). Anonymous functions assigned to a property or variable take the assignment target's
 // name; one invoked where it is written (inlined by terser) takes the name the map gives its
-// call. webpack's concatenation prefix (`router_go` for `go` of src/router.js) is dropped. The result, a function map
+// call. webpack's concatenation prefix (`router_go` for `go` of src/router.js) is dropped, and so
+// is the object of an assignment target that the map covers with a segment without a source
+// (terser's `e.validateInternal=function` for `function validateInternal`). The result, a function map
 // over positions in the minified file, is stored per map as the 'f' record (sourcemap_records.h) and read by
 // SourcemapResolver when the map's own sources give no function map.
 //

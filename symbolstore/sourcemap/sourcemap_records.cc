@@ -29,12 +29,45 @@ constexpr std::string_view kRemedy = "re-ingest the source map (replay restack.s
 constexpr RecordType kPointerType{"sourcemap", "pointer", kOldestReadableRecordVersion, kSourcemapRecordVersion,
                                   kRemedy};
 constexpr RecordType kHeaderType{"sourcemap", "header", kOldestReadableRecordVersion, kSourcemapRecordVersion, kRemedy};
-constexpr RecordType kSourceType{"sourcemap", "source", kOldestReadableRecordVersion, kSourcemapRecordVersion, kRemedy};
+constexpr RecordType kSourceType{"sourcemap", "source", kOldestReadableRecordVersion, kInferredNamesRecordVersion,
+                                 kRemedy};
 constexpr RecordType kTextType{"sourcemap", "source text", kOldestReadableRecordVersion, kSourcemapRecordVersion,
                                kRemedy};
 // 'f' and 'm' records exist from version 3 on.
-constexpr RecordType kGeneratedFunctionsType{"sourcemap", "generated function map", 3, kSourcemapRecordVersion,
+constexpr RecordType kGeneratedFunctionsType{"sourcemap", "generated function map", 3, kInferredNamesRecordVersion,
                                              kRemedy};
+
+// A function map's names V8 infers (FunctionMap::inferred), from version 4 on: their count, then
+// their indexes into the names, delta-coded. Written only when there is one, so that a map
+// without any keeps the version 3 bytes.
+uint8_t functionMapVersion(const sourcemap::FunctionMap& functions) {
+  const bool any = std::find(functions.inferred.begin(), functions.inferred.end(), true) != functions.inferred.end();
+  return any ? kInferredNamesRecordVersion : kSourcemapRecordVersion;
+}
+
+void writeInferredNames(RecordWriter& writer, const sourcemap::FunctionMap& functions) {
+  writer.varint(static_cast<uint64_t>(std::count(functions.inferred.begin(), functions.inferred.end(), true)));
+  size_t previous = 0;
+  for (size_t i = 0; i < functions.inferred.size(); ++i) {
+    if (!functions.inferred[i]) continue;
+    writer.varint(i - previous);
+    previous = i;
+  }
+}
+
+Status readInferredNames(RecordReader& reader, sourcemap::FunctionMap& functions) {
+  const size_t count = reader.count();
+  uint64_t index = 0;
+  for (size_t i = 0; i < count && reader.ok(); ++i) {
+    const uint64_t delta = reader.varint();
+    index += delta;
+    if (delta >= functions.names.size() || index >= functions.names.size())
+      return reader.refuse("inferred function name out of range");
+    functions.inferred.resize(functions.names.size(), false);
+    functions.inferred[index] = true;
+  }
+  return Status::ok();
+}
 constexpr RecordType kMinifiedSourceType{"sourcemap", "minified source", 3, kSourcemapRecordVersion, kRemedy};
 constexpr RecordType kChunkType{"sourcemap", "mapping chunk", kOldestReadableRecordVersion, kSourcemapRecordVersion,
                                 kRemedy};
@@ -241,7 +274,8 @@ Expected<MapHeader> decodeHeader(std::string_view value, std::string_view key) {
 }
 
 std::string encodeSource(const SourceRecord& record) {
-  RecordWriter writer(kSourcemapRecordVersion);
+  const uint8_t version = functionMapVersion(record.functions);
+  RecordWriter writer(version);
   writer.bytes(record.path);
   writer.u8(record.ignored ? 1 : 0);
   writer.u8(static_cast<uint8_t>(record.origin));
@@ -266,12 +300,13 @@ std::string encodeSource(const SourceRecord& record) {
     writer.varint(entry.name);
     previous_line = entry.line;
   }
+  if (version >= kInferredNamesRecordVersion) writeInferredNames(writer, record.functions);
   return writer.take();
 }
 
 Expected<SourceRecord> decodeSource(std::string_view value, std::string_view key) {
   RecordReader reader(kSourceType, value, key);
-  reader.version();
+  const uint8_t version = reader.version();
   SourceRecord record;
   record.path = reader.bytes();
   record.ignored = reader.u8() != 0;
@@ -293,6 +328,7 @@ Expected<SourceRecord> decodeSource(std::string_view value, std::string_view key
     }
     entry.line = static_cast<uint32_t>(line);
   }
+  if (version >= kInferredNamesRecordVersion) RESTACK_RETURN_IF_ERROR(readInferredNames(reader, record.functions));
   RESTACK_RETURN_IF_ERROR(reader.finish());
   return record;
 }
@@ -403,7 +439,8 @@ Expected<MappingChunk> decodeChunk(std::string_view value, uint32_t start_line, 
 
 std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
   const sourcemap::FunctionMap& functions = generated.functions;
-  RecordWriter writer(kSourcemapRecordVersion);
+  const uint8_t version = functionMapVersion(functions);
+  RecordWriter writer(version);
   writer.u8(static_cast<uint8_t>(generated.origin));
   writer.varint(functions.names.size());
   for (const std::string& name : functions.names) writer.bytes(name);
@@ -420,12 +457,13 @@ std::string encodeGeneratedFunctions(const GeneratedFunctions& generated) {
     writer.varint(entry.name);
     previous_line = entry.line;
   }
+  if (version >= kInferredNamesRecordVersion) writeInferredNames(writer, functions);
   return writer.take();
 }
 
 Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value, std::string_view key) {
   RecordReader reader(kGeneratedFunctionsType, value, key);
-  reader.version();
+  const uint8_t version = reader.version();
   GeneratedFunctions generated;
   sourcemap::FunctionMap& functions = generated.functions;
   const uint8_t origin = reader.u8();
@@ -445,6 +483,7 @@ Expected<GeneratedFunctions> decodeGeneratedFunctions(std::string_view value, st
     }
     entry.line = static_cast<uint32_t>(line);
   }
+  if (version >= kInferredNamesRecordVersion) RESTACK_RETURN_IF_ERROR(readInferredNames(reader, functions));
   RESTACK_RETURN_IF_ERROR(reader.finish());
   return generated;
 }

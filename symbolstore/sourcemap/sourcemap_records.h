@@ -39,6 +39,9 @@
 //                        records are unchanged but carry 2 as well
 //   3        2026-11-23  'f' records (functions of a map named from its minified file) and 'm'
 //                        records (the minified file kept for a later map); the others carry 3
+//   4        2026-11-25  SourceRecord and GeneratedFunctions whose function map has names V8
+//                        infers for anonymous literals (FunctionMap::inferred) end with them;
+//                        written only then, every other record is still written as 3
 // Then, with
 // v = LEB128 varint, z = zigzag varint, s = v length + bytes:
 //   MapPointer   u64 map_id (little endian)
@@ -51,11 +54,13 @@
 //                  = x_facebook_offsets
 //   SourceRecord s path · u8 ignored · u8 function_map_origin (0 none, 1 Metro, 2 inferred) ·
 //                v line_count (of sourcesContent; 0 = none) · v name_count · s names… ·
-//                v entry_count · entries { v line delta · v column · v name }
+//                v entry_count · entries { v line delta · v column · v name } ·
+//                (version 4) v inferred_count · { v name index delta } (FunctionMap::inferred)
 //   SourceText   v line_count · s lines…
 //   GeneratedFunctions u8 origin (0 minified file, 1 "scopes") · v name_count · s names… ·
 //                v entry_count · entries { v line delta · v column · v name } (as in
-//                SourceRecord; lines 1-based, columns 0-based)
+//                SourceRecord; lines 1-based, columns 0-based) · (version 4) inferred names
+//                as in SourceRecord
 //   MinifiedSource s text
 //   MappingChunk v end_line · v end_column (exclusive: the next chunk's first position;
 //                0xffffffff for the last) · v name_count · s names… (names used by this chunk)
@@ -89,6 +94,9 @@ inline const StoreFamily kSourcemapFamily{"sourcemap"};
 
 inline constexpr uint8_t kSourcemapRecordVersion = 3;
 inline constexpr uint8_t kOldestReadableRecordVersion = 1;
+// SourceRecord and GeneratedFunctions whose function map has inferred names are written with
+// this version; every other record with kSourcemapRecordVersion.
+inline constexpr uint8_t kInferredNamesRecordVersion = 4;
 inline constexpr std::string_view kRamBundlePointerName = "\x01ram-bundle";
 inline constexpr uint32_t kSegmentsPerChunk = 256;
 inline constexpr uint32_t kLinesPerTextChunk = 32;

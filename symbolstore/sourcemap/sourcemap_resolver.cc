@@ -47,10 +47,28 @@ std::string_view routeBuild(const EventScope& scope) {
   return scope.platform == "react_native" ? std::string_view(scope.build_id) : std::string_view();
 }
 
+// JavaScriptCore prints a call frame's column at the call's divot, the end of the callee
+// (`fail(` at the '(', `new Error(m)` at the '('), where V8 prints the callee's start; the
+// printed column then falls inside the callee's mapping segment, not at its start. React Native's
+// `fn@bundle:line:column` frames are JavaScriptCore's (Hermes prints V8's form), so they take
+// this offset; Safari's are not told from Firefox's by the frame alone and take none.
+bool printsDivotColumns(const EventScope& scope, const stack::JsFrameLine& frame) {
+  return frame.style == stack::JsStyle::kFirefox && scope.platform == "react_native";
+}
+
+// How far into the original text a divot `column` lies past the start of its segment at
+// `segment_column` (both 0-based generated columns): the generated distance, unless the segment
+// renames an identifier, whose original length is then the distance (`a(` -> `fail(`).
+uint32_t divotOffset(uint32_t column, uint32_t segment_column, const SegmentEntry& entry) {
+  if (column <= segment_column) return 0;
+  return entry.name_length != 0 ? entry.name_length : column - segment_column;
+}
+
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
 // the file, function and module names; the context lines are shared with the cache.
+// `column_offset` moves the original column past the segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
-                FrameLookup& result) {
+                uint32_t column_offset, FrameLookup& result) {
   const ResolvedAnswer& answer = *entry.answer;
   // Both names are copied below; fetch their bytes at once rather than one after the other.
   __builtin_prefetch(answer.path->data());
@@ -60,12 +78,13 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   SymbolizedFrame& frame = result.frames.emplace_back();
   frame.file = *answer.path;
   frame.line = entry.original_line + 1;
-  frame.column = entry.original_column + 1;
+  frame.column = entry.original_column + 1 + column_offset;
   frame.module = module;
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
     frame.function = answer.function_name;
+    frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;
     result.note = answer.note;
@@ -77,9 +96,10 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   }
 }
 
-FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function) {
+FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function,
+                      uint32_t column_offset) {
   FrameLookup result;
-  answerInto(entry, std::string(module), std::string(printed_function), result);
+  answerInto(entry, std::string(module), std::string(printed_function), column_offset, result);
   return result;
 }
 
@@ -187,7 +207,11 @@ struct SourcemapResolver::Impl {
     if (slot == nullptr) return false;
     const int index = slot->find(line, column);
     if (index < 0 || !slot->entries[index].answer) return false;
-    answerInto(slot->entries[index], name, frame.function, out);
+    const uint32_t offset =
+        printsDivotColumns(scope, frame)
+            ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->entries[index])
+            : 0;
+    answerInto(slot->entries[index], name, frame.function, offset, out);
     return true;
   }
 
@@ -480,20 +504,26 @@ struct SourcemapResolver::Impl {
       return notFound("source map records of " + std::string(module) + " are incomplete; re-upload the map");
     }
     const std::string* function = nullptr;
+    bool function_inferred = false;
+    auto nameFrom = [&function, &function_inferred](const sourcemap::FunctionMap& functions, uint32_t line,
+                                                    uint32_t column) {
+      function = functions.enclosing(line, column);
+      function_inferred = function != nullptr && functions.isInferred(function);
+    };
     const uint64_t generated_position = chunk.positions[index];
+    const uint32_t generated_line = static_cast<uint32_t>(generated_position >> 32) + 1;
+    const uint32_t generated_column = static_cast<uint32_t>(generated_position & 0xffffffffu);
     if (state.generated_functions && state.generated_functions_first) {
       // The map's "scopes": what the compiler recorded for this generated position.
-      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
-                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
+      nameFrom(*state.generated_functions, generated_line, generated_column);
     }
     if (function == nullptr && !(*record)->functions.entries.empty()) {
-      function = (*record)->functions.enclosing(entry.original_line + 1, entry.original_column);
+      nameFrom((*record)->functions, entry.original_line + 1, entry.original_column);
     }
     if (function == nullptr && state.generated_functions) {
       // No original source to scan: the minified file's scope at this segment, named through
       // the map (sourcemap_minified.h).
-      function = state.generated_functions->enclosing(static_cast<uint32_t>(generated_position >> 32) + 1,
-                                                      static_cast<uint32_t>(generated_position & 0xffffffffu));
+      nameFrom(*state.generated_functions, generated_line, generated_column);
     }
     const auto key = std::make_tuple(entry.source, entry.original_line, function);
     {
@@ -508,6 +538,7 @@ struct SourcemapResolver::Impl {
     auto answer = std::make_shared<ResolvedAnswer>();
     answer->source = *record;
     answer->function = function;
+    answer->function_inferred = function_inferred;
     if (function != nullptr) answer->function_name = *function;
     answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
@@ -528,8 +559,10 @@ struct SourcemapResolver::Impl {
   }
 
   // Looks up a 0-based generated position in `map_id` (recursing through index-map sections).
+  // `divot`: the column is JavaScriptCore's (printsDivotColumns).
   Expected<FrameLookup> lookupAt(const EventScope& scope, uint64_t map_id, uint32_t line, uint32_t column,
-                                 std::string_view module, std::string_view printed_function, uint32_t depth) {
+                                 std::string_view module, std::string_view printed_function, uint32_t depth,
+                                 bool divot) {
     auto found_state = mapState(map_id);
     if (!found_state) return found_state.error();
     if (!*found_state) {
@@ -565,7 +598,7 @@ struct SourcemapResolver::Impl {
         if (resolved->kind == Route::Kind::kNotFound) return FrameLookup::notFound(resolved->reason, resolved->note);
         child = resolved->map_id;
       }
-      return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1);
+      return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1, divot);
     }
 
     auto found_chunk = chunk(state, line, column);
@@ -584,7 +617,8 @@ struct SourcemapResolver::Impl {
     }
     SegmentEntry entry = (*found_chunk)->entries[static_cast<size_t>(index)];
     entry.answer = *answer;
-    return answerFor(entry, module, printed_function);
+    const uint32_t segment_column = static_cast<uint32_t>((*found_chunk)->positions[static_cast<size_t>(index)]);
+    return answerFor(entry, module, printed_function, divot ? divotOffset(column, segment_column, entry) : 0);
   }
 
   // A frame the warm path could not answer (0-based line and column).
@@ -592,7 +626,7 @@ struct SourcemapResolver::Impl {
                                    uint32_t column) {
     const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
     if (!isScriptName(name)) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
-    auto answer = lookupName(scope, name, line, column, frame.function);
+    auto answer = lookupName(scope, name, line, column, frame.function, printsDivotColumns(scope, frame));
     // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
     if (!answer && records::isUnreadableRecord(answer.error())) {
       return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
@@ -602,7 +636,7 @@ struct SourcemapResolver::Impl {
 
   // A position printed in the file `name`: the route, then the map (0-based line and column).
   Expected<FrameLookup> lookupName(const EventScope& scope, std::string_view name, uint32_t line, uint32_t column,
-                                   std::string_view printed_function) {
+                                   std::string_view printed_function, bool divot) {
     auto found = route(scope, name);
     if (!found) return found.error();
     if (found->kind == Route::Kind::kMissing) return FrameLookup::missing(std::string(name), MissingIdKind::kBundle);
@@ -610,7 +644,7 @@ struct SourcemapResolver::Impl {
     if (line > UINT32_MAX - found->line_offset) {
       return FrameLookup::notFound(FrameReason::kPositionNotMapped, "line out of range");
     }
-    return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0);
+    return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0, divot);
   }
 };
 
@@ -671,7 +705,7 @@ Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope,
       return FrameLookup::notFound(FrameReason::kPositionNotMapped, "bytecode offset out of range");
     const std::string module = name.empty() ? map.file : std::string(name);
     return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
-                           0);
+                           0, /*divot=*/false);
   }();
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
   if (!answer && records::isUnreadableRecord(answer.error())) {

@@ -47,6 +47,9 @@ std::string decodeError(const SampleRecord& record, std::string_view value) {
   if (name.starts_with("sourcemap.header")) return describe(sourcemap_records::decodeHeader(value, record.key));
   if (name.starts_with("sourcemap.source")) return describe(sourcemap_records::decodeSource(value, record.key));
   if (name.starts_with("sourcemap.text")) return describe(sourcemap_records::decodeText(value, record.key));
+  if (name.starts_with("sourcemap.functions")) {
+    return describe(sourcemap_records::decodeGeneratedFunctions(value, record.key));
+  }
   if (name == "sourcemap.chunk.lines") return describe(sourcemap_records::decodeChunk(value, 3, 17, record.key));
   if (name.starts_with("sourcemap.chunk")) return describe(sourcemap_records::decodeChunk(value, 0, 0, record.key));
   if (name.starts_with("usage.time")) return describe(usage::decodeTime(value, record.key));
@@ -105,6 +108,8 @@ TEST(RecordsGolden, EveryRecordDecodesAndEncodesBackToTheSameBytes) {
       again = sourcemap_records::encodeHeader(*sourcemap_records::decodeHeader(record.value));
     } else if (name.starts_with("sourcemap.source")) {
       again = sourcemap_records::encodeSource(*sourcemap_records::decodeSource(record.value));
+    } else if (name.starts_with("sourcemap.functions")) {
+      again = sourcemap_records::encodeGeneratedFunctions(*sourcemap_records::decodeGeneratedFunctions(record.value));
     } else if (name.starts_with("sourcemap.text")) {
       auto lines = *sourcemap_records::decodeText(record.value);
       again = sourcemap_records::encodeText(std::vector<std::string_view>(lines.begin(), lines.end()));

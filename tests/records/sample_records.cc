@@ -181,6 +181,18 @@ void addSourcemap(std::vector<SampleRecord>& out) {
   source.functions.entries = {{12, 2, 2}, {1, 0, 0}, {3, 4, 1}};  // written in source order
   out.push_back({"sourcemap.source", sm::sourceKey(map_id, 7), sm::encodeSource(source)});
   out.push_back({"sourcemap.source.bare", sm::sourceKey(map_id, 8), sm::encodeSource({"a.js", false, {}, 0, {}})});
+  // Version 4: a function map with a name V8 infers ("tasks" for an arrow in `tasks = [() => …]`)
+  // beside the same name declared ("function tasks() {}").
+  sm::SourceRecord inferred;
+  inferred.path = "src/queue.js";
+  inferred.origin = sm::FunctionMapOrigin::kInferred;
+  inferred.functions.names = {"<global>", "tasks", "tasks"};
+  inferred.functions.inferred = {false, false, true};
+  inferred.functions.entries = {{1, 0, 0}, {2, 8, 2}, {2, 20, 0}, {4, 0, 1}};
+  out.push_back({"sourcemap.source.inferred-names", sm::sourceKey(map_id, 9), sm::encodeSource(inferred)});
+  sm::GeneratedFunctions generated{sm::GeneratedFunctionsOrigin::kMinifiedFile, inferred.functions};
+  out.push_back({"sourcemap.functions.inferred-names", sm::generatedFunctionsKey(map_id),
+                 sm::encodeGeneratedFunctions(generated)});
 
   out.push_back({"sourcemap.text", sm::textKey(map_id, 7, 1), sm::encodeText({"const a = 1;", "", "  return a;"})});
 

@@ -301,6 +301,16 @@ TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
         return column == 9 ? std::string("original") : std::string(text);
       });
   EXPECT_EQ(*renamed.enclosing(1, 13), "original");
+  // An object the map records no source for (terser's "e.validateInternal=function(…)") is left
+  // out of the assignment target's name; elsewhere such a token is spelled as written.
+  const auto synthesized_e = [](uint32_t, uint32_t, std::string_view text) {
+    return text == "e" ? std::string() : std::string(text);
+  };
+  const sourcemap::FunctionMap exported = sourcemap::inferFunctionMap(
+      "e.validateInternal=function(t){return t},e=function(){return 1};function e(){return 2}", synthesized_e);
+  EXPECT_EQ(*exported.enclosing(1, 31), "validateInternal");
+  EXPECT_EQ(*exported.enclosing(1, 54), "e");
+  EXPECT_EQ(*exported.enclosing(1, 77), "e");
 }
 
 }  // namespace
@@ -504,6 +514,48 @@ TEST_F(MinifiedSourceTest, IndexMapSectionsAreNamedInTheirOwnPositions) {
   EXPECT_EQ(restored("a(1)"), "onClick");
   EXPECT_EQ(restored("b.c()"), "Widget.render");
   EXPECT_EQ(restored("var b"), "<global>");
+}
+
+// Names V8's inferrer gives anonymous literals are marked inferred; names functions declare or
+// are bound to are not, even when the same text is both.
+TEST(FunctionScanner, MarksTheNamesV8InfersForAnonymousLiterals) {
+  const std::string source =
+      "const scenarios = [[\"a\", () => f()], [\"b\", () => { new C({}).x = 1; }]];\n"
+      "const bound = () => 2;\n"
+      "function scenarios2() { return 3; }\n"
+      "const list = [() => 4];\n"
+      "function list2() { return list; }\n"
+      "const tasks = [(x) => a(x), (x) => (0, lib.generatedPositionFor)(x, { source: 1 })];\n";
+  const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
+  auto at = [&](std::string_view text) {
+    const size_t offset = source.find(text);
+    const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
+    const size_t line_start = source.rfind('\n', offset) == std::string::npos ? 0 : source.rfind('\n', offset) + 1;
+    const std::string* name = functions.enclosing(line, static_cast<uint32_t>(offset - line_start));
+    EXPECT_NE(name, nullptr) << text;
+    return name ? std::make_pair(*name, functions.isInferred(name)) : std::make_pair(std::string(), false);
+  };
+  EXPECT_EQ(at("f()"), std::make_pair(std::string("C.x"), true));
+  EXPECT_EQ(at("new C"), std::make_pair(std::string("scenarios"), true));
+  EXPECT_EQ(at("2;"), std::make_pair(std::string("bound"), false));
+  EXPECT_EQ(at("return 3"), std::make_pair(std::string("scenarios2"), false));
+  EXPECT_EQ(at("4]"), std::make_pair(std::string("list"), true));
+  EXPECT_EQ(at("return list"), std::make_pair(std::string("list2"), false));
+  // Names as node printed them for this source (V8 12, node 20).
+  EXPECT_EQ(at("a(x)"), std::make_pair(std::string("tasks.source"), true));
+  EXPECT_EQ(at("lib."), std::make_pair(std::string("tasks"), true));
+  // Scanning a minified file (a renamer given), `(0, lib.f)(…)` is esbuild's and webpack's
+  // spelling of an imported `f(…)`, which node names "generatedPositionFor.source" in the
+  // original source `[(x) => a(x), (x) => generatedPositionFor(x, { source: 1 })]`.
+  const sourcemap::FunctionMap minified =
+      sourcemap::inferFunctionMap(source, [](uint32_t, uint32_t, std::string_view text) { return std::string(text); });
+  const size_t offset = source.find("a(x)");
+  const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
+  const std::string* bundled = minified.enclosing(line, static_cast<uint32_t>(offset - source.rfind('\n', offset) - 1));
+  ASSERT_NE(bundled, nullptr);
+  EXPECT_EQ(*bundled, "generatedPositionFor.source");
+  EXPECT_TRUE(minified.isInferred(bundled));
+  EXPECT_FALSE(functions.isInferred(nullptr));
 }
 
 }  // namespace

@@ -24,8 +24,10 @@ grouping::FrameState stateOf(FrameStatus status) {
 
 grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   grouping::GroupingFrame out;
-  out.name_unknown = frame.kind != nullptr && frame.kind->groupingNameUnknown(frame);
-  if (!out.name_unknown) out.function = frame.frame.function;
+  const std::optional<std::string_view> name =
+      frame.kind != nullptr ? frame.kind->groupingName(frame) : std::string_view(frame.frame.function);
+  out.name_unknown = !name;
+  if (name) out.function = *name;
   out.line = frame.frame.line;
   out.file = frame.frame.file;
   out.scope = frame.frame.scope;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -96,9 +97,10 @@ class StackKind {
   // What grouping does with its frames (grouping/kinds.h; the kind's rules in grouping/kinds/).
   virtual const grouping::FrameKindRules& groupingKind() const = 0;
 
-  // Whether grouping must not use the frame's function name (it is one the build chose, such
-  // as a minified JS name printed as is), and key it by position instead.
-  virtual bool groupingNameUnknown(const OutputFrame& frame) const { return false; }
+  // The function name grouping keys the frame by: the restored one, unless the kind knows it is
+  // not the function's own. nullopt: no usable name (one the build chose, such as a minified JS
+  // name printed as is); grouping keys the frame by position instead.
+  virtual std::optional<std::string_view> groupingName(const OutputFrame& frame) const { return frame.frame.function; }
 };
 
 // The `kind` string of an output frame: its kind's name, "unknown" for no kind.

@@ -70,8 +70,13 @@ class JsKind final : public StackKind {
   // The source-map restorer prints the minified name when the map has neither a function map
   // nor sourcesContent (symbolstore/sourcemap/sourcemap_resolver.cc): such a name changes with
   // every build and bundler, so grouping gets no name and keys the frame by its original position.
-  bool groupingNameUnknown(const OutputFrame& frame) const override {
-    return frame.note.starts_with("function name as printed");
+  // A name V8 infers for an anonymous function from the code around it (SymbolizedFrame::
+  // name_inferred) is a display name, shared by unrelated callbacks and changed by edits after
+  // the function: grouping keys the frame as the anonymous function it is.
+  std::optional<std::string_view> groupingName(const OutputFrame& frame) const override {
+    if (frame.note.starts_with("function name as printed")) return std::nullopt;
+    if (frame.frame.name_inferred) return std::string_view("<anonymous>");
+    return frame.frame.function;
   }
 };
 
