@@ -76,6 +76,11 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
   frame.style = JsStyle::kFirefox;
   frame.function = std::string(text.substr(0, at));
   std::string_view location = text.substr(at + 1);
+  if (location == "[native code]") {  // JavaScriptCore's engine code ("forEach@[native code]")
+    frame.builtin = true;
+    frame.url = std::string(location);
+    return frame;
+  }
   if (location.find(' ') != std::string_view::npos) return std::nullopt;
   // Java's "Object@1a2b" or e-mail-like text has no ":line" suffix and is rejected here.
   if (!splitLocation(location, frame)) return std::nullopt;

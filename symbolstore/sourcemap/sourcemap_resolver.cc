@@ -47,18 +47,10 @@ std::string_view routeBuild(const EventScope& scope) {
   return scope.platform == "react_native" ? std::string_view(scope.build_id) : std::string_view();
 }
 
-// JavaScriptCore prints a call frame's column at the call's divot, the end of the callee
-// (`fail(` at the '(', `new Error(m)` at the '('), where V8 prints the callee's start; the
-// printed column then falls inside the callee's mapping segment, not at its start. React Native's
-// `fn@bundle:line:column` frames are JavaScriptCore's (Hermes prints V8's form), so they take
-// this offset; Safari's are not told from Firefox's by the frame alone and take none.
-bool printsDivotColumns(const EventScope& scope, const stack::JsFrameLine& frame) {
-  return frame.style == stack::JsStyle::kFirefox && scope.platform == "react_native";
-}
-
-// How far into the original text a divot `column` lies past the start of its segment at
-// `segment_column` (both 0-based generated columns): the generated distance, unless the segment
-// renames an identifier, whose original length is then the distance (`a(` -> `fail(`).
+// How far into the original text a divot `column` (JsColumns::kDivot) lies past the start of its
+// segment at `segment_column` (both 0-based generated columns): the generated distance, unless
+// the segment renames an identifier, whose original length is then the distance (`a(` ->
+// `fail(`).
 uint32_t divotOffset(uint32_t column, uint32_t segment_column, const SegmentEntry& entry) {
   if (column <= segment_column) return 0;
   return entry.name_length != 0 ? entry.name_length : column - segment_column;
@@ -171,7 +163,7 @@ struct SourcemapResolver::Impl {
 
   // ---- warm path: the thread's last route (else one route probe), two binary searches, one
   // shared lock; the answer is written into `out`, a fresh FrameLookup ----
-  bool warmLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line, uint32_t column,
+  bool warmLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line, uint32_t column, bool divot,
                   FrameLookup& out) const {
     const std::string_view build = routeBuild(scope);
     std::shared_lock lock(mutex);
@@ -208,9 +200,7 @@ struct SourcemapResolver::Impl {
     const int index = slot->find(line, column);
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
-        printsDivotColumns(scope, frame)
-            ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->entries[index])
-            : 0;
+        divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->entries[index]) : 0;
     answerInto(slot->entries[index], name, frame.function, offset, out);
     return true;
   }
@@ -559,7 +549,7 @@ struct SourcemapResolver::Impl {
   }
 
   // Looks up a 0-based generated position in `map_id` (recursing through index-map sections).
-  // `divot`: the column is JavaScriptCore's (printsDivotColumns).
+  // `divot`: the column is JavaScriptCore's (JsColumns::kDivot).
   Expected<FrameLookup> lookupAt(const EventScope& scope, uint64_t map_id, uint32_t line, uint32_t column,
                                  std::string_view module, std::string_view printed_function, uint32_t depth,
                                  bool divot) {
@@ -623,10 +613,10 @@ struct SourcemapResolver::Impl {
 
   // A frame the warm path could not answer (0-based line and column).
   Expected<FrameLookup> coldLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line,
-                                   uint32_t column) {
+                                   uint32_t column, bool divot) {
     const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
     if (!isScriptName(name)) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
-    auto answer = lookupName(scope, name, line, column, frame.function, printsDivotColumns(scope, frame));
+    auto answer = lookupName(scope, name, line, column, frame.function, divot);
     // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
     if (!answer && records::isUnreadableRecord(answer.error())) {
       return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
@@ -652,7 +642,8 @@ SourcemapResolver::SourcemapResolver(SymbolStore& store, const SourcemapResolver
     : impl_(new Impl(store, options)) {}
 SourcemapResolver::~SourcemapResolver() = default;
 
-Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const stack::JsFrameLine& frame) {
+Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const stack::JsFrameLine& frame,
+                                                JsColumns columns) {
   if (frame.hermes_function_offset) {
     return lookupBytecode(scope, frame.url, frame.segment_id, frame.function_id, frame.bytecode_offset);
   }
@@ -666,7 +657,10 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
   // One return of one object: the warm answer is written where the caller receives it.
   Expected<FrameLookup> result{FrameLookup()};
-  if (!impl_->warmLookup(scope, frame, line, column, *result)) result = impl_->coldLookup(scope, frame, line, column);
+  const bool divot = columns == JsColumns::kDivot;
+  if (!impl_->warmLookup(scope, frame, line, column, divot, *result)) {
+    result = impl_->coldLookup(scope, frame, line, column, divot);
+  }
   return result;
 }
 

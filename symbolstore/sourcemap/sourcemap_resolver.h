@@ -50,11 +50,21 @@ struct SourcemapResolverOptions {
   uint32_t context_lines = 2;
 };
 
+// What a printed call frame's column points at. V8, Hermes and SpiderMonkey print the start of
+// the callee (`fail(…)` at `f`, `obj.m()` at `m`), which is where mapping segments start;
+// JavaScriptCore prints the call's divot, after the callee (`fail(` at the `(`), inside the
+// callee's segment.
+enum class JsColumns { kCallStart, kDivot };
+
 class SourcemapResolver : public Resolver {
  public:
   SourcemapResolver(SymbolStore& store, const SourcemapResolverOptions& options);
   ~SourcemapResolver();
-  Expected<FrameLookup> lookup(const EventScope& scope, const stack::JsFrameLine& frame);
+  // With kDivot the restored column is the original divot: the segment's original column plus
+  // the frame's offset into the segment, or plus the original name's length where the segment
+  // renames an identifier (`a(` for `fail(`).
+  Expected<FrameLookup> lookup(const EventScope& scope, const stack::JsFrameLine& frame,
+                               JsColumns columns = JsColumns::kCallStart);
 
   // Hermes frames given as (SegmentID, FunctionID, ByteCodeOffset), e.g. from a Hermes crash
   // report: the generated position is line SegmentID, column x_hermes_function_offsets[SegmentID]

@@ -28,6 +28,9 @@
 #include "symbolstore/ingest.h"
 #include "symbolstore/sourcemap/sourcemap_minified.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
+#include "symbolstore/symbolizer.h"
+#include "worker/pipeline/event_processor.h"
+#include "worker/pipeline/json_writer.h"
 
 namespace restack {
 namespace {
@@ -264,8 +267,9 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
   simdjson::dom::element manifest = parser.load((work_ / "names_manifest.json").string()).value();
   SourcemapResolver resolver(*store_, {});
   std::ostringstream table;
-  table << "| build | upload | JSC frames | lines equal | columns equal | JSC-named frames | names equal |\n"
-        << "|---|---|---|---|---|---|---|\n";
+  table << "| build | upload | JSC frames | lines equal | columns equal | JSC-named frames | names equal | "
+           "whole stacks as Safari web events: positions equal |\n"
+        << "|---|---|---|---|---|---|---|---|\n";
   for (simdjson::dom::element build : manifest["builds"].get_array().value()) {
     const std::string name(build["name"].get_string().value());
     for (simdjson::dom::element unpaired : build["jsc_unpaired"].get_array().value()) {
@@ -279,8 +283,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
       const std::string app = "jsc/" + name + "/" + label;
       upload(app, with_sources ? map : bare);
       if (!with_sources) upload(app, bundle);
-      // React Native on JavaScriptCore: the platform whose `fn@url:line:column` frames are JSC's.
-      EventScope scope{app, "", "react_native", {}};
+      EventScope scope{app, "", "web", {}};
       int frames = 0, lines = 0, positions = 0, named = 0, names = 0;
       for (simdjson::dom::element frame : build["jsc_frames"].get_array().value()) {
         const std::string raw(frame["raw"].get_string().value());
@@ -289,7 +292,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
         EXPECT_EQ(line.kindName(), "js_frame") << raw;
         const stack::JsFrameLine* js = stack::asJsFrame(line);
         if (js == nullptr) continue;
-        auto result = resolver.lookup(scope, *js);
+        auto result = resolver.lookup(scope, *js, JsColumns::kDivot);
         EXPECT_TRUE(result) << result.error().message();
         if (!result) continue;
         ++frames;
@@ -326,8 +329,62 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
         }
       }
       EXPECT_GT(frames, 40);
+      // Whole stacks as Safari web events through the pipeline: the JS kind must tell them from
+      // Firefox's by JavaScriptCore's own frames ("global code", "fn@[native code]") and restore
+      // every column to the divot the original JSC run printed.
+      Symbolizer symbolizer(*store_, SymbolizerOptions{});
+      pipeline::EventProcessor processor(symbolizer, pipeline::ProcessorOptions{});
+      int stack_frames = 0, stack_positions = 0;
+      for (simdjson::dom::element stack : build["jsc_stacks"].get_array().value()) {
+        pipeline::JsonWriter event;
+        event.beginObject();
+        event.key("event_id");
+        event.string("jsc");
+        event.key("kind");
+        event.string("error");
+        event.key("platform");
+        event.string("web");
+        event.key("app");
+        event.string(app);
+        event.key("build_id");
+        event.string("1");
+        event.key("threads");
+        event.beginArray();
+        event.beginObject();
+        event.key("stack");
+        event.string(std::string_view(stack["stack"].get_string().value()));
+        event.endObject();
+        event.endArray();
+        event.endObject();
+        auto processed = processor.process(app + ":1", event.take());
+        ASSERT_TRUE(processed) << processed.error().message();
+        ASSERT_FALSE(processed->dead_letter) << processed->error;
+        simdjson::dom::parser output_parser;
+        simdjson::dom::element restored = output_parser.parse(processed->records.at(0).value).value();
+        simdjson::dom::array expected = stack["expected"].get_array().value();
+        size_t next = 0;
+        for (simdjson::dom::element frame : restored["threads"].at(0)["frames"].get_array().value()) {
+          std::string_view file;
+          if (frame["file"].get_string().get(file) || !file.ends_with("names_rules/main.js")) continue;
+          if (next >= expected.size()) break;
+          ++stack_frames;
+          const bool same = frame["line"].get_uint64().value() == expected.at(next)["line"].get_uint64().value() &&
+                            frame["column"].get_uint64().value() == expected.at(next)["column"].get_uint64().value();
+          stack_positions += same;
+          if (!same) {
+            std::cout << "  [stack position differs] " << name << ", " << label << ": "
+                      << std::string_view(frame["raw"].get_string().value()) << " -> "
+                      << frame["line"].get_uint64().value() << ":" << frame["column"].get_uint64().value()
+                      << "; original JSC run " << std::string_view(expected.at(next)["printed"].get_string().value())
+                      << "\n";
+          }
+          ++next;
+        }
+      }
+      EXPECT_GE(stack_frames, frames);
+      EXPECT_EQ(stack_positions, stack_frames);
       table << "| " << name << " | " << label << " | " << frames << " | " << lines << " | " << positions << " | "
-            << named << " | " << names << " |\n";
+            << named << " | " << names << " | " << stack_positions << " of " << stack_frames << " |\n";
       // JSC prints the column of a call's divot (the end of the callee: `fail(` at the '('), V8
       // the start of the call; React Native frames of this form are restored to the divot too
       // (sourcemap_resolver.cc, divotOffset).

@@ -216,34 +216,33 @@ TEST_F(SourcemapStoreTest, HermesBytecodeColumnsAndFunctionOffsets) {
   EXPECT_EQ(unknown_function->status, FrameStatus::kNotFound);
 }
 
-// React Native's JavaScriptCore frames print a call's divot (after the callee); the restored
+// JavaScriptCore prints a call's divot (after the callee): with JsColumns::kDivot the restored
 // column moves past the segment's start by the generated distance, or by the original name's
-// length where the segment renames an identifier. V8-style and web frames keep the segment start.
-TEST_F(SourcemapStoreTest, JavaScriptCoreDivotColumnsOfReactNativeFrames) {
+// length where the segment renames an identifier. Call-start columns keep the segment start.
+TEST_F(SourcemapStoreTest, DivotColumnsMovePastTheSegmentStart) {
   // Generated "a(x);new Error(m)": `a` (col 0) renamed from "fail" at 3:4; `new` (col 5) at 9:8,
   // `Error` (col 9) unnamed at 9:12.
   const std::string mappings =
       sourcemap::test::encodeMappings({{{0, 0, 2, 4, 0}, {5, 0, 8, 8, -1}, {9, 0, 8, 12, -1}}});
-  const std::string map = R"({"version":3,"sources":["app.js"],"names":["fail"],"mappings":")" + mappings + "\"}";
-  ingest(map, uploadMeta("shop", "7", "index.android.bundle"));
-  ingest(map, uploadMeta("shop", "", "index.android.bundle"));  // the same file served to the web
+  ingest(R"({"version":3,"sources":["app.js"],"names":["fail"],"mappings":")" + mappings + "\"}",
+         uploadMeta("shop", "", "app.js"));
   SourcemapResolver resolver(*store_, {});
-  auto column = [&](const std::string& platform, uint32_t printed, stack::JsStyle style) {
-    stack::JsFrameLine line = frame("index.android.bundle", 1, printed);
-    line.style = style;
-    auto found = resolver.lookup(eventScope("shop", "7", platform), line);
+  auto column = [&](uint32_t printed, JsColumns columns) {
+    stack::JsFrameLine line = frame("https://h/app.js", 1, printed);
+    line.style = stack::JsStyle::kFirefox;
+    auto found = resolver.lookup(eventScope("shop", "", "web"), line, columns);
     EXPECT_TRUE(found && found->status == FrameStatus::kSymbolicated);
     return found && !found->frames.empty() ? found->frames[0].column : 0u;
   };
   for (int pass = 0; pass < 2; ++pass) {  // the first pass is cold, the second warm
     // `a(` divot at generated column 1 (printed 2): "fail(" -> original column 4 + 4.
-    EXPECT_EQ(column("react_native", 2, stack::JsStyle::kFirefox), 9u);
+    EXPECT_EQ(column(2, JsColumns::kDivot), 9u);
     // `Error(` divot at generated column 14 (printed 15): 5 past the unnamed segment at 12.
-    EXPECT_EQ(column("react_native", 15, stack::JsStyle::kFirefox), 18u);
+    EXPECT_EQ(column(15, JsColumns::kDivot), 18u);
     // At a segment's start nothing moves.
-    EXPECT_EQ(column("react_native", 6, stack::JsStyle::kFirefox), 9u);
-    EXPECT_EQ(column("react_native", 15, stack::JsStyle::kV8), 13u);
-    EXPECT_EQ(column("web", 15, stack::JsStyle::kFirefox), 13u);  // Safari or Firefox: not told apart
+    EXPECT_EQ(column(6, JsColumns::kDivot), 9u);
+    EXPECT_EQ(column(15, JsColumns::kCallStart), 13u);
+    EXPECT_EQ(column(2, JsColumns::kCallStart), 5u);
   }
 }
 

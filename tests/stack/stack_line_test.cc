@@ -148,6 +148,13 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_EQ(asJsFrame(builtin)->function, "Array.map");
   EXPECT_EQ(asJsFrame(builtin)->url, "<anonymous>");
   EXPECT_TRUE(asJsFrame(parseStackLine("at JSON.parse (native)"))->builtin);
+  // JavaScriptCore's engine code (Safari, React Native on JSC), named or not.
+  StackLine jsc_builtin = parseStackLine("forEach@[native code]");
+  ASSERT_EQ(jsc_builtin.kindName(), "js_frame");
+  EXPECT_TRUE(asJsFrame(jsc_builtin)->builtin);
+  EXPECT_EQ(asJsFrame(jsc_builtin)->function, "forEach");
+  EXPECT_EQ(asJsFrame(jsc_builtin)->url, "[native code]");
+  EXPECT_TRUE(asJsFrame(parseStackLine("@[native code]"))->builtin);
   EXPECT_FALSE(asJsFrame(chrome)->builtin);
 
   StackLine hermes = parseStackLine("    at render (address at index.android.bundle:1:9876)");

@@ -10,6 +10,7 @@
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
 #include "symbolstore/symbolizer.h"
+#include "tests/sourcemap/vlq_encoder.h"
 #include "tests/worker/worker_fixtures.h"
 #include "worker/pipeline/event_processor.h"
 #include "worker/pipeline/kinds/java_kind.h"
@@ -224,6 +225,51 @@ TEST_F(PipelineTest, FramesPastTheLimitAndWithoutAMapSayWhy) {
   EXPECT_TRUE(text.ends_with("\n    at f (https://cdn.shop/app.min.js:1:520)")) << text.substr(text.size() - 200);
   EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(&pipeline::jsKind(), FrameReason::kMissingSymbols)], 512u);
   EXPECT_EQ(result.frames_by_kind[pipeline::frameTallyIndex(nullptr, FrameReason::kFrameLimit)], 8u);
+}
+
+// `fn@url:line:column` frames print their columns at the call's divot when JavaScriptCore printed
+// them: always in React Native (Hermes prints V8's form), on the web when the stack holds
+// JavaScriptCore's own frames (Safari), never when it holds Firefox's.
+TEST_F(PipelineTest, JavaScriptCoreStacksRestoreToTheDivotFirefoxStacksToTheCallStart) {
+  // Generated "a(x);new Error(m)": `a` at column 0 renamed from "fail" at 3:4, `Error` at column
+  // 9 unnamed at 9:12. Printed `a(` is column 2, `Error(` column 15.
+  const std::string mappings = sourcemap::test::encodeMappings({{{0, 0, 2, 4, 0}, {9, 0, 8, 12, -1}}});
+  const std::string map = R"({"version":3,"sources":["app.js"],"names":["fail"],"mappings":")" + mappings + "\"}";
+  for (const std::string& build : {"1.0", ""}) {  // React Native maps are keyed by build, web maps not
+    UploadMeta meta;
+    meta.kind = SymbolKind::kSourcemap;
+    meta.app = "shop";
+    meta.build_id = build;
+    meta.name = "app.js";
+    UploadContent content;
+    content.bytes = map;
+    auto report = ingestUpload(*store_, meta, content, IngestOptions{});
+    ASSERT_TRUE(report) << report.error().message();
+  }
+  auto columns = [&](const std::string& platform, const std::string& stack) {
+    const std::string event = R"({"event_id":"c","kind":"error","platform":")" + platform +
+                              R"(","app":"shop","build_id":"1.0","threads":[{"stack":")" + stack + R"("}]})";
+    auto result = process(event);
+    std::vector<uint64_t> out;
+    simdjson::dom::element root;
+    EXPECT_EQ(parser_.parse(result.records.at(0).value).get(root), simdjson::SUCCESS);
+    for (simdjson::dom::element frame : root["threads"].at(0)["frames"].get_array()) {
+      uint64_t column = 0;
+      if (!frame["column"].get_uint64().get(column)) out.push_back(column);
+    }
+    return out;
+  };
+  const std::string frames = R"(fail@https://h/app.js:1:2\nrun@https://h/app.js:1:15)";
+  EXPECT_EQ(columns("react_native", frames), (std::vector<uint64_t>{9, 18}));
+  EXPECT_EQ(columns("web", frames), (std::vector<uint64_t>{5, 13}));  // Safari or Firefox: undecided
+  EXPECT_EQ(columns("web", frames + R"(\nforEach@[native code]\nglobal code@https://h/app.js:1:2)"),
+            (std::vector<uint64_t>{9, 18, 9}));
+  EXPECT_EQ(columns("web", frames + R"(\nrun/<@https://h/app.js:1:2)"), (std::vector<uint64_t>{5, 13, 5}));
+  // The engine frame is kept, restored as itself.
+  auto safari = process(R"({"event_id":"s","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
+                        R"("threads":[{"stack":"forEach@[native code]"}]})");
+  EXPECT_NE(safari.records.at(0).value.find(R"("restored":"forEach@[native code]")"), std::string::npos)
+      << safari.records.at(0).value;
 }
 
 // The event's "pg_map_id" (top level, or in "attributes") reaches the Java kind's retrace through

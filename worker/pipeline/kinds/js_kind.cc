@@ -34,19 +34,45 @@ FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
   return lookup;
 }
 
+// What the columns of a run's `fn@url:line:column` frames point at (JsColumns). React Native
+// prints that form only from JavaScriptCore (Hermes prints V8's). On the web, Safari (and every
+// iOS WebView: JavaScriptCore) and Firefox share it; a Safari stack is told by JavaScriptCore's
+// own frames, engine code "fn@[native code]" and top-level "global code", "module code" or "eval
+// code", which Firefox never prints (its engine code is "self-hosted", a nested function
+// "outer/<", an async frame "async*fn"). An undecided web stack keeps Firefox's reading, the
+// segment's start.
+JsColumns columnsOf(const StackRun& run) {
+  bool javascriptcore = run.scope.platform == "react_native";
+  for (const stack::StackLine& line : run.lines) {
+    const stack::JsFrameLine& js = *stack::asJsFrame(line);
+    if (js.style != stack::JsStyle::kFirefox) continue;
+    if (js.url.starts_with("self-hosted") || js.function.find("/<") != std::string::npos ||
+        js.function.starts_with("async*")) {
+      return JsColumns::kCallStart;
+    }
+    if (js.url == "[native code]" || js.function == "global code" || js.function == "module code" ||
+        js.function == "eval code") {
+      javascriptcore = true;
+    }
+  }
+  return javascriptcore ? JsColumns::kDivot : JsColumns::kCallStart;
+}
+
 class JsKind final : public StackKind {
  public:
   std::string_view name() const override { return "js"; }
   bool claims(const stack::StackLine& line) const override { return stack::asJsFrame(line) != nullptr; }
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
+    const JsColumns columns = columnsOf(run);
     for (const stack::StackLine& line : run.lines) {
       const stack::JsFrameLine& js = *stack::asJsFrame(line);
       if (js.builtin) {
         out.frame(this, line, builtinFrame(js));
         continue;
       }
-      auto lookup = sourcemapResolver(run.symbolizer).lookup(run.scope, js);
+      auto lookup = sourcemapResolver(run.symbolizer)
+                        .lookup(run.scope, js, js.style == stack::JsStyle::kFirefox ? columns : JsColumns::kCallStart);
       if (!lookup) return lookup.error();
       if (lookup->status == FrameStatus::kSymbolicated) {
         run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
