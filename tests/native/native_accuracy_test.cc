@@ -2,7 +2,8 @@
 // libpng example programs, GoogleTest) with gcc-12 and clang-19 at -O2/-O3, DWARF 4 and 5, for
 // x86-64 and aarch64, whole
 // or split into a stripped library plus a debug file (found by llvm-symbolizer through
-// .gnu_debuglink or the build id), and on Debian's own libc.so.6 with its libc6-dbg debug file.
+// .gnu_debuglink or the build id), as an arm64 iOS dylib with its dSYM, and on Debian's own
+// libc.so.6 with its libc6-dbg debug file.
 // Every frame of every sampled address is compared (function, file, line, column, inline chain);
 // the oracle runs at test time, nothing is written by hand.
 //
@@ -156,9 +157,9 @@ Agreement compare(NativeResolver& resolver, const std::string& debug_id, const s
   return result;
 }
 
-Expected<IngestReport> ingest(SymbolStore& store, const std::string& path) {
+Expected<IngestReport> ingest(SymbolStore& store, const std::string& path, SymbolKind kind = SymbolKind::kElf) {
   UploadMeta meta;
-  meta.kind = SymbolKind::kElf;
+  meta.kind = kind;
   meta.app = "accuracy";
   meta.build_id = "1";
   UploadContent content;
@@ -175,7 +176,15 @@ struct Build {
   std::string flags;  // optimization and DWARF version
   Split split = Split::kNone;
   bool aarch64 = false;  // cross-compiled for aarch64 Linux, as Android's arm64-v8a libraries are
+  bool ios = false;      // an arm64 iOS dylib (Mach-O) with its dSYM; C sources only
 };
+
+// iOS: no Apple SDK here, so the C examples compile against the aarch64 glibc headers of Debian's
+// cross toolchain (they only declare what the programs call; nothing is linked or run). clang
+// reads `__nonnull` as a nullability keyword for Apple targets, which glibc's headers use as a
+// macro: it is defined away. GoogleTest's headers need Apple's own, so the iOS build has the C
+// programs only.
+const char* kIosHeaders = " -D'__nonnull(p)=' -isystem /usr/aarch64-linux-gnu/include -idirafter /usr/include";
 
 // aarch64: the cross compilers of Debian's gcc-aarch64-linux-gnu / g++-aarch64-linux-gnu, and
 // clang-19 with its target set (it finds the same cross toolchain). zlib's and libpng's headers
@@ -202,8 +211,9 @@ class NativeAccuracyTest : public ::testing::Test {
     auto compile = [&](const std::string& compiler, const std::string& source, const std::string& extra) {
       std::string object = work.file(std::filesystem::path(source).stem().string() + ".o");
       objects.push_back(object);
-      return runOrFail(compiler + " " + build.flags + (build.aarch64 ? kCrossHeaders : "") + " -fPIC -w " + extra +
-                       " -c " + source + " -o " + object);
+      const char* headers = build.ios ? kIosHeaders : build.aarch64 ? kCrossHeaders : "";
+      return runOrFail(compiler + " " + build.flags + headers + " -fPIC -w " + extra + " -c " + source + " -o " +
+                       object);
     };
     for (const char* program : {"gun", "enough", "gzappend", "gzjoin", "minigzip", "example", "gznorm", "gzlog"}) {
       if (!compile(build.c_compiler, std::string(kZlibExamples) + "/" + program + ".c",
@@ -212,6 +222,19 @@ class NativeAccuracyTest : public ::testing::Test {
       }
     }
     if (!compile(build.c_compiler, kPngTest, "-Dmain=main_pngtest")) return "";
+    if (build.ios) {
+      // A dylib as an iOS app embeds it (libz and libpng left to the loader), then its dSYM;
+      // dsymutil-19 calls `lipo`, llvm-lipo-19 under that name (scripts/setup.d/native.sh).
+      std::string library = work.file(name);
+      std::string link =
+          build.c_compiler + " -fuse-ld=lld -nostdlib -dynamiclib -Wl,-undefined,dynamic_lookup -o " + library;
+      for (const std::string& object : objects) link += " " + object;
+      if (!runOrFail(link) || !runOrFail("PATH=" RESTACK_DEPS_DIR "/native/bin:$PATH dsymutil-19 " + library + " -o " +
+                                         library + ".dSYM")) {
+        return "";
+      }
+      return library;
+    }
     std::string gtest = kGoogleTest;
     for (const char* source : {"gtest-printers.cc", "gtest-filepath.cc", "gtest-port.cc", "gtest-test-part.cc"}) {
       if (!compile(build.cxx_compiler, gtest + "/src/" + source, "-I" + gtest + " -I" + gtest + "/include")) return "";
@@ -262,9 +285,18 @@ class NativeAccuracyTest : public ::testing::Test {
       uploads = {stripped, debug};
       oracle = stripped;
     }
+    if (build.ios) {
+      // Uploaded as an iOS build uploads them: the app's binary and its dSYM; llvm-symbolizer
+      // reads the dSYM's DWARF file.
+      uploads = {library, library + ".dSYM"};
+      oracle = library + ".dSYM/Contents/Resources/DWARF/" + name;
+    }
     std::string debug_id;
     for (const std::string& upload : uploads) {
-      auto report = ingest(*store.store, upload);
+      auto report = ingest(*store.store, upload,
+                           !build.ios                  ? SymbolKind::kElf
+                           : upload.ends_with(".dSYM") ? SymbolKind::kDsym
+                                                       : SymbolKind::kMachO);
       if (!report) {
         ADD_FAILURE() << report.error().describe();
         return {};
@@ -327,6 +359,15 @@ TEST_F(NativeAccuracyTest, Clang19Aarch64O3Dwarf5) {
   build.aarch64 = true;
   auto result = run(build, "libclang-aarch64-o3-dwarf5.so");
   EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// iOS's arm64 Mach-O with a dSYM, as Xcode builds them with clang.
+TEST_F(NativeAccuracyTest, Clang19IosArm64O2DylibAndDsym) {
+  Build build{"clang-19 --target=arm64-apple-ios14", "", "-O2 -g"};
+  build.ios = true;
+  auto result = run(build, "libzacc.dylib");
+  EXPECT_GT(result.with_inlines, 500u);
   EXPECT_GE(result.percent(), kTarget);
 }
 
