@@ -388,10 +388,13 @@ class FunctionMapBuilder {
     return std::string(token.text);
   }
 
-  // True when the renamer says the token has no counterpart in the original source.
+  // True when the renamer says the token (an identifier, or a property key) has no counterpart in
+  // the original source.
   bool synthesized(size_t index) const {
     const Token& token = tokens_[index];
-    return rename_ && token.type == TokenType::kIdent && rename_(token.line, token.column, token.text).empty();
+    return rename_ &&
+           (token.type == TokenType::kIdent || token.type == TokenType::kNumber || token.type == TokenType::kString) &&
+           rename_(token.line, token.column, token.text).empty();
   }
 
   // `get x() {}` / `set x(v) {}`: the accessor keyword before a method name, when it is one.
@@ -706,6 +709,12 @@ class FunctionMapBuilder {
       ++key;
     }
     if (is(key, "*")) ++key;
+    if (key < end && synthesized(key)) {
+      // A key the bundler wrote (webpack's module table `{564: (module) => {…}}`): the function
+      // holds a module's top-level code, which the original run shows without a name.
+      infer("");
+      return;
+    }
     std::vector<InferredPart> parts;
     collectNames(start, parts);
     if (key < end && (tokens_[key].type == TokenType::kIdent || tokens_[key].type == TokenType::kString ||
@@ -789,6 +798,8 @@ class FunctionMapBuilder {
                     tokens_[at - 1].type == TokenType::kNumber)) {
           const size_t object = is(at - 2, "{") ? at - 2 : is(at - 2, ",") ? parent_[at - 2] : SIZE_MAX;
           if (object != SIZE_MAX && is(object, "{") && brace_kind_[object] == BraceKind::kObject) {
+            // Names end where the bundler's own code begins (webpack's `{564: (module) => {…}}`).
+            if (synthesized(at - 1)) break;
             const Token& key = tokens_[at - 1];
             reversed.push_back(
                 {key.type == TokenType::kString ? std::string(key.text.substr(1, key.text.size() - 2)) : textOf(at - 1),
@@ -803,6 +814,7 @@ class FunctionMapBuilder {
       if (isStatementKeyword(token.text)) {
         collect = false;
       } else if (!isExpressionKeyword(token.text) && token.text != "prototype") {
+        if (synthesized(at)) break;  // the bundler's own code: no part of the original's names
         const bool property = at > 0 && (is(at - 1, ".") || is(at - 1, "?."));
         reversed.push_back({textOf(at), !property});
       }

@@ -65,15 +65,17 @@ struct ResolvedAnswer {
   const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
   bool function_inferred = false;         // `function` is V8's inferred name (FunctionMap::inferred)
   std::string note;                       // the answer's note when `function` is null, built once
+  // The original column (0-based) when the map's own is only the line's start: a line-only
+  // mapping refined by where the segment's name stands in the source line (refineLineOnly).
+  uint32_t column = kNoColumn;
+  static constexpr uint32_t kNoColumn = UINT32_MAX;
   std::vector<std::string> owned;
 };
 
 struct SegmentEntry {
   int32_t source = -1;                              // -1: unmapped
   uint32_t original_line = 0, original_column = 0;  // 0-based
-  // Length in UTF-16 units of the original identifier the segment renames (its `names` entry);
-  // 0 without one. JavaScriptCore's columns fall after an identifier (divotOffset).
-  uint32_t name_length = 0;
+  int32_t name = -1;  // the segment's original identifier: index into CachedChunk::names; -1 none
   std::shared_ptr<const ResolvedAnswer> answer;  // null until resolved
 };
 
@@ -94,22 +96,33 @@ struct CachedChunk {
   uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
   std::vector<uint64_t> positions;    // positionKey of every segment, ascending
   std::vector<SegmentEntry> entries;  // parallel to positions
+  std::vector<std::string> names;     // the original identifiers the chunk's segments name
 
   explicit CachedChunk(const MappingChunk& decoded)
       : start_line(decoded.start_line),
         start_column(decoded.start_column),
         end_line(decoded.end_line),
-        end_column(decoded.end_column) {
+        end_column(decoded.end_column),
+        names(decoded.names) {
     positions.reserve(decoded.segments.size());
     entries.reserve(decoded.segments.size());
     for (const auto& segment : decoded.segments) {
       positions.push_back(positionKey(segment.line, segment.column));
       const bool named = segment.name >= 0 && static_cast<size_t>(segment.name) < decoded.names.size();
-      entries.push_back({segment.source, segment.original_line, segment.original_column,
-                         named ? utf16Length(decoded.names[static_cast<size_t>(segment.name)]) : 0, nullptr});
+      entries.push_back(
+          {segment.source, segment.original_line, segment.original_column, named ? segment.name : -1, nullptr});
     }
   }
-  size_t bytes() const { return sizeof(CachedChunk) + positions.size() * (sizeof(uint64_t) + sizeof(SegmentEntry)); }
+  size_t bytes() const {
+    size_t total = sizeof(CachedChunk) + positions.size() * (sizeof(uint64_t) + sizeof(SegmentEntry));
+    for (const std::string& name : names) total += sizeof(std::string) + name.size();
+    return total;
+  }
+  // UTF-16 length of the original identifier segment `index` names; 0 without one.
+  uint32_t nameLength(size_t index) const {
+    const int32_t name = entries[index].name;
+    return name >= 0 ? utf16Length(names[static_cast<size_t>(name)]) : 0;
+  }
 };
 
 // The search summary of one cached chunk, kept in the map's dense array so that finding a
@@ -184,8 +197,8 @@ struct MapState {
   bool generated_functions_first = false;  // from "scopes": ahead of the sources' function maps
   std::vector<uint64_t> chunk_starts;      // sorted: the binary search runs over this dense array
   std::vector<ChunkSlot> slots;            // parallel to chunk_starts
-  // Answers shared by segments: (source, original line, function) -> answer.
-  std::map<std::tuple<int32_t, uint32_t, const std::string*>, std::shared_ptr<const ResolvedAnswer>> answers;
+  // Answers shared by segments: (source, original line, function, refined column) -> answer.
+  std::map<std::tuple<int32_t, uint32_t, const std::string*, uint32_t>, std::shared_ptr<const ResolvedAnswer>> answers;
 
   // The cached chunk covering (line, column), or nullptr. The search halves the range without
   // branching on the comparison: on a spread of frames its outcome is a coin toss, which a

@@ -33,13 +33,18 @@ struct NamedPositions {
   std::vector<uint64_t> unmapped;                 // positions of segments without a source, sorted
   std::vector<uint64_t> mapped;                   // positions of segments with one, sorted
 
-  // True when the segment covering (line, column) has no source: code the minifier wrote.
+  // True when (line, column) is code the bundler or minifier wrote: the segment covering it has no
+  // source, or no segment of its line starts at or before it (webpack's runtime ahead of the
+  // first module).
   bool synthesized(uint32_t line, uint32_t column) const {
     const uint64_t wanted = key(line, column);
+    const uint64_t line_start = key(line, 0);
     auto last_unmapped = std::upper_bound(unmapped.begin(), unmapped.end(), wanted);
-    if (last_unmapped == unmapped.begin()) return false;
     auto last_mapped = std::upper_bound(mapped.begin(), mapped.end(), wanted);
-    return last_mapped == mapped.begin() || *std::prev(last_mapped) < *std::prev(last_unmapped);
+    const bool mapped_on_line = last_mapped != mapped.begin() && *std::prev(last_mapped) >= line_start;
+    const bool unmapped_on_line = last_unmapped != unmapped.begin() && *std::prev(last_unmapped) >= line_start;
+    if (!mapped_on_line) return unmapped_on_line || !mapped.empty();
+    return unmapped_on_line && *std::prev(last_mapped) < *std::prev(last_unmapped);
   }
 
   static uint64_t key(uint32_t line, uint32_t column) { return (static_cast<uint64_t>(line) << 32) | column; }

@@ -3,6 +3,7 @@
 #include <rocksdb/db.h>
 
 #include <atomic>
+#include <cctype>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
@@ -51,9 +52,45 @@ std::string_view routeBuild(const EventScope& scope) {
 // segment at `segment_column` (both 0-based generated columns): the generated distance, unless
 // the segment renames an identifier, whose original length is then the distance (`a(` ->
 // `fail(`).
-uint32_t divotOffset(uint32_t column, uint32_t segment_column, const SegmentEntry& entry) {
+uint32_t divotOffset(uint32_t column, uint32_t segment_column, uint32_t name_length) {
   if (column <= segment_column) return 0;
-  return entry.name_length != 0 ? entry.name_length : column - segment_column;
+  return name_length != 0 ? name_length : column - segment_column;
+}
+
+bool isIdentifierByte(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
+}
+
+// The 0-based UTF-16 column of the `occurrence`-th (0-based) appearance of identifier `name` as a
+// whole word in code of `line` (not inside a string or after `//`) at or after column `from`, or
+// ResolvedAnswer::kNoColumn. A line that starts inside a multi-line string or comment is read
+// as code.
+uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t from, size_t occurrence) {
+  if (name.empty()) return ResolvedAnswer::kNoColumn;
+  char quote = 0;
+  for (size_t at = 0; at < line.size(); ++at) {
+    const char c = line[at];
+    if (quote != 0) {
+      if (c == '\\') {
+        ++at;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') {
+      quote = c;
+      continue;
+    }
+    if (c == '/' && at + 1 < line.size() && line[at + 1] == '/') break;
+    if (!line.substr(at).starts_with(name) || (at > 0 && isIdentifierByte(line[at - 1])) ||
+        (at + name.size() < line.size() && isIdentifierByte(line[at + name.size()]))) {
+      continue;
+    }
+    const uint32_t column = utf16Length(line.substr(0, at));
+    if (column >= from && occurrence-- == 0) return column;
+  }
+  return ResolvedAnswer::kNoColumn;
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
@@ -70,7 +107,8 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   SymbolizedFrame& frame = result.frames.emplace_back();
   frame.file = *answer.path;
   frame.line = entry.original_line + 1;
-  frame.column = entry.original_column + 1 + column_offset;
+  frame.column =
+      (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
   frame.module = module;
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
@@ -200,7 +238,7 @@ struct SourcemapResolver::Impl {
     const int index = slot->find(line, column);
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
-        divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->entries[index]) : 0;
+        divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->chunk->nameLength(index)) : 0;
     answerInto(slot->entries[index], name, frame.function, offset, out);
     return true;
   }
@@ -479,8 +517,38 @@ struct SourcemapResolver::Impl {
     return Status::ok();
   }
 
+  // A line-only mapping (webpack maps every token of a module it did not transform to its line's
+  // start, and a minifier after it keeps that) says the line, not where on it: the segment and
+  // its neighbours on the generated line share one original position. When the segment names an
+  // identifier and the source text is known, the original column is where that identifier
+  // stands on the line, the k-th time it appears when k earlier segments of the same run name it
+  // too. That column, inside the right function of the line, is returned; kNoColumn otherwise.
+  Expected<uint32_t> refineLineOnly(MapState& state, const CachedChunk& chunk, size_t index,
+                                    const SourceRecord& record) {
+    const SegmentEntry& entry = chunk.entries[index];
+    auto samePosition = [&](size_t other) {
+      const SegmentEntry& neighbour = chunk.entries[other];
+      return (chunk.positions[other] >> 32) == (chunk.positions[index] >> 32) && neighbour.source == entry.source &&
+             neighbour.original_line == entry.original_line && neighbour.original_column == entry.original_column;
+    };
+    const bool line_only =
+        (index > 0 && samePosition(index - 1)) || (index + 1 < chunk.entries.size() && samePosition(index + 1));
+    if (!line_only || entry.name < 0 || record.line_count <= entry.original_line) return ResolvedAnswer::kNoColumn;
+    size_t occurrence = 0;
+    for (size_t before = index; before > 0 && samePosition(before - 1); --before) {
+      occurrence += chunk.entries[before - 1].name == entry.name;
+    }
+    auto block = text(state.id, static_cast<uint32_t>(entry.source), entry.original_line / kLinesPerTextChunk);
+    if (!block) return block.error();
+    const size_t in_block = entry.original_line % kLinesPerTextChunk;
+    if (!*block || in_block >= (*block)->size()) return ResolvedAnswer::kNoColumn;
+    const std::string_view line = (**block)[in_block];
+    const std::string_view name = chunk.names[static_cast<size_t>(entry.name)];
+    return identifierColumn(line, name, entry.original_column, occurrence);
+  }
+
   // Resolves segment `index` of `chunk` once (source record, function, context), sharing the
-  // answer with every other segment of the same source line and function.
+  // answer with every other segment of the same source line, function and refined column.
   Expected<std::shared_ptr<const ResolvedAnswer>> resolveSegment(MapState& state, CachedChunk& chunk, size_t index,
                                                                  std::string_view module) {
     {
@@ -507,15 +575,18 @@ struct SourcemapResolver::Impl {
       // The map's "scopes": what the compiler recorded for this generated position.
       nameFrom(*state.generated_functions, generated_line, generated_column);
     }
+    auto refined = refineLineOnly(state, chunk, index, **record);
+    if (!refined) return refined.error();
+    const uint32_t original_column = *refined != ResolvedAnswer::kNoColumn ? *refined : entry.original_column;
     if (function == nullptr && !(*record)->functions.entries.empty()) {
-      nameFrom((*record)->functions, entry.original_line + 1, entry.original_column);
+      nameFrom((*record)->functions, entry.original_line + 1, original_column);
     }
     if (function == nullptr && state.generated_functions) {
       // No original source to scan: the minified file's scope at this segment, named through
       // the map (sourcemap_minified.h).
       nameFrom(*state.generated_functions, generated_line, generated_column);
     }
-    const auto key = std::make_tuple(entry.source, entry.original_line, function);
+    const auto key = std::make_tuple(entry.source, entry.original_line, function, *refined);
     {
       std::shared_lock lock(mutex);
       if (auto it = state.answers.find(key); it != state.answers.end()) {
@@ -529,6 +600,7 @@ struct SourcemapResolver::Impl {
     answer->source = *record;
     answer->function = function;
     answer->function_inferred = function_inferred;
+    answer->column = *refined;
     if (function != nullptr) answer->function_name = *function;
     answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
@@ -608,7 +680,8 @@ struct SourcemapResolver::Impl {
     SegmentEntry entry = (*found_chunk)->entries[static_cast<size_t>(index)];
     entry.answer = *answer;
     const uint32_t segment_column = static_cast<uint32_t>((*found_chunk)->positions[static_cast<size_t>(index)]);
-    return answerFor(entry, module, printed_function, divot ? divotOffset(column, segment_column, entry) : 0);
+    return answerFor(entry, module, printed_function,
+                     divot ? divotOffset(column, segment_column, (*found_chunk)->nameLength(index)) : 0);
   }
 
   // A frame the warm path could not answer (0-based line and column).

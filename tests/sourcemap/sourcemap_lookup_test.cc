@@ -246,6 +246,43 @@ TEST_F(SourcemapStoreTest, DivotColumnsMovePastTheSegmentStart) {
   }
 }
 
+// A map that says lines only (webpack's for modules it does not transform: every segment at its
+// line's column 0) is refined by where the segment's identifier stands on the source line: the
+// column, and with it the function of the line the frame is in.
+TEST_F(SourcemapStoreTest, LineOnlyMappingsAreRefinedByTheSegmentsIdentifier) {
+  const std::string source = "function outer() { return [() => fail(\"fail\"), () => fail(2), () => other(3)]; }";
+  // Generated "function o(){return[()=>f(\"fail\"),()=>f(2),()=>g(3)]}": `o` at 9, the calls at
+  // 24, 38 and 47; every segment at the line's start, the calls named.
+  const std::string generated = "function o(){return[()=>f(\"fail\"),()=>f(2),()=>g(3)]}";
+  const std::string mappings = sourcemap::test::encodeMappings(
+      {{{0, 0, 0, 0, -1}, {9, 0, 0, 0, 0}, {24, 0, 0, 0, 1}, {38, 0, 0, 0, 1}, {47, 0, 0, 0, 2}}});
+  std::string escaped;
+  for (const char c : source) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+  ingest(R"({"version":3,"sources":["app.js"],"sourcesContent":[")" + escaped +
+             R"("],"names":["outer","fail","other"],"mappings":")" + mappings + "\"}",
+         uploadMeta("shop", "", "app.min.js"));
+  SourcemapResolver resolver(*store_, {});
+  auto at = [&](size_t generated_column) {
+    auto found = resolver.lookup(eventScope("shop", "", "web"),
+                                 frame("https://h/app.min.js", 1, static_cast<uint32_t>(generated_column + 1)));
+    EXPECT_TRUE(found && found->status == FrameStatus::kSymbolicated);
+    return found && !found->frames.empty() ? std::make_pair(found->frames[0].column, found->frames[0].function)
+                                           : std::make_pair(0u, std::string());
+  };
+  ASSERT_EQ(generated.substr(24, 1), "f");
+  ASSERT_EQ(generated.substr(38, 1), "f");
+  ASSERT_EQ(generated.substr(47, 1), "g");
+  const uint32_t first_fail = static_cast<uint32_t>(source.find("fail(\"")) + 1;  // not the string "fail"
+  const uint32_t second_fail = static_cast<uint32_t>(source.find("fail(2")) + 1;
+  const uint32_t other = static_cast<uint32_t>(source.find("other")) + 1;
+  for (int pass = 0; pass < 2; ++pass) {  // cold, then warm
+    EXPECT_EQ(at(24), std::make_pair(first_fail, std::string("<anonymous>")));
+    EXPECT_EQ(at(38), std::make_pair(second_fail, std::string("<anonymous>")));  // the second `fail` segment
+    EXPECT_EQ(at(47), std::make_pair(other, std::string("<anonymous>")));
+    EXPECT_EQ(at(9), std::make_pair(static_cast<uint32_t>(source.find("outer")) + 1, std::string("outer")));
+  }
+}
+
 TEST_F(SourcemapStoreTest, HermesCrashFramesGoThroughLookup) {
   // (SegmentID, FunctionID, ByteCodeOffset) lines reach lookupBytecode from the normal lookup().
   const std::string mappings = sourcemap::test::encodeMappings({{{0, 0, 0, 0, -1}, {95, 0, 7, 2, -1}}});
