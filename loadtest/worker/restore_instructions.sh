@@ -42,8 +42,11 @@ for binary in "${binaries[@]}"; do
   declare -A total=() inclusive=()
   if ((loadtest)); then
     rm -rf "$work/store"
-    while IFS=$'\t' read -r app build name path; do
-      "$binary" ingest --store "$work/store" --app "$app" --build "$build" ${name:+--name "$name"} "$path" > /dev/null
+    while IFS= read -r line; do
+      # Tabs are whitespace to `read`, which would merge the empty name of a non-map file.
+      IFS=$'\x1f' read -r app build name path <<< "${line//$'\t'/$'\x1f'}"
+      "$binary" ingest --store "$work/store" --app "$app" --build "$build" ${name:+--name "$name"} "$path" \
+        > /dev/null 2> "$work/ingest.txt" || { cat "$work/ingest.txt" >&2; exit 1; }
     done < "$work/uploads.tsv"
   fi
   for copies in "${sizes[@]}"; do
