@@ -1,8 +1,12 @@
 #include "formats/common/json_text.h"
 
-#include <simdjson.h>
-
+#include <bit>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace restack {
 namespace {
@@ -11,6 +15,48 @@ constexpr char kHex[] = "0123456789abcdef";
 
 bool needsEscape(unsigned char c) {
   return c < 0x20 || c == '"' || c == '\\';
+}
+
+// Bytes that end a plain run: those needEscape() names and every byte >= 0x80 (checked as UTF-8).
+bool endsRun(unsigned char c) {
+  return needsEscape(c) || c >= 0x80;
+}
+
+// The high bit of each byte of the 8 at `p` that ends a plain run, on a little-endian machine.
+// Only the first flagged byte is exact: a flagged byte's borrow may flag the byte after it.
+uint64_t runEndMask8(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  uint64_t x;
+  std::memcpy(&x, p, sizeof x);
+  const uint64_t control = (x - kOnes * 0x20) & ~x;  // < 0x20
+  const uint64_t quote = x ^ (kOnes * '"');
+  const uint64_t backslash = x ^ (kOnes * '\\');
+  return (control | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | x) & (kOnes * 0x80);
+}
+
+// The index of the first byte at or after `i` that ends a plain run, or `size`.
+size_t plainRunEnd(const char* data, size_t i, size_t size) {
+#if defined(__SSE2__)
+  // A signed compare with 0x20 flags control characters and bytes >= 0x80 at once.
+  const __m128i space = _mm_set1_epi8(0x20);
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= size; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    const __m128i flagged =
+        _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (const auto mask = static_cast<uint32_t>(_mm_movemask_epi8(flagged))) return i + std::countr_zero(mask);
+  }
+#endif
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= size; i += 8) {
+      if (const uint64_t mask = runEndMask8(data + i)) return i + static_cast<size_t>(std::countr_zero(mask)) / 8;
+    }
+  }
+  for (; i < size; ++i) {
+    if (endsRun(static_cast<unsigned char>(data[i]))) return i;
+  }
+  return size;
 }
 
 // Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not valid UTF-8.
@@ -75,50 +121,30 @@ void appendEscape(std::string& out, unsigned char c) {
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  // ASCII needs no UTF-8 check, and most strings (names, files, paths) need no escape either: one
-  // branch-free pass over the bytes tells both (it vectorizes), and such a string is copied whole.
-  // validate_utf8's dispatch costs more than this on the short strings most outputs are made of.
-  unsigned char high = 0;
-  bool escape = false;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    high |= byte;
-    escape |= (byte < 0x20) | (byte == '"') | (byte == '\\');
-  }
-  if (high < 0x80 && !escape) {
-    out.append(text);
-  } else if (high < 0x80 || simdjson::validate_utf8(text.data(), text.size())) {
-    // Almost every string: copied in runs between the bytes that need an escape.
-    size_t i = 0;
-    while (i < text.size()) {
-      size_t run = i;
-      while (run < text.size() && !needsEscape(static_cast<unsigned char>(text[run]))) ++run;
-      out.append(text.data() + i, run - i);
-      if (run == text.size()) break;
-      appendEscape(out, static_cast<unsigned char>(text[run]));
-      i = run + 1;
-    }
-  } else {
-    for (size_t i = 0; i < text.size();) {
-      const auto c = static_cast<unsigned char>(text[i]);
-      if (c >= 0x80) {
-        size_t length = utf8SequenceLength(text, i);
-        if (length == 0) {
-          out += "\xEF\xBF\xBD";  // U+FFFD
-          ++i;
-        } else {
-          out.append(text.substr(i, length));
-          i += length;
-        }
+  // Runs of bytes that need nothing (almost every name, file and path is one run) are found 16 or
+  // 8 bytes at a time and copied whole; a valid multi-byte UTF-8 sequence stays inside its run.
+  const char* data = text.data();
+  const size_t size = text.size();
+  size_t start = 0;  // first byte not yet copied
+  size_t i = 0;
+  for (;;) {
+    i = plainRunEnd(data, i, size);
+    if (i == size) break;
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c >= 0x80) {
+      if (size_t length = utf8SequenceLength(text, i)) {
+        i += length;
         continue;
       }
-      if (needsEscape(c))
-        appendEscape(out, c);
-      else
-        out += static_cast<char>(c);
-      ++i;
+      out.append(data + start, i - start);
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not part of valid UTF-8
+    } else {
+      out.append(data + start, i - start);
+      appendEscape(out, c);
     }
+    start = ++i;
   }
+  out.append(data + start, size - start);
   out += '"';
 }
 
