@@ -3,9 +3,13 @@
 // re-parsing every output with simdjson.
 #pragma once
 
+#include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "formats/common/json_text.h"
 
 namespace restack::pipeline {
 
@@ -35,17 +39,27 @@ class JsonWriter {
     out_.push_back(':');
     first_ = true;  // the value that follows needs no comma
   }
+  // A key spelt in the source ("frames"): an identifier, copied without looking for bytes to
+  // escape (most of an event's keys; a runtime name goes through key(std::string_view)).
+  template <size_t N>
+  void key(const char (&name)[N]) {
+    separate();
+    out_.push_back('"');
+    out_.append(std::string_view(name));
+    out_.append("\":", 2);
+    first_ = true;
+  }
   void string(std::string_view value) {
     separate();
     appendString(value);
   }
   void number(int64_t value) {
     separate();
-    out_.append(std::to_string(value));
+    appendNumber(value);
   }
   void unsignedNumber(uint64_t value) {
     separate();
-    out_.append(std::to_string(value));
+    appendNumber(value);
   }
   void boolean(bool value) {
     separate();
@@ -61,6 +75,8 @@ class JsonWriter {
     out_.append(json);
   }
 
+  // Room for `bytes` of output, so that a large event is not copied as it grows.
+  void reserve(size_t bytes) { out_.reserve(bytes); }
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
 
@@ -69,7 +85,13 @@ class JsonWriter {
     if (!first_) out_.push_back(',');
     first_ = false;
   }
-  void appendString(std::string_view value);
+  void appendString(std::string_view value) { appendJsonString(out_, value); }
+  template <typename Integer>
+  void appendNumber(Integer value) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out_.append(digits, static_cast<size_t>(end - digits));
+  }
 
   std::string out_;
   bool first_ = true;
