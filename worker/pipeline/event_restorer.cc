@@ -87,7 +87,10 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
   const std::vector<stack::StackLine> lines = stack::parseStack(stack_text);
   const std::span<const StackKind* const> kinds = stackKinds();
   RestoredStack out;
+  // An output frame per line, and room for inlined ones, so the frames are rarely moved.
+  out.frames.reserve(lines.size() + lines.size() / 2);
   std::vector<std::string> text;
+  text.reserve(lines.size());
   RunOutput output(out, text, summary);
   // Lines each kind restored so far in this stack, by registry position.
   std::vector<size_t> earlier(kinds.size(), 0);
@@ -128,6 +131,9 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     earlier[slot] += end - i;
     i = end;
   }
+  size_t text_bytes = text.size();
+  for (const std::string& line : text) text_bytes += line.size();
+  out.restored_text.reserve(text_bytes);
   for (size_t k = 0; k < text.size(); ++k) {
     if (k) out.restored_text.push_back('\n');
     out.restored_text += text[k];

@@ -39,13 +39,14 @@ class JsonWriter {
     out_.push_back(':');
     first_ = true;  // the value that follows needs no comma
   }
-  // A key spelt in the source ("frames"): an identifier, copied without looking for bytes to
-  // escape (most of an event's keys; a runtime name goes through key(std::string_view)).
+  // A key spelt in the source as a string literal ("frames"): an identifier, copied without
+  // looking for bytes to escape (most of an event's keys; a runtime name goes through
+  // key(std::string_view)). N counts the literal's terminating NUL.
   template <size_t N>
   void key(const char (&name)[N]) {
     separate();
     out_.push_back('"');
-    out_.append(std::string_view(name));
+    out_.append(name, N - 1);
     out_.append("\":", 2);
     first_ = true;
   }
