@@ -65,7 +65,12 @@ bool containsAny(std::string_view text, const auto& markers) {
 
 InAppDecision decideJava(std::string_view name) {
   for (std::string_view prefix : kJavaLibraryPrefixes) {
-    if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
+    // The first byte rules out almost every prefix without a call to compare the rest.
+    if (name.empty() || name.front() != prefix.front() || !name.starts_with(prefix)) continue;
+    std::string reason;
+    reason.reserve(13 + prefix.size());
+    reason.append("java package ").append(prefix);
+    return {false, std::move(reason)};
   }
   return {true, "java package not a known library"};
 }

@@ -74,14 +74,6 @@ bool contains(const std::string_view (&list)[N], std::string_view name) {
   return std::find(std::begin(list), std::end(list), name) != std::end(list);
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool isUuidAt(std::string_view s, size_t i) {
   static constexpr std::array<size_t, 5> kGroups = {8, 4, 4, 4, 12};
   for (size_t g = 0; g < kGroups.size(); ++g) {
@@ -211,9 +203,17 @@ std::string enclosingFunction(std::string_view normalized, const FrameKindRules&
 const char* noiseReason(std::string_view normalized, const FrameKindRules& kind) {
   if (normalized.empty()) return nullptr;
   if (const char* reason = kind.noise(normalized)) return reason;
-  const std::string lowered = lower(normalized.substr(0, 512));
+  // Lowered on the stack: this runs for every frame, and most names are longer than a string's
+  // small buffer.
+  char buffer[512];
+  const size_t size = std::min(normalized.size(), sizeof buffer);
+  for (size_t i = 0; i < size; ++i) {
+    const char c = normalized[i];
+    buffer[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  const std::string_view lowered(buffer, size);
   for (auto marker : kCrashHandlerMarkers) {
-    if (lowered.find(marker) != std::string::npos) return "noise: crash handler";
+    if (lowered.find(marker) != std::string_view::npos) return "noise: crash handler";
   }
   return nullptr;
 }

@@ -24,6 +24,7 @@ bool isSyntheticOutline(std::string_view class_name) {
 
 // "Outer$1$2" -> "Outer$_$_": anonymous classes are numbered in source order.
 bool maskAnonymousClassNumbers(std::string& class_name) {
+  if (class_name.find('$') == std::string::npos) return false;  // most classes: nothing to mask
   std::string out;
   out.reserve(class_name.size());
   bool changed = false;
