@@ -64,10 +64,10 @@ constexpr std::string_view kJsNoise[] = {"MessageQueue.__callFunction",
                                          "callFunctionReturnFlushedQueue",
                                          "__webpack_require__"};
 
-// Crash reporters' own signal / exception handlers, matched case-insensitively by substring.
-constexpr std::string_view kCrashHandlerMarkers[] = {
-    "crashhandler",    "kscrash",    "plcrash",       "sentrycrash",
-    "google_breakpad", "crashpad::", "sentrywrapped", "uncaughtexceptionhandler"};
+// Crash reporters' own signal / exception handlers, matched case-insensitively by substring:
+// those that contain "crash" (looked for only in names that do), then the others.
+constexpr std::string_view kCrashHandlerMarkers[] = {"crashhandler", "kscrash", "plcrash", "sentrycrash", "crashpad::"};
+constexpr std::string_view kOtherHandlerMarkers[] = {"google_breakpad", "sentrywrapped", "uncaughtexceptionhandler"};
 
 template <size_t N>
 bool contains(const std::string_view (&list)[N], std::string_view name) {
@@ -212,10 +212,12 @@ const char* noiseReason(std::string_view normalized, const FrameKindRules& kind)
     buffer[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   const std::string_view lowered(buffer, size);
-  for (auto marker : kCrashHandlerMarkers) {
-    if (lowered.find(marker) != std::string_view::npos) return "noise: crash handler";
-  }
-  return nullptr;
+  auto any = [lowered](const auto& markers) {
+    return std::any_of(std::begin(markers), std::end(markers),
+                       [lowered](std::string_view marker) { return lowered.find(marker) != std::string_view::npos; });
+  };
+  if (lowered.find("crash") != std::string_view::npos && any(kCrashHandlerMarkers)) return "noise: crash handler";
+  return any(kOtherHandlerMarkers) ? "noise: crash handler" : nullptr;
 }
 
 namespace kinds {
