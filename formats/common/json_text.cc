@@ -88,33 +88,35 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
 }
 
 void appendEscape(std::string& out, unsigned char c) {
+  // Written with one append: two bytes, or six for \u00XX.
+  char escape[6] = {'\\', static_cast<char>(c), '0', '0', 0, 0};
   switch (c) {
     case '"':
-      out += "\\\"";
-      break;
     case '\\':
-      out += "\\\\";
       break;
     case '\n':
-      out += "\\n";
+      escape[1] = 'n';
       break;
     case '\r':
-      out += "\\r";
+      escape[1] = 'r';
       break;
     case '\t':
-      out += "\\t";
+      escape[1] = 't';
       break;
     case '\b':
-      out += "\\b";
+      escape[1] = 'b';
       break;
     case '\f':
-      out += "\\f";
+      escape[1] = 'f';
       break;
     default:
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      escape[1] = 'u';
+      escape[4] = kHex[c >> 4];
+      escape[5] = kHex[c & 15];
+      out.append(escape, 6);
+      return;
   }
+  out.append(escape, 2);
 }
 
 }  // namespace

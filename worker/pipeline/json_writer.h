@@ -44,10 +44,14 @@ class JsonWriter {
   // key(std::string_view)). N counts the literal's terminating NUL.
   template <size_t N>
   void key(const char (&name)[N]) {
-    separate();
-    out_.push_back('"');
-    out_.append(name, N - 1);
-    out_.append("\":", 2);
+    char quoted[N + 3];  // ,"name": in one append
+    size_t size = 0;
+    if (!first_) quoted[size++] = ',';
+    quoted[size++] = '"';
+    for (size_t i = 0; i + 1 < N; ++i) quoted[size++] = name[i];
+    quoted[size++] = '"';
+    quoted[size++] = ':';
+    out_.append(quoted, size);
     first_ = true;
   }
   void string(std::string_view value) {
