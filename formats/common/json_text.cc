@@ -13,50 +13,44 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-bool needsEscape(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\';
+#if defined(__SSE2__)
+// Bit k set when byte k of the 16 at `p` ends a plain run. A signed compare with 0x20 flags
+// control characters and bytes >= 0x80 at once.
+uint32_t runEndMask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i flagged =
+      _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<uint32_t>(_mm_movemask_epi8(flagged));
 }
-
-// Bytes that end a plain run: those needEscape() names and every byte >= 0x80 (checked as UTF-8).
-bool endsRun(unsigned char c) {
-  return needsEscape(c) || c >= 0x80;
-}
-
-// The high bit of each byte of the 8 at `p` that ends a plain run, on a little-endian machine.
-// Only the first flagged byte is exact: a flagged byte's borrow may flag the byte after it.
-uint64_t runEndMask8(const char* p) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  uint64_t x;
-  std::memcpy(&x, p, sizeof x);
-  const uint64_t control = (x - kOnes * 0x20) & ~x;  // < 0x20
-  const uint64_t quote = x ^ (kOnes * '"');
-  const uint64_t backslash = x ^ (kOnes * '\\');
-  return (control | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | x) & (kOnes * 0x80);
-}
+#endif
 
 // The index of the first byte at or after `i` that ends a plain run, or `size`.
 size_t plainRunEnd(const char* data, size_t i, size_t size) {
 #if defined(__SSE2__)
-  // A signed compare with 0x20 flags control characters and bytes >= 0x80 at once.
-  const __m128i space = _mm_set1_epi8(0x20);
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
   for (; i + 16 <= size; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-    const __m128i flagged =
-        _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (const auto mask = static_cast<uint32_t>(_mm_movemask_epi8(flagged))) return i + std::countr_zero(mask);
+    if (const uint32_t mask = runEndMask16(data + i)) return i + std::countr_zero(mask);
   }
-#endif
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; i + 8 <= size; i += 8) {
-      if (const uint64_t mask = runEndMask8(data + i)) return i + static_cast<size_t>(std::countr_zero(mask)) / 8;
-    }
+  if (i == size) return size;
+  // The last 1-15 bytes without a loop over them: the string's last 16 bytes, shifted past those
+  // before `i`, or for a shorter string its bytes padded with plain ones.
+  uint32_t mask;
+  if (size >= 16) {
+    mask = runEndMask16(data + size - 16) >> (i - (size - 16));
+  } else {
+    char padded[16];
+    std::memset(padded, 'a', sizeof padded);
+    std::memcpy(padded, data + i, size - i);
+    mask = runEndMask16(padded);
   }
+  return mask != 0 ? i + std::countr_zero(mask) : size;
+#else
   for (; i < size; ++i) {
-    if (endsRun(static_cast<unsigned char>(data[i]))) return i;
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return i;
   }
   return size;
+#endif
 }
 
 // Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not valid UTF-8.
@@ -123,8 +117,8 @@ void appendEscape(std::string& out, unsigned char c) {
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  // Runs of bytes that need nothing (almost every name, file and path is one run) are found 16 or
-  // 8 bytes at a time and copied whole; a valid multi-byte UTF-8 sequence stays inside its run.
+  // Runs of bytes that need nothing (almost every name, file and path is one run) are found 16
+  // bytes at a time and copied whole; a valid multi-byte UTF-8 sequence stays inside its run.
   const char* data = text.data();
   const size_t size = text.size();
   size_t start = 0;  // first byte not yet copied

@@ -1,4 +1,4 @@
-// appendJsonString finds the bytes to escape 16 or 8 at a time; its output must be exactly what a
+// appendJsonString finds the bytes to escape 16 at a time; its output must be exactly what a
 // byte-by-byte writer gives, whatever the length of a string and wherever the bytes fall in it.
 #include "formats/common/json_text.h"
 
@@ -97,9 +97,8 @@ TEST(JsonText, Examples) {
   EXPECT_EQ(written("ab\xE4\xB8"), "\"ab\xEF\xBF\xBD\xEF\xBF\xBD\"");
 }
 
-// Every special byte at every position of strings of every length up to 40 (the 16- and 8-byte
-// steps and their tails), next to plain bytes and spaces (a space after a control character is
-// where a borrow could flag a plain byte).
+// Every special byte at every position of strings of every length up to 40: the 16-byte steps,
+// the window over a string's last 16 bytes and the padded copy of a shorter string.
 TEST(JsonText, EveryPositionAndLength) {
   const std::string specials[] = {"\"",   "\\",   "\n",       std::string(1, '\0'), "\x1f",
                                   " ",    "\x7f", "\xC3\xA9", "\xE2\x82\xAC",       "\xF0\x9F\x98\x80",
