@@ -103,7 +103,10 @@ class JavaKind final : public StackKind {
     }
     const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
     auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
-      std::string& text = out.emplace_back(line.indent);
+      std::string& text = out.emplace_back();
+      text.reserve(line.indent.size() + or_prefix.size() + at.size() + frame.module.size() + frame.function.size() +
+                   frame.file.size() + 16);
+      text += line.indent;
       text += or_prefix;
       text += at;
       appendFrameText(text, frame);
