@@ -78,7 +78,12 @@ InAppDecision decideJava(std::string_view name) {
   static const PrefixesByFirstByte kByFirstByte;
   if (!name.empty()) {
     for (std::string_view prefix : kByFirstByte.lists[static_cast<unsigned char>(name.front())]) {
-      if (!name.starts_with(prefix)) continue;
+      // Most "com." prefixes differ from a name in the letter before their final dot.
+      const size_t last = prefix.size() - 1;
+      if (name.size() <= last || name[last] != prefix[last] || name[last - 1] != prefix[last - 1] ||
+          !name.starts_with(prefix)) {
+        continue;
+      }
       std::string reason;
       reason.reserve(13 + prefix.size());
       reason.append("java package ").append(prefix);
