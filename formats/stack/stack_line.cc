@@ -10,13 +10,15 @@ constinit const LineSyntax kBlankLine("blank", false);
 constinit const LineSyntax kUnknownLine("unknown", false);
 
 std::string normalizeDebugId(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
+  // Written in place and cut to length once: a push_back per digit checked the capacity each time.
+  std::string out(text.size(), '\0');
+  size_t size = 0;
   for (char c : text) {
     if (c == '-') continue;
     if (!scan::isHexDigit(c)) return {};
-    out.push_back(c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c);
+    out[size++] = c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c;
   }
+  out.resize(size);
   return out;
 }
 
