@@ -22,21 +22,31 @@ std::string normalizeDebugId(std::string_view text) {
   return out;
 }
 
-StackLine parseStackLine(std::string_view line) {
-  StackLine result;
+namespace {
+
+// Reads `line` into `result`, a default StackLine: parseStack reads each line into its place in
+// the vector instead of moving a returned one there.
+void parseStackLineInto(std::string_view line, StackLine& result) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  result.raw = std::string(line);
+  result.raw.assign(line);
   size_t indent = 0;
   while (indent < line.size() && scan::isSpace(line[indent])) ++indent;
-  result.indent = std::string(line.substr(0, indent));
+  result.indent.assign(line.substr(0, indent));
   std::string_view trimmed = scan::trim(line);
   if (trimmed.empty()) {
     result.syntax = &kBlankLine;
-    return result;
+    return;
   }
   for (const LineSyntax* syntax : lineSyntaxes()) {
     if (syntax->parse(trimmed, result)) break;
   }
+}
+
+}  // namespace
+
+StackLine parseStackLine(std::string_view line) {
+  StackLine result;
+  parseStackLineInto(line, result);
   return result;
 }
 
@@ -47,7 +57,7 @@ std::vector<StackLine> parseStack(std::string_view stack) {
   while (!stack.empty()) {
     size_t end = stack.find('\n');
     std::string_view line = stack.substr(0, end);
-    lines.push_back(parseStackLine(line));
+    parseStackLineInto(line, lines.emplace_back());
     if (end == std::string_view::npos) break;
     stack.remove_prefix(end + 1);
   }

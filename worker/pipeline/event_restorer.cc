@@ -59,8 +59,10 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     frame.status = FrameStatus::kSymbolicated;
     frame.reason = lookup.reason;
     frame.frame = std::move(lookup.frames[i]);
-    frame.tier = lookup.tier;
-    frame.note = lookup.note;
+    // The last frame of an inline chain takes the lookup's strings, the others copy them.
+    const bool last = i + 1 == lookup.frames.size();
+    frame.tier = last ? std::move(lookup.tier) : lookup.tier;
+    frame.note = last ? std::move(lookup.note) : lookup.note;
     if (i == 0) frame.alternatives = std::move(lookup.alternatives);
   }
   if (kind == nullptr) {
