@@ -74,6 +74,7 @@ class JsKind final : public StackKind {
   bool claims(const stack::StackLine& line) const override { return stack::asJsFrame(line) != nullptr; }
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
+    bool any_symbolicated = false;
     for (const stack::StackLine& line : run.lines) {
       const stack::JsFrameLine& js = *stack::asJsFrame(line);
       if (js.builtin) {
@@ -82,11 +83,11 @@ class JsKind final : public StackKind {
       }
       auto lookup = sourcemapResolver(run.symbolizer).lookup(run.scope, js);
       if (!lookup) return lookup.error();
-      if (lookup->status == FrameStatus::kSymbolicated) {
-        run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
-      }
+      any_symbolicated = any_symbolicated || lookup->status == FrameStatus::kSymbolicated;
       out.frame(this, line, std::move(*lookup));
     }
+    // Once per run: every frame of it notes the same build's maps, in the same minute.
+    if (any_symbolicated) run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
     return Status::ok();
   }
 
