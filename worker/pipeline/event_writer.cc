@@ -62,14 +62,14 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   json.key("raw");
   json.string(frame.raw);
   json.key("status");
-  json.string(frameStatusName(frame.status));
+  json.name(frameStatusName(frame.status));
   // Only on frames not fully restored (docs/design.md §5): restored frames keep their shape.
   if (frame.reason != FrameReason::kNone) {
     json.key("reason");
-    json.string(frameReasonName(frame.reason));
+    json.name(frameReasonName(frame.reason));
   }
   json.key("kind");
-  json.string(kindName(frame.kind));
+  json.name(kindName(frame.kind));
   writeSymbolizedFields(json, frame.frame);
   if (frame.status == FrameStatus::kSymbolicated) {
     json.key("inlined");
@@ -89,7 +89,7 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   }
   if (frame.missing_id_kind != MissingIdKind::kNone) {
     json.key("missing_id_kind");
-    json.string(missingIdKindName(frame.missing_id_kind));
+    json.name(missingIdKindName(frame.missing_id_kind));
   }
   if (frame.reason == FrameReason::kAmbiguous && !frame.alternatives.empty()) writeCandidates(json, frame);
   if (!frame.note.empty()) {
@@ -242,7 +242,7 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
   json.key("symbolication");
   json.beginObject();
   json.key("status");
-  json.string(symbolicationStateName(restored.state));
+  json.name(symbolicationStateName(restored.state));
   json.key("missing");
   json.beginArray();
   for (const std::string& id : restored.missing_ids) json.string(id);

@@ -58,6 +58,14 @@ class JsonWriter {
     separate();
     appendString(value);
   }
+  // A value the code spells (a status, reason or kind name): ASCII with no byte to escape, copied
+  // as is.
+  void name(std::string_view value) {
+    separate();
+    out_.push_back('"');
+    out_.append(value);
+    out_.push_back('"');
+  }
   void number(int64_t value) {
     separate();
     appendNumber(value);
@@ -68,7 +76,7 @@ class JsonWriter {
   }
   void boolean(bool value) {
     separate();
-    out_.append(value ? "true" : "false");
+    out_.append(value ? "true" : "false", value ? 4 : 5);
   }
   void null() {
     separate();
