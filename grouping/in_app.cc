@@ -2,6 +2,7 @@
 #include "grouping/in_app.h"
 
 #include <array>
+#include <vector>
 
 #include "grouping/kinds.h"
 #include "grouping/kinds/native_rules.h"
@@ -63,9 +64,31 @@ bool containsAny(std::string_view text, const auto& markers) {
   return false;
 }
 
+// kJavaLibraryPrefixes by first byte, each list in the table's order (the first match wins), so a
+// name is compared with the few prefixes that can match instead of all of them.
+struct PrefixesByFirstByte {
+  std::array<std::vector<std::string_view>, 256> lists;
+  PrefixesByFirstByte() {
+    for (std::string_view prefix : kJavaLibraryPrefixes)
+      lists[static_cast<unsigned char>(prefix.front())].push_back(prefix);
+  }
+};
+
 InAppDecision decideJava(std::string_view name) {
-  for (std::string_view prefix : kJavaLibraryPrefixes) {
-    if (name.starts_with(prefix)) return {false, "java package " + std::string(prefix)};
+  static const PrefixesByFirstByte kByFirstByte;
+  if (!name.empty()) {
+    for (std::string_view prefix : kByFirstByte.lists[static_cast<unsigned char>(name.front())]) {
+      // Most "com." prefixes differ from a name in the letter before their final dot.
+      const size_t last = prefix.size() - 1;
+      if (name.size() <= last || name[last] != prefix[last] || name[last - 1] != prefix[last - 1] ||
+          !name.starts_with(prefix)) {
+        continue;
+      }
+      std::string reason;
+      reason.reserve(13 + prefix.size());
+      reason.append("java package ").append(prefix);
+      return {false, std::move(reason)};
+    }
   }
   return {true, "java package not a known library"};
 }

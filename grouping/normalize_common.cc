@@ -64,22 +64,14 @@ constexpr std::string_view kJsNoise[] = {"MessageQueue.__callFunction",
                                          "callFunctionReturnFlushedQueue",
                                          "__webpack_require__"};
 
-// Crash reporters' own signal / exception handlers, matched case-insensitively by substring.
-constexpr std::string_view kCrashHandlerMarkers[] = {
-    "crashhandler",    "kscrash",    "plcrash",       "sentrycrash",
-    "google_breakpad", "crashpad::", "sentrywrapped", "uncaughtexceptionhandler"};
+// Crash reporters' own signal / exception handlers, matched case-insensitively by substring:
+// those that contain "crash" (looked for only in names that do), then the others.
+constexpr std::string_view kCrashHandlerMarkers[] = {"crashhandler", "kscrash", "plcrash", "sentrycrash", "crashpad::"};
+constexpr std::string_view kOtherHandlerMarkers[] = {"google_breakpad", "sentrywrapped", "uncaughtexceptionhandler"};
 
 template <size_t N>
 bool contains(const std::string_view (&list)[N], std::string_view name) {
   return std::find(std::begin(list), std::end(list), name) != std::end(list);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 bool isUuidAt(std::string_view s, size_t i) {
@@ -211,11 +203,21 @@ std::string enclosingFunction(std::string_view normalized, const FrameKindRules&
 const char* noiseReason(std::string_view normalized, const FrameKindRules& kind) {
   if (normalized.empty()) return nullptr;
   if (const char* reason = kind.noise(normalized)) return reason;
-  const std::string lowered = lower(normalized.substr(0, 512));
-  for (auto marker : kCrashHandlerMarkers) {
-    if (lowered.find(marker) != std::string::npos) return "noise: crash handler";
+  // Lowered on the stack: this runs for every frame, and most names are longer than a string's
+  // small buffer.
+  char buffer[512];
+  const size_t size = std::min(normalized.size(), sizeof buffer);
+  for (size_t i = 0; i < size; ++i) {
+    const char c = normalized[i];
+    buffer[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
-  return nullptr;
+  const std::string_view lowered(buffer, size);
+  auto any = [lowered](const auto& markers) {
+    return std::any_of(std::begin(markers), std::end(markers),
+                       [lowered](std::string_view marker) { return lowered.find(marker) != std::string_view::npos; });
+  };
+  if (lowered.find("crash") != std::string_view::npos && any(kCrashHandlerMarkers)) return "noise: crash handler";
+  return any(kOtherHandlerMarkers) ? "noise: crash handler" : nullptr;
 }
 
 namespace kinds {

@@ -24,6 +24,7 @@ bool isSyntheticOutline(std::string_view class_name) {
 
 // "Outer$1$2" -> "Outer$_$_": anonymous classes are numbered in source order.
 bool maskAnonymousClassNumbers(std::string& class_name) {
+  if (class_name.find('$') == std::string::npos) return false;  // most classes: nothing to mask
   std::string out;
   out.reserve(class_name.size());
   bool changed = false;
@@ -83,7 +84,15 @@ NormalizedName normalizeJavaName(std::string_view function) {
   // javac "lambda$onClick$0", Kotlin "onClick$lambda$0" / "onClick$lambda-1", "$values$1".
   note(text::stripTrailingNumbers(method, "$-"), "java:lambda-number");
 
-  result.name = class_name.empty() ? method : class_name + "." + method;
+  if (class_name.empty()) {
+    result.name = std::move(method);
+  } else {
+    // One allocation for "class.method" (operator+ made a new string and grew it).
+    class_name.reserve(class_name.size() + 1 + method.size());
+    class_name += '.';
+    class_name += method;
+    result.name = std::move(class_name);
+  }
   return result;
 }
 

@@ -14,14 +14,16 @@ void Symbolizer::noteUsed(const EventScope& scope, const StoreFamily& family) {
   if (scope.app.empty() && scope.build_id.empty()) return;
   // Called per restored frame: one buffer per thread instead of a string per call.
   thread_local std::string set;
-  set = usage::buildSet(family.name(), scope.app, scope.build_id);
+  set.clear();
+  usage::appendBuildSet(set, family.name(), scope.app, scope.build_id);
   usage_.note(set);
 }
 
 void Symbolizer::noteId(const StoreFamily& family, std::string_view id) {
   if (id.empty()) return;
   thread_local std::string set;
-  set = usage::idSet(family.name(), id);
+  set.clear();
+  usage::appendIdSet(set, family.name(), id);
   usage_.note(set);
 }
 

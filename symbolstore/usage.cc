@@ -16,13 +16,19 @@ const records::RecordType kUsageTime{"usage", "time", 1, kUsageRecordVersion,
 
 namespace usage {
 
+void appendBuildSet(std::string& out, std::string_view family, std::string_view app, std::string_view build) {
+  out.push_back('b');
+  out.append(family);
+  out.push_back('\0');
+  out.append(app);
+  out.push_back('\0');
+  out.append(build);
+}
+
 std::string buildSet(std::string_view family, std::string_view app, std::string_view build) {
-  std::string set = "b";
-  set.append(family);
-  set.push_back('\0');
-  set.append(app);
-  set.push_back('\0');
-  set.append(build);
+  std::string set;
+  set.reserve(3 + family.size() + app.size() + build.size());
+  appendBuildSet(set, family, app, build);
   return set;
 }
 
@@ -30,11 +36,17 @@ std::string imageSet(std::string_view debug_id_hex) {
   return "d" + std::string(debug_id_hex);
 }
 
+void appendIdSet(std::string& out, std::string_view family, std::string_view id) {
+  out.push_back('i');
+  out.append(family);
+  out.push_back('\0');
+  out.append(id);
+}
+
 std::string idSet(std::string_view family, std::string_view id) {
-  std::string set = "i";
-  set.append(family);
-  set.push_back('\0');
-  set.append(id);
+  std::string set;
+  set.reserve(2 + family.size() + id.size());
+  appendIdSet(set, family, id);
   return set;
 }
 

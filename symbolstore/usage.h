@@ -59,6 +59,9 @@ std::string buildSet(std::string_view family, std::string_view app, std::string_
 std::string imageSet(std::string_view debug_id_hex);
 // A family's symbols named by an id the event gave (R8's pg_map_id) rather than by its build.
 std::string idSet(std::string_view family, std::string_view id);
+// The same sets appended to `out`, for callers that note a set per frame into a reused buffer.
+void appendBuildSet(std::string& out, std::string_view family, std::string_view app, std::string_view build);
+void appendIdSet(std::string& out, std::string_view family, std::string_view id);
 // The debug id a frame prints ("8A1E…-…", upper or lower case, with or without dashes), as
 // lowercase hex; "" when it is not hex.
 std::string normalizeDebugId(std::string_view printed);

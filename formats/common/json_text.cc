@@ -1,16 +1,56 @@
 #include "formats/common/json_text.h"
 
-#include <simdjson.h>
-
+#include <bit>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace restack {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-bool needsEscape(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\';
+#if defined(__SSE2__)
+// Bit k set when byte k of the 16 at `p` ends a plain run. A signed compare with 0x20 flags
+// control characters and bytes >= 0x80 at once.
+uint32_t runEndMask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i flagged =
+      _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<uint32_t>(_mm_movemask_epi8(flagged));
+}
+#endif
+
+// The index of the first byte at or after `i` that ends a plain run, or `size`.
+size_t plainRunEnd(const char* data, size_t i, size_t size) {
+#if defined(__SSE2__)
+  for (; i + 16 <= size; i += 16) {
+    if (const uint32_t mask = runEndMask16(data + i)) return i + std::countr_zero(mask);
+  }
+  if (i == size) return size;
+  // The last 1-15 bytes without a loop over them: the string's last 16 bytes, shifted past those
+  // before `i`, or for a shorter string its bytes padded with plain ones.
+  uint32_t mask;
+  if (size >= 16) {
+    mask = runEndMask16(data + size - 16) >> (i - (size - 16));
+  } else {
+    char padded[16];
+    std::memset(padded, 'a', sizeof padded);
+    std::memcpy(padded, data + i, size - i);
+    mask = runEndMask16(padded);
+  }
+  return mask != 0 ? i + std::countr_zero(mask) : size;
+#else
+  for (; i < size; ++i) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return i;
+  }
+  return size;
+#endif
 }
 
 // Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not valid UTF-8.
@@ -42,83 +82,65 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
 }
 
 void appendEscape(std::string& out, unsigned char c) {
+  // Written with one append: two bytes, or six for \u00XX.
+  char escape[6] = {'\\', static_cast<char>(c), '0', '0', 0, 0};
   switch (c) {
     case '"':
-      out += "\\\"";
-      break;
     case '\\':
-      out += "\\\\";
       break;
     case '\n':
-      out += "\\n";
+      escape[1] = 'n';
       break;
     case '\r':
-      out += "\\r";
+      escape[1] = 'r';
       break;
     case '\t':
-      out += "\\t";
+      escape[1] = 't';
       break;
     case '\b':
-      out += "\\b";
+      escape[1] = 'b';
       break;
     case '\f':
-      out += "\\f";
+      escape[1] = 'f';
       break;
     default:
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      escape[1] = 'u';
+      escape[4] = kHex[c >> 4];
+      escape[5] = kHex[c & 15];
+      out.append(escape, 6);
+      return;
   }
+  out.append(escape, 2);
 }
 
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  // ASCII needs no UTF-8 check, and most strings (names, files, paths) need no escape either: one
-  // branch-free pass over the bytes tells both (it vectorizes), and such a string is copied whole.
-  // validate_utf8's dispatch costs more than this on the short strings most outputs are made of.
-  unsigned char high = 0;
-  bool escape = false;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    high |= byte;
-    escape |= (byte < 0x20) | (byte == '"') | (byte == '\\');
-  }
-  if (high < 0x80 && !escape) {
-    out.append(text);
-  } else if (high < 0x80 || simdjson::validate_utf8(text.data(), text.size())) {
-    // Almost every string: copied in runs between the bytes that need an escape.
-    size_t i = 0;
-    while (i < text.size()) {
-      size_t run = i;
-      while (run < text.size() && !needsEscape(static_cast<unsigned char>(text[run]))) ++run;
-      out.append(text.data() + i, run - i);
-      if (run == text.size()) break;
-      appendEscape(out, static_cast<unsigned char>(text[run]));
-      i = run + 1;
-    }
-  } else {
-    for (size_t i = 0; i < text.size();) {
-      const auto c = static_cast<unsigned char>(text[i]);
-      if (c >= 0x80) {
-        size_t length = utf8SequenceLength(text, i);
-        if (length == 0) {
-          out += "\xEF\xBF\xBD";  // U+FFFD
-          ++i;
-        } else {
-          out.append(text.substr(i, length));
-          i += length;
-        }
+  // Runs of bytes that need nothing (almost every name, file and path is one run) are found 16
+  // bytes at a time and copied whole; a valid multi-byte UTF-8 sequence stays inside its run.
+  const char* data = text.data();
+  const size_t size = text.size();
+  size_t start = 0;  // first byte not yet copied
+  size_t i = 0;
+  for (;;) {
+    i = plainRunEnd(data, i, size);
+    if (i == size) break;
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c >= 0x80) {
+      if (size_t length = utf8SequenceLength(text, i)) {
+        i += length;
         continue;
       }
-      if (needsEscape(c))
-        appendEscape(out, c);
-      else
-        out += static_cast<char>(c);
-      ++i;
+      out.append(data + start, i - start);
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not part of valid UTF-8
+    } else {
+      out.append(data + start, i - start);
+      appendEscape(out, c);
     }
+    start = ++i;
   }
+  out.append(data + start, size - start);
   out += '"';
 }
 

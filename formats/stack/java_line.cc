@@ -5,16 +5,31 @@
 namespace restack::stack {
 namespace {
 
-bool isJavaNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || scan::isDigit(c) || c == '_' || c == '$' || c == '.' ||
-         c == '<' || c == '>' || c == '-' || static_cast<unsigned char>(c) >= 0x80;
+constexpr bool isJavaNameChar(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+         c == '.' || c == '<' || c == '>' || c == '-' || c >= 0x80;
 }
+
+// The bytes a class name and a method name may hold, one table lookup per byte instead of the
+// chain of comparisons above (every Java line of every stack goes through these loops).
+struct NameBytes {
+  bool in_class[256] = {};
+  bool in_method[256] = {};
+  constexpr NameBytes() {
+    for (int c = 0; c < 256; ++c) {
+      const auto byte = static_cast<unsigned char>(c);
+      in_class[c] = isJavaNameChar(byte) && byte != '<' && byte != '>';
+      in_method[c] = isJavaNameChar(byte) && byte != '.';
+    }
+  }
+};
+constexpr NameBytes kNameBytes;
 
 // A (possibly obfuscated) fully qualified class name: "a.b", "com.x.Foo$Bar", or a bare "Foo".
 bool looksLikeClassName(std::string_view name, bool require_package) {
   if (name.empty() || scan::isDigit(name.front()) || name.front() == '.' || name.back() == '.') return false;
   for (char c : name) {
-    if (!isJavaNameChar(c) || c == '<' || c == '>') return false;
+    if (!kNameBytes.in_class[static_cast<unsigned char>(c)]) return false;
   }
   return !require_package || name.find('.') != std::string_view::npos;
 }
@@ -41,7 +56,7 @@ std::optional<JavaFrameLine> parseJavaFrameLine(std::string_view trimmed) {
   std::string_view method = qualified.substr(dot + 1);
   if (!looksLikeClassName(class_name, false)) return std::nullopt;
   for (char c : method) {
-    if (!isJavaNameChar(c) || c == '.') return std::nullopt;
+    if (!kNameBytes.in_method[static_cast<unsigned char>(c)]) return std::nullopt;
   }
   frame.class_name = std::string(class_name);
   frame.method = std::string(method);

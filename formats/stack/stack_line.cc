@@ -1,5 +1,7 @@
 #include "formats/stack/stack_line.h"
 
+#include <algorithm>
+
 #include "formats/stack/text_scan.h"
 
 namespace restack::stack {
@@ -8,40 +10,54 @@ constinit const LineSyntax kBlankLine("blank", false);
 constinit const LineSyntax kUnknownLine("unknown", false);
 
 std::string normalizeDebugId(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
+  // Written in place and cut to length once: a push_back per digit checked the capacity each time.
+  std::string out(text.size(), '\0');
+  size_t size = 0;
   for (char c : text) {
     if (c == '-') continue;
     if (!scan::isHexDigit(c)) return {};
-    out.push_back(c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c);
+    out[size++] = c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c;
   }
+  out.resize(size);
   return out;
 }
 
-StackLine parseStackLine(std::string_view line) {
-  StackLine result;
+namespace {
+
+// Reads `line` into `result`, a default StackLine: parseStack reads each line into its place in
+// the vector instead of moving a returned one there.
+void parseStackLineInto(std::string_view line, StackLine& result) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  result.raw = std::string(line);
+  result.raw.assign(line);
   size_t indent = 0;
   while (indent < line.size() && scan::isSpace(line[indent])) ++indent;
-  result.indent = std::string(line.substr(0, indent));
+  result.indent.assign(line.substr(0, indent));
   std::string_view trimmed = scan::trim(line);
   if (trimmed.empty()) {
     result.syntax = &kBlankLine;
-    return result;
+    return;
   }
   for (const LineSyntax* syntax : lineSyntaxes()) {
     if (syntax->parse(trimmed, result)) break;
   }
+}
+
+}  // namespace
+
+StackLine parseStackLine(std::string_view line) {
+  StackLine result;
+  parseStackLineInto(line, result);
   return result;
 }
 
 std::vector<StackLine> parseStack(std::string_view stack) {
   std::vector<StackLine> lines;
+  // One allocation per stack instead of one per doubling, each of which moves every line.
+  lines.reserve(static_cast<size_t>(std::count(stack.begin(), stack.end(), '\n')) + 1);
   while (!stack.empty()) {
     size_t end = stack.find('\n');
     std::string_view line = stack.substr(0, end);
-    lines.push_back(parseStackLine(line));
+    parseStackLineInto(line, lines.emplace_back());
     if (end == std::string_view::npos) break;
     stack.remove_prefix(end + 1);
   }

@@ -5,6 +5,9 @@
 // every output is checked (events.h):
 //   build/loadtest/worker/restack_loadtest --scenario standard|latency|memory|scaling|coldstart [--restart-at F]
 //   (scripts/loadtest.sh standard builds what is needed and runs it)
+//   build/loadtest/worker/restack_loadtest --write-events events.jsonl --builds 1 --events 2000
+//     writes the scenarios' generated events as JSON Lines and prints each build's symbol files (app,
+//     build id, name, path; tab-separated), for `restack symbolicate --json` and callgrind without Kafka
 //
 // Without --scenario, the demo's real sample symbols and events (every stack kind), first through
 // the pipeline alone, then through librdkafka's mock cluster or --brokers:
@@ -22,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <thread>
@@ -309,6 +313,24 @@ int latencyRun(const Options& options, const std::vector<std::string>& events) {
 namespace restack::loadtest {
 namespace {
 
+// The events a scenario would produce, written to `path` (one per line), and on stdout one line
+// per symbol file of every build: app, build id, name (source maps; else empty) and path, with tabs.
+int writeEvents(const RunOptions& run, const std::string& path) {
+  auto corpus = prepareCorpus(run.corpus_dir, run.builds);
+  if (!corpus) return std::fprintf(stderr, "%s\n", corpus.error().message().c_str()), 1;
+  EventGenerator generator(*corpus, run.events_options);
+  std::ofstream out(path, std::ios::binary);
+  for (size_t i = 0; i < run.events && out; ++i) out << generator.make(i).json << '\n';
+  if (!out) return std::fprintf(stderr, "cannot write %s\n", path.c_str()), 1;
+  for (const CorpusBuild& build : corpus->builds) {
+    for (const CorpusUpload& upload : build.uploads) {
+      std::printf("%s\t%s\t%s\t%s\n", corpus->app.c_str(), build.build_id.c_str(), upload.name.c_str(),
+                  upload.path.c_str());
+    }
+  }
+  return 0;
+}
+
 // The scenarios of the load generator brief, each a set of defaults any flag overrides.
 int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app) {
   auto unless = [&](const char* flag, auto& field, auto value) {
@@ -357,13 +379,16 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
 int main(int argc, char** argv) {
   restack::loadtest::Options options;
   restack::loadtest::RunOptions run;
-  std::string scenario, mix;
+  std::string scenario, mix, write_events;
   CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone"};
   app.add_option("--scenario", scenario,
                  "standard (flat out, 200k events, 50 builds), latency (10k events/s), memory (1,000 builds), "
                  "scaling (1, 2, 4 workers), coldstart (standard, with a restart of the worker on its store "
                  "half-way); without it, the demo samples")
       ->check(CLI::IsMember({"standard", "latency", "memory", "scaling", "coldstart"}));
+  app.add_option("--write-events", write_events,
+                 "Write the scenarios' generated events (JSON Lines) to this file, print each build's symbol files "
+                 "(app, build id, name, path) and exit");
   app.add_option("--builds", run.builds, "Scenarios: builds in the symbol corpus")->default_val(50);
   app.add_option("--corpus", run.corpus_dir, "Scenarios: corpus folder (made once, grown as needed)")
       ->default_val(restack::loadtest::defaultCorpusDir());
@@ -409,7 +434,7 @@ int main(int argc, char** argv) {
       ->default_val(3);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
-  if (!scenario.empty()) {
+  if (!scenario.empty() || !write_events.empty()) {
     run.events = options.events;
     run.partitions = app.count("--partitions") ? options.partitions : 4;
     run.threads = options.threads;
@@ -422,6 +447,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
+    if (!write_events.empty()) return restack::loadtest::writeEvents(run, write_events);
     return restack::loadtest::runScenario(scenario, run, app);
   }
   if (options.rate > 0 && options.brokers.empty()) {

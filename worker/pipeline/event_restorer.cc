@@ -59,8 +59,10 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     frame.status = FrameStatus::kSymbolicated;
     frame.reason = lookup.reason;
     frame.frame = std::move(lookup.frames[i]);
-    frame.tier = lookup.tier;
-    frame.note = lookup.note;
+    // The last frame of an inline chain takes the lookup's strings, the others copy them.
+    const bool last = i + 1 == lookup.frames.size();
+    frame.tier = last ? std::move(lookup.tier) : lookup.tier;
+    frame.note = last ? std::move(lookup.note) : lookup.note;
     if (i == 0) frame.alternatives = std::move(lookup.alternatives);
   }
   if (kind == nullptr) {
@@ -87,7 +89,10 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
   const std::vector<stack::StackLine> lines = stack::parseStack(stack_text);
   const std::span<const StackKind* const> kinds = stackKinds();
   RestoredStack out;
+  // An output frame per line, and room for inlined ones, so the frames are rarely moved.
+  out.frames.reserve(lines.size() + lines.size() / 2);
   std::vector<std::string> text;
+  text.reserve(lines.size());
   RunOutput output(out, text, summary);
   // Lines each kind restored so far in this stack, by registry position.
   std::vector<size_t> earlier(kinds.size(), 0);
@@ -128,6 +133,9 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     earlier[slot] += end - i;
     i = end;
   }
+  size_t text_bytes = text.size();
+  for (const std::string& line : text) text_bytes += line.size();
+  out.restored_text.reserve(text_bytes);
   for (size_t k = 0; k < text.size(); ++k) {
     if (k) out.restored_text.push_back('\n');
     out.restored_text += text[k];

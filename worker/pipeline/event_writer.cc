@@ -62,14 +62,14 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   json.key("raw");
   json.string(frame.raw);
   json.key("status");
-  json.string(frameStatusName(frame.status));
+  json.name(frameStatusName(frame.status));
   // Only on frames not fully restored (docs/design.md §5): restored frames keep their shape.
   if (frame.reason != FrameReason::kNone) {
     json.key("reason");
-    json.string(frameReasonName(frame.reason));
+    json.name(frameReasonName(frame.reason));
   }
   json.key("kind");
-  json.string(kindName(frame.kind));
+  json.name(kindName(frame.kind));
   writeSymbolizedFields(json, frame.frame);
   if (frame.status == FrameStatus::kSymbolicated) {
     json.key("inlined");
@@ -89,7 +89,7 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   }
   if (frame.missing_id_kind != MissingIdKind::kNone) {
     json.key("missing_id_kind");
-    json.string(missingIdKindName(frame.missing_id_kind));
+    json.name(missingIdKindName(frame.missing_id_kind));
   }
   if (frame.reason == FrameReason::kAmbiguous && !frame.alternatives.empty()) writeCandidates(json, frame);
   if (!frame.note.empty()) {
@@ -171,6 +171,36 @@ size_t largestStack(const RestoredEvent& restored) {
   return largest;
 }
 
+// About the size of the whole output (frames' fixed keys and values at ~160 bytes each), so that
+// the writer allocates once for most events instead of copying a large one as it grows.
+size_t estimatedBytes(const RawEvent& raw, const RestoredEvent& restored, std::string_view fingerprint_json) {
+  size_t bytes = 256 + fingerprint_json.size();
+  auto fields = [&bytes](const std::vector<RawField>& passthrough) {
+    for (const RawField& field : passthrough) bytes += field.key.size() + field.json.size() + 4;
+  };
+  auto stack = [&bytes](const RestoredStack& restored_stack) {
+    bytes += restored_stack.restored_text.size() + 64;
+    for (const OutputFrame& frame : restored_stack.frames) {
+      bytes +=
+          160 + frame.raw.size() + frame.frame.function.size() + frame.frame.file.size() + frame.frame.module.size();
+    }
+  };
+  fields(raw.passthrough);
+  for (const RawThread& thread : raw.threads) {
+    fields(thread.passthrough);
+    bytes += thread.stack.size();
+    for (const RawSample& sample : thread.samples) {
+      fields(sample.passthrough);
+      bytes += sample.stack.size();
+    }
+  }
+  for (const RestoredThread& thread : restored.threads) {
+    stack(thread.stack);
+    for (const RestoredStack& sample : thread.samples) stack(sample);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::string writeRestoredEvent(const RawEvent& raw, const RestoredEvent& restored,
@@ -182,6 +212,7 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
                                               std::string_view fingerprint_json, const OutputShape& shape) {
   Writer w{JsonWriter{}, shape};
   JsonWriter& json = w.json;
+  json.reserve(std::min(estimatedBytes(raw, restored, fingerprint_json), shape.max_bytes));
   json.beginObject();
   writePassthrough(json, raw.passthrough);
   json.key("threads");
@@ -211,7 +242,7 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
   json.key("symbolication");
   json.beginObject();
   json.key("status");
-  json.string(symbolicationStateName(restored.state));
+  json.name(symbolicationStateName(restored.state));
   json.key("missing");
   json.beginArray();
   for (const std::string& id : restored.missing_ids) json.string(id);

@@ -1,4 +1,6 @@
 // Restored frames -> grouping::GroupingInput -> fingerprint; decisions copied back onto frames.
+#include <algorithm>
+
 #include "grouping/exception_text.h"
 #include "grouping/fingerprint.h"
 #include "grouping/record_json.h"
@@ -32,7 +34,7 @@ grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   out.file = frame.frame.file;
   out.scope = frame.frame.scope;
   out.module = frame.frame.module;
-  out.raw = frame.raw;
+  // No copy of frame.raw: grouping never reads GroupingFrame::raw.
   out.in_app = frame.frame.in_app;
   out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();
   out.state = stateOf(frame.status);
@@ -47,6 +49,9 @@ using FrameRefs = std::vector<OutputFrame*>;
 
 void addFrames(RestoredStack& stack, size_t begin, size_t end, std::vector<grouping::GroupingFrame>& frames,
                FrameRefs& refs) {
+  const size_t count = std::min(end, stack.frames.size()) - std::min(begin, stack.frames.size());
+  frames.reserve(frames.size() + count);
+  refs.reserve(refs.size() + count);
   for (size_t i = begin; i < end && i < stack.frames.size(); ++i) {
     frames.push_back(toGroupingFrame(stack.frames[i]));
     refs.push_back(&stack.frames[i]);

@@ -3,9 +3,13 @@
 // re-parsing every output with simdjson.
 #pragma once
 
+#include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "formats/common/json_text.h"
 
 namespace restack::pipeline {
 
@@ -35,21 +39,44 @@ class JsonWriter {
     out_.push_back(':');
     first_ = true;  // the value that follows needs no comma
   }
+  // A key spelt in the source as a string literal ("frames"): an identifier, copied without
+  // looking for bytes to escape (most of an event's keys; a runtime name goes through
+  // key(std::string_view)). N counts the literal's terminating NUL.
+  template <size_t N>
+  void key(const char (&name)[N]) {
+    char quoted[N + 3];  // ,"name": in one append
+    size_t size = 0;
+    if (!first_) quoted[size++] = ',';
+    quoted[size++] = '"';
+    for (size_t i = 0; i + 1 < N; ++i) quoted[size++] = name[i];
+    quoted[size++] = '"';
+    quoted[size++] = ':';
+    out_.append(quoted, size);
+    first_ = true;
+  }
   void string(std::string_view value) {
     separate();
     appendString(value);
   }
+  // A value the code spells (a status, reason or kind name): ASCII with no byte to escape, copied
+  // as is.
+  void name(std::string_view value) {
+    separate();
+    out_.push_back('"');
+    out_.append(value);
+    out_.push_back('"');
+  }
   void number(int64_t value) {
     separate();
-    out_.append(std::to_string(value));
+    appendNumber(value);
   }
   void unsignedNumber(uint64_t value) {
     separate();
-    out_.append(std::to_string(value));
+    appendNumber(value);
   }
   void boolean(bool value) {
     separate();
-    out_.append(value ? "true" : "false");
+    out_.append(value ? "true" : "false", value ? 4 : 5);
   }
   void null() {
     separate();
@@ -61,6 +88,8 @@ class JsonWriter {
     out_.append(json);
   }
 
+  // Room for `bytes` of output, so that a large event is not copied as it grows.
+  void reserve(size_t bytes) { out_.reserve(bytes); }
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
 
@@ -69,7 +98,13 @@ class JsonWriter {
     if (!first_) out_.push_back(',');
     first_ = false;
   }
-  void appendString(std::string_view value);
+  void appendString(std::string_view value) { appendJsonString(out_, value); }
+  template <typename Integer>
+  void appendNumber(Integer value) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out_.append(digits, static_cast<size_t>(end - digits));
+  }
 
   std::string out_;
   bool first_ = true;

@@ -56,19 +56,12 @@ class JavaKind final : public StackKind {
       return Error(ErrorCode::kInternal, "retrace answered " + std::to_string(results->size()) + " lines for " +
                                              std::to_string(run.lines.size()));
     }
+    bool any_symbolicated = false;
     for (size_t k = 0; k < run.lines.size(); ++k) {
       const stack::StackLine& java = run.lines[k];
       JavaLineResult& result = (*results)[k];
       if (stack::asJavaFrame(java)) {
-        if (result.lookup.status == FrameStatus::kSymbolicated) {
-          // The event's pg_map_id picks the mapping before its build does (proguard_resolver.h).
-          const std::string& map_id = run.scope.symbol_ids.get(kProguardScopeKind);
-          if (map_id.empty()) {
-            run.symbolizer.noteUsed(run.scope, proguard::kProguardFamily);
-          } else {
-            run.symbolizer.noteId(proguard::kProguardFamily, map_id);
-          }
-        }
+        any_symbolicated = any_symbolicated || result.lookup.status == FrameStatus::kSymbolicated;
         out.frame(this, java, std::move(result.lookup));
       } else if (const auto* header = stack::asJavaException(java)) {
         const std::string& type = result.exception_class.empty() ? header->class_name : result.exception_class;
@@ -80,6 +73,16 @@ class JavaKind final : public StackKind {
         if (*result.more_count > 0) out.text(java.indent + "... " + std::to_string(*result.more_count) + " more");
       } else {
         out.text(java.raw);
+      }
+    }
+    // Once per run: every frame of it notes the same mapping, in the same minute.
+    if (any_symbolicated) {
+      // The event's pg_map_id picks the mapping before its build does (proguard_resolver.h).
+      const std::string& map_id = run.scope.symbol_ids.get(kProguardScopeKind);
+      if (map_id.empty()) {
+        run.symbolizer.noteUsed(run.scope, proguard::kProguardFamily);
+      } else {
+        run.symbolizer.noteId(proguard::kProguardFamily, map_id);
       }
     }
     return Status::ok();
@@ -103,7 +106,10 @@ class JavaKind final : public StackKind {
     }
     const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
     auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
-      std::string& text = out.emplace_back(line.indent);
+      std::string& text = out.emplace_back();
+      text.reserve(line.indent.size() + or_prefix.size() + at.size() + frame.module.size() + frame.function.size() +
+                   frame.file.size() + 16);
+      text += line.indent;
       text += or_prefix;
       text += at;
       appendFrameText(text, frame);

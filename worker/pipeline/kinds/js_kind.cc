@@ -1,5 +1,9 @@
 #include "worker/pipeline/kinds/js_kind.h"
 
+#include <charconv>
+#include <string>
+#include <string_view>
+
 #include "formats/stack/js_line.h"
 #include "grouping/kinds/js_rules.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
@@ -8,16 +12,46 @@
 namespace restack::pipeline {
 namespace {
 
-std::string formatJs(const SymbolizedFrame& frame, const stack::JsFrameLine& raw) {
-  std::string location = frame.file;
-  if (frame.line != 0) location += ":" + std::to_string(frame.line);
-  if (frame.column != 0) location += ":" + std::to_string(frame.column);
-  if (raw.style == stack::JsStyle::kFirefox) return frame.function + "@" + location;
-  std::string prefix = "at ";
-  if (raw.is_async) prefix += "async ";
-  if (raw.is_constructor) prefix += "new ";
-  if (frame.function.empty()) return prefix + location;
-  return prefix + frame.function + " (" + location + ")";
+void appendNumber(std::string& text, uint32_t value) {
+  char digits[16];
+  text.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
+}
+
+// `prefix` then the frame as the engine prints it ("at fn (file:line:column)", Firefox
+// "fn@file:line:column"), into one string sized once.
+std::string formatJs(std::string_view prefix, const SymbolizedFrame& frame, const stack::JsFrameLine& raw) {
+  std::string text;
+  text.reserve(prefix.size() + frame.function.size() + frame.file.size() + 40);
+  text += prefix;
+  auto location = [&] {
+    text += frame.file;
+    if (frame.line != 0) {
+      text += ':';
+      appendNumber(text, frame.line);
+    }
+    if (frame.column != 0) {
+      text += ':';
+      appendNumber(text, frame.column);
+    }
+  };
+  if (raw.style == stack::JsStyle::kFirefox) {
+    text += frame.function;
+    text += '@';
+    location();
+    return text;
+  }
+  text += "at ";
+  if (raw.is_async) text += "async ";
+  if (raw.is_constructor) text += "new ";
+  if (frame.function.empty()) {
+    location();
+    return text;
+  }
+  text += frame.function;
+  text += " (";
+  location();
+  text += ')';
+  return text;
 }
 
 // Engine code ("at Array.map (<anonymous>)") is already as restored as it gets: it counts as
@@ -65,6 +99,7 @@ class JsKind final : public StackKind {
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
     const JsColumns columns = columnsOf(run);
+    bool any_symbolicated = false;
     for (const stack::StackLine& line : run.lines) {
       const stack::JsFrameLine& js = *stack::asJsFrame(line);
       if (js.builtin) {
@@ -74,20 +109,20 @@ class JsKind final : public StackKind {
       auto lookup = sourcemapResolver(run.symbolizer)
                         .lookup(run.scope, js, js.style == stack::JsStyle::kFirefox ? columns : JsColumns::kCallStart);
       if (!lookup) return lookup.error();
-      if (lookup->status == FrameStatus::kSymbolicated) {
-        run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
-      }
+      any_symbolicated = any_symbolicated || lookup->status == FrameStatus::kSymbolicated;
       out.frame(this, line, std::move(*lookup));
     }
+    // Once per run: every frame of it notes the same build's maps, in the same minute.
+    if (any_symbolicated) run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
     return Status::ok();
   }
 
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               std::vector<std::string>& out) const override {
     const stack::JsFrameLine& raw = *stack::asJsFrame(line);
-    for (const OutputFrame& frame : frames) out.push_back(line.indent + formatJs(frame.frame, raw));
+    for (const OutputFrame& frame : frames) out.push_back(formatJs(line.indent, frame.frame, raw));
     for (const auto& alternative : frames.front().alternatives) {
-      for (const SymbolizedFrame& frame : alternative) out.push_back(line.indent + "<OR> " + formatJs(frame, raw));
+      for (const SymbolizedFrame& frame : alternative) out.push_back(formatJs(line.indent + "<OR> ", frame, raw));
     }
   }
 

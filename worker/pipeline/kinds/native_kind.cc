@@ -1,6 +1,8 @@
 #include "worker/pipeline/kinds/native_kind.h"
 
+#include <charconv>
 #include <cstdio>
+#include <string_view>
 
 #include "formats/stack/native_line.h"
 #include "grouping/kinds/native_rules.h"
@@ -10,19 +12,42 @@
 namespace restack::pipeline {
 namespace {
 
-std::string basename(const std::string& path) {
+std::string_view basename(std::string_view path) {
   size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-std::string formatNative(const SymbolizedFrame& frame, const std::string& tier) {
-  std::string text = frame.function.empty() ? std::string("???") : frame.function;
-  if (tier == "symtab" && frame.symbol_offset != 0) text += " + " + std::to_string(frame.symbol_offset);
-  if (!frame.module.empty()) text += " (in " + frame.module + ")";
+template <typename Integer>
+void appendNumber(std::string& text, Integer value) {
+  char digits[24];
+  text.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
+}
+
+// `prefix` then "function + offset (in module) (file:line)", into one string sized once.
+std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, const std::string& tier) {
+  const std::string_view function = frame.function.empty() ? std::string_view("???") : frame.function;
+  const std::string_view file = basename(frame.file);
+  std::string text;
+  text.reserve(prefix.size() + function.size() + frame.module.size() + file.size() + 48);
+  text += prefix;
+  text += function;
+  if (tier == "symtab" && frame.symbol_offset != 0) {
+    text += " + ";
+    appendNumber(text, frame.symbol_offset);
+  }
+  if (!frame.module.empty()) {
+    text += " (in ";
+    text += frame.module;
+    text += ')';
+  }
   if (!frame.file.empty()) {
-    text += " (" + basename(frame.file);
-    if (frame.line != 0) text += ":" + std::to_string(frame.line);
-    text += ")";
+    text += " (";
+    text += file;
+    if (frame.line != 0) {
+      text += ':';
+      appendNumber(text, frame.line);
+    }
+    text += ')';
   }
   return text;
 }
@@ -64,11 +89,11 @@ class NativeKind final : public StackKind {
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               std::vector<std::string>& out) const override {
     const std::string prefix = line.indent + nativePrefix(*stack::asNative(line));
-    for (const OutputFrame& frame : frames) out.push_back(prefix + formatNative(frame.frame, frame.tier));
+    for (const OutputFrame& frame : frames) out.push_back(formatNative(prefix, frame.frame, frame.tier));
     const OutputFrame& first = frames.front();  // alternatives ride on the first entry
     for (const auto& alternative : first.alternatives) {
       for (const SymbolizedFrame& frame : alternative)
-        out.push_back(line.indent + "<OR> " + formatNative(frame, first.tier));
+        out.push_back(formatNative(line.indent + "<OR> ", frame, first.tier));
     }
   }
 
