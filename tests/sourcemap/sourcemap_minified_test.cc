@@ -23,6 +23,15 @@
 namespace restack {
 namespace {
 
+// The function `functions` says encloses the first occurrence of `text` in `source`.
+const std::string* enclosingAt(const std::string& source, const sourcemap::FunctionMap& functions,
+                               std::string_view text) {
+  const size_t offset = source.find(text);
+  const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
+  const size_t line_start = source.rfind('\n', offset) == std::string::npos ? 0 : source.rfind('\n', offset) + 1;
+  return functions.enclosing(line, static_cast<uint32_t>(offset - line_start));
+}
+
 namespace fs = std::filesystem;
 using sourcemap::test::TestSegment;
 
@@ -348,10 +357,7 @@ TEST(FunctionScannerV8Names, TypeScriptReturnTypesAndTypeParameters) {
       "class he{constructor(t,o){let i=typeof t==\"string\";let d=i?JSON.parse(t):t,{version:f}=d;return 7}}\n";
   const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
   auto at = [&](std::string_view text) {
-    const size_t offset = source.find(text);
-    const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
-    const size_t line_start = source.rfind('\n', offset) == std::string::npos ? 0 : source.rfind('\n', offset) + 1;
-    const std::string* name = functions.enclosing(line, static_cast<uint32_t>(offset - line_start));
+    const std::string* name = enclosingAt(source, functions, text);
     return name ? *name : std::string("(none)");
   };
   EXPECT_EQ(at("return 1"), "Tokenizer.raise");
@@ -528,10 +534,7 @@ TEST(FunctionScanner, MarksTheNamesV8InfersForAnonymousLiterals) {
       "const tasks = [(x) => a(x), (x) => (0, lib.generatedPositionFor)(x, { source: 1 })];\n";
   const sourcemap::FunctionMap functions = sourcemap::inferFunctionMap(source);
   auto at = [&](std::string_view text) {
-    const size_t offset = source.find(text);
-    const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
-    const size_t line_start = source.rfind('\n', offset) == std::string::npos ? 0 : source.rfind('\n', offset) + 1;
-    const std::string* name = functions.enclosing(line, static_cast<uint32_t>(offset - line_start));
+    const std::string* name = enclosingAt(source, functions, text);
     EXPECT_NE(name, nullptr) << text;
     return name ? std::make_pair(*name, functions.isInferred(name)) : std::make_pair(std::string(), false);
   };
@@ -549,9 +552,7 @@ TEST(FunctionScanner, MarksTheNamesV8InfersForAnonymousLiterals) {
   // original source `[(x) => a(x), (x) => generatedPositionFor(x, { source: 1 })]`.
   const sourcemap::FunctionMap minified =
       sourcemap::inferFunctionMap(source, [](uint32_t, uint32_t, std::string_view text) { return std::string(text); });
-  const size_t offset = source.find("a(x)");
-  const uint32_t line = static_cast<uint32_t>(std::count(source.begin(), source.begin() + offset, '\n')) + 1;
-  const std::string* bundled = minified.enclosing(line, static_cast<uint32_t>(offset - source.rfind('\n', offset) - 1));
+  const std::string* bundled = enclosingAt(source, minified, "a(x)");
   ASSERT_NE(bundled, nullptr);
   EXPECT_EQ(*bundled, "generatedPositionFor.source");
   EXPECT_TRUE(minified.isInferred(bundled));
