@@ -9,6 +9,9 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ObjectFile.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -59,16 +62,22 @@ struct Painted {
 
 // LLVM's DWARFUnit::updateAddressDieMap, applied to one range: the new range overrides what it
 // covers, splitting the range it starts in (children come after parents in DIE order).
+// One search of the map per range: the range it starts in is updated through its iterator and
+// the new entry inserted with the position found as hint (same result as looking each key up).
 void paint(std::map<uint64_t, Painted>& map, uint64_t low, uint64_t high, uint32_t die) {
-  auto it = map.upper_bound(low);
-  if (it != map.begin()) {
-    --it;
-    if (low < it->second.end) {
-      if (high < it->second.end) map[high] = it->second;
-      if (low > it->first) map[it->first].end = low;
+  auto after = map.upper_bound(low);  // the first entry starting above `low`
+  if (after != map.begin()) {
+    auto at = std::prev(after);  // the entry `low` falls in or follows
+    if (low < at->second.end) {
+      if (high < at->second.end) map.insert_or_assign(after, high, at->second);
+      if (low > at->first) at->second.end = low;
+    }
+    if (at->first == low) {
+      at->second = Painted{high, die};
+      return;
     }
   }
-  map[low] = Painted{high, die};
+  map.emplace_hint(after, low, Painted{high, die});
 }
 
 // Per-thread memory reused from one unit to the next (cleared, capacity kept): the DIE array lent
@@ -126,19 +135,21 @@ class UnitWalker {
         continue;
       }
       DWARFDie die(&unit_, &entry);
+      // DWARFDie::getAddressRanges, without its vector for the usual single low/high range: it
+      // tries low/high first, then DW_AT_ranges, and has nothing when neither is there.
+      uint64_t low = 0, high = 0, section = 0;
+      if (die.getLowAndHighPC(low, high, section)) {
+        paintRange(painted, low, high, die_index);
+        continue;
+      }
+      const llvm::DWARFAbbreviationDeclaration* abbrev = entry.getAbbreviationDeclarationPtr();
+      if (!abbrev || !abbrev->findAttributeIndex(llvm::dwarf::DW_AT_ranges)) continue;
       auto ranges = die.getAddressRanges();
       if (!ranges) {
         warn("unit at 0x" + hex(out_.unit_offset) + ": " + llvm::toString(ranges.takeError()));
         continue;
       }
-      for (const auto& range : *ranges) {
-        // Zero-length ranges are ignored by LLVM; address 0 and addresses below the image base
-        // are dead-stripped code (linker tombstones), never a frame.
-        if (range.LowPC >= range.HighPC || range.LowPC == 0 || range.LowPC < slice_.image_base) {
-          continue;
-        }
-        paint(painted, range.LowPC - slice_.image_base, range.HighPC - slice_.image_base, die_index);
-      }
+      for (const auto& range : *ranges) paintRange(painted, range.LowPC, range.HighPC, die_index);
     }
     line_table_ = context_.getLineTableForUnit(&unit_);
     loadFiles();
@@ -151,6 +162,13 @@ class UnitWalker {
   std::vector<std::string>& warnings() { return warnings_; }
 
  private:
+  void paintRange(std::map<uint64_t, Painted>& painted, uint64_t low, uint64_t high, uint32_t die_index) const {
+    // Zero-length ranges are ignored by LLVM; address 0 and addresses below the image base are
+    // dead-stripped code (linker tombstones), never a frame.
+    if (low >= high || low == 0 || low < slice_.image_base) return;
+    paint(painted, low - slice_.image_base, high - slice_.image_base, die_index);
+  }
+
   static std::string hex(uint64_t value) {
     char buffer[24];
     snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(value));
@@ -376,6 +394,20 @@ struct WalkedUnit {
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
 // point into the string sections, which live as long as the context).
+// Releases the whole pages of [begin, end) from this process's memory when they belong to the
+// slice's read-only file mapping (never heap memory, such as content given as bytes or sections
+// LLVM inflated: MADV_DONTNEED would zero those). The data stays in the page cache; touching it
+// again reads it back. Without this, a walk's resident memory grows with every unit read, to
+// the whole .debug_info of the file (1 GB and more for the largest images).
+void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* end) {
+  const char* mapped = slice.mapping.data();
+  if (slice.mapping.empty() || begin < mapped || end > mapped + slice.mapping.size() || begin >= end) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t last = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch,
               WalkedUnit& result) {
   // Lend the scratch array to the unit, holding what LLVM already extracted (its unit DIE).
@@ -389,6 +421,12 @@ void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& sl
   dies.swap(scratch.dies);
   scratch.dies.clear();
   clearUnitDies(unit, /*keep_unit_die=*/false);
+  // The unit's bytes of .debug_info are not read again (names point into .debug_str, or into
+  // .debug_info for DW_FORM_string, which then reads its page back from the file).
+  llvm::StringRef info = unit.getInfoSection().Data;
+  if (unit.getNextUnitOffset() <= info.size()) {
+    releaseMappedPages(slice, info.data() + unit.getOffset(), info.data() + unit.getNextUnitOffset());
+  }
   result.functions = std::move(walker.output());
   result.warnings = std::move(walker.warnings());
   result.next_unit_offset = unit.getNextUnitOffset();
