@@ -390,10 +390,21 @@ struct WalkedUnit {
   CompileUnitFunctions functions;
   std::vector<std::string> warnings;
   uint64_t next_unit_offset = 0;
+  size_t bytes = 0;  // heap memory `functions` holds (heldBytes)
 };
 
-// Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
-// point into the string sections, which live as long as the context).
+// The heap memory a walked unit holds until the sink has it: a unity-built unit of -O1 code
+// with full type info holds 10-20 MB (thousands of functions, their inline trees, line spans).
+size_t heldBytes(const CompileUnitFunctions& unit) {
+  size_t bytes = unit.functions.capacity() * sizeof(FunctionRanges) + unit.files.capacity() * sizeof(std::string);
+  for (const std::string& file : unit.files) bytes += file.capacity();
+  for (const FunctionRanges& function : unit.functions) {
+    bytes += function.nodes.capacity() * sizeof(InlineNode) + function.tiles.capacity() * sizeof(InlineTile) +
+             function.lines.capacity() * sizeof(LineSpan);
+  }
+  return bytes;
+}
+
 // Releases the whole pages of [begin, end) from this process's memory when they belong to the
 // slice's read-only file mapping (never heap memory, such as content given as bytes or sections
 // LLVM inflated: MADV_DONTNEED would zero those). The data stays in the page cache; touching it
@@ -408,6 +419,8 @@ void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* 
   if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
+// Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
+// point into the string sections, which live as long as the context).
 void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch,
               WalkedUnit& result) {
   // Lend the scratch array to the unit, holding what LLVM already extracted (its unit DIE).
@@ -430,6 +443,7 @@ void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& sl
   result.functions = std::move(walker.output());
   result.warnings = std::move(walker.warnings());
   result.next_unit_offset = unit.getNextUnitOffset();
+  result.bytes = heldBytes(result.functions);
 }
 
 class WarningList {
@@ -494,14 +508,20 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   std::mutex mutex;
   std::condition_variable changed;
   size_t next_claim = 0, next_sink = 0;
+  size_t waiting_bytes = 0;  // held by walked units the sink has not taken yet
   bool stop = false;
+  // A thread may start a unit while fewer than `window` units and fewer than
+  // max_bytes_in_flight bytes wait for the sink, and always when the sink waits for that unit.
+  auto may_claim = [&] {
+    return next_claim < next_sink + window && (waiting_bytes < options.max_bytes_in_flight || next_claim == next_sink);
+  };
   auto work = [&] {
     WalkScratch scratch;
     while (true) {
       size_t index;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return stop || next_claim >= units.size() || next_claim < next_sink + window; });
+        changed.wait(lock, [&] { return stop || next_claim >= units.size() || may_claim(); });
         if (stop || next_claim >= units.size()) return;
         index = next_claim++;
       }
@@ -509,6 +529,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
       walkUnit(*context, *units[index], slice, scratch, walked);
       walked.done = true;
       std::lock_guard<std::mutex> lock(mutex);
+      waiting_bytes += walked.bytes;
       slots[index] = std::move(walked);
       changed.notify_all();
     }
@@ -525,7 +546,10 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
       slots[index] = WalkedUnit{};
     }
     status = deliver(walked);
+    size_t delivered_bytes = walked.bytes;
+    walked = WalkedUnit{};  // freed before the walkers may claim more
     std::lock_guard<std::mutex> lock(mutex);
+    waiting_bytes -= delivered_bytes;
     next_sink = index + 1;
     if (!status) stop = true;
     changed.notify_all();
