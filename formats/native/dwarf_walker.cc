@@ -36,10 +36,11 @@ template struct DwarfUnitClearAccess<&llvm::DWARFUnit::clearDIEs>;
 
 // The unit's DIE array (private too): the walk lends each unit a vector whose capacity outlives
 // the unit (WalkScratch::dies), so that LLVM's extraction appends into memory already faulted in
-// instead of growing a fresh vector per unit. A fresh one cost a quarter of the ingest's CPU on
-// the 1.3 GB DuckDB DWARF: jemalloc hands allocations above 8 MiB back to the kernel at once, and
-// every unit's array (reserved at 1/14 of the unit's bytes, then doubled) came back as new pages
-// for the kernel to zero.
+// instead of growing a fresh vector per unit. Fresh ones were the largest item of the profile on
+// the large-DWARF input of loadtest/native/build_bigdwarf.sh (about 15% of all samples on a
+// 189 MB-DWARF part of it: the kernel zeroing new pages): jemalloc hands allocations above
+// 8 MiB back to the kernel at once, and every unit's array (reserved at 1/14 of the unit's
+// bytes, then doubled) came back as new pages.
 std::vector<llvm::DWARFDebugInfoEntry>& unitDieArray(llvm::DWARFUnit& unit);
 template <std::vector<llvm::DWARFDebugInfoEntry> llvm::DWARFUnit::* Dies>
 struct DwarfUnitDiesAccess {
