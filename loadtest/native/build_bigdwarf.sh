@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the large-DWARF benchmark input of issue 15 ("a .so with at least 1 GB of DWARF"): one
-# x86_64 shared library with a build id that statically holds four real C/C++ code bases, as an
+# x86_64 shared library with a build id that statically holds five real C/C++ code bases, as an
 # app's native library links its dependencies, all compiled here with clang-19 at
 # -O1 -g -fstandalone-debug (DWARF 5; full type info in every unit, no padding, no copies):
 #   - DuckDB 2.0.0, vendored as duckdb.tar.gz by the crate libduckdb-sys 1.20000.1: the 379
