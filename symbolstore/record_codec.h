@@ -65,11 +65,19 @@ class RecordWriter {
   std::string take() { return std::move(out_); }
 
   static void putVarint(std::string& out, uint64_t value) {
+    if (value < 0x80) {
+      out.push_back(static_cast<char>(value));
+      return;
+    }
+    // Built on the stack and appended once: one capacity check instead of one per byte.
+    char buffer[10];
+    size_t size = 0;
     while (value >= 0x80) {
-      out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+      buffer[size++] = static_cast<char>((value & 0x7f) | 0x80);
       value >>= 7;
     }
-    out.push_back(static_cast<char>(value));
+    buffer[size++] = static_cast<char>(value);
+    out.append(buffer, size);
   }
   // `width` bytes of `value`, most significant first (key parts).
   static void putBigEndian(std::string& out, uint64_t value, int width) {

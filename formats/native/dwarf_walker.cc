@@ -9,6 +9,9 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ObjectFile.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -31,6 +34,20 @@ struct DwarfUnitClearAccess {
 };
 template struct DwarfUnitClearAccess<&llvm::DWARFUnit::clearDIEs>;
 
+// The unit's DIE array (private too): the walk lends each unit a vector whose capacity outlives
+// the unit (WalkScratch::dies), so that LLVM's extraction appends into memory already faulted in
+// instead of growing a fresh vector per unit. Fresh ones were the largest item of the profile on
+// the large-DWARF input of loadtest/native/build_bigdwarf.sh (about 15% of all samples on a
+// 189 MB-DWARF part of it: the kernel zeroing new pages): jemalloc hands allocations above
+// 8 MiB back to the kernel at once, and every unit's array (reserved at 1/14 of the unit's
+// bytes, then doubled) came back as new pages.
+std::vector<llvm::DWARFDebugInfoEntry>& unitDieArray(llvm::DWARFUnit& unit);
+template <std::vector<llvm::DWARFDebugInfoEntry> llvm::DWARFUnit::* Dies>
+struct DwarfUnitDiesAccess {
+  friend std::vector<llvm::DWARFDebugInfoEntry>& unitDieArray(llvm::DWARFUnit& unit) { return unit.*Dies; }
+};
+template struct DwarfUnitDiesAccess<&llvm::DWARFUnit::DieArray>;
+
 namespace {
 
 using llvm::DWARFDie;
@@ -46,22 +63,52 @@ struct Painted {
 
 // LLVM's DWARFUnit::updateAddressDieMap, applied to one range: the new range overrides what it
 // covers, splitting the range it starts in (children come after parents in DIE order).
+// One search of the map per range: the range it starts in is updated through its iterator and
+// the new entry inserted with the position found as hint (same result as looking each key up).
 void paint(std::map<uint64_t, Painted>& map, uint64_t low, uint64_t high, uint32_t die) {
-  auto it = map.upper_bound(low);
-  if (it != map.begin()) {
-    --it;
-    if (low < it->second.end) {
-      if (high < it->second.end) map[high] = it->second;
-      if (low > it->first) map[it->first].end = low;
+  auto after = map.upper_bound(low);  // the first entry starting above `low`
+  if (after != map.begin()) {
+    auto at = std::prev(after);  // the entry `low` falls in or follows
+    if (low < at->second.end) {
+      if (high < at->second.end) map.insert_or_assign(after, high, at->second);
+      if (low > at->first) at->second.end = low;
+    }
+    if (at->first == low) {
+      at->second = Painted{high, die};
+      return;
     }
   }
-  map[low] = Painted{high, die};
+  map.emplace_hint(after, low, Painted{high, die});
 }
+
+// Per-thread memory reused from one unit to the next (cleared, capacity kept): the DIE array lent
+// to LLVM and the walker's per-DIE arrays. Bounded by the largest unit a thread walked.
+struct WalkScratch {
+  std::vector<llvm::DWARFDebugInfoEntry> dies;
+  std::vector<uint8_t> kind;
+  std::vector<uint32_t> enclosing;
+  std::vector<uint32_t> node_of_die;
+  std::vector<uint32_t> touched;
+  std::vector<uint32_t> chain;
+  std::vector<uint64_t> row_addresses;
+};
 
 class UnitWalker {
  public:
-  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice)
-      : context_(context), unit_(unit), slice_(slice) {}
+  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch)
+      : context_(context),
+        unit_(unit),
+        slice_(slice),
+        row_addresses_(scratch.row_addresses),
+        kind_(scratch.kind),
+        enclosing_(scratch.enclosing),
+        node_of_die_(scratch.node_of_die),
+        touched_(scratch.touched),
+        chain_(scratch.chain) {
+    row_addresses_.clear();
+    touched_.clear();
+    chain_.clear();
+  }
 
   // Fills output() and warnings(); touches only this unit (and the context's locked line tables).
   void walk() {
@@ -89,19 +136,21 @@ class UnitWalker {
         continue;
       }
       DWARFDie die(&unit_, &entry);
+      // DWARFDie::getAddressRanges, without its vector for the usual single low/high range: it
+      // tries low/high first, then DW_AT_ranges, and has nothing when neither is there.
+      uint64_t low = 0, high = 0, section = 0;
+      if (die.getLowAndHighPC(low, high, section)) {
+        paintRange(painted, low, high, die_index);
+        continue;
+      }
+      const llvm::DWARFAbbreviationDeclaration* abbrev = entry.getAbbreviationDeclarationPtr();
+      if (!abbrev || !abbrev->findAttributeIndex(llvm::dwarf::DW_AT_ranges)) continue;
       auto ranges = die.getAddressRanges();
       if (!ranges) {
         warn("unit at 0x" + hex(out_.unit_offset) + ": " + llvm::toString(ranges.takeError()));
         continue;
       }
-      for (const auto& range : *ranges) {
-        // Zero-length ranges are ignored by LLVM; address 0 and addresses below the image base
-        // are dead-stripped code (linker tombstones), never a frame.
-        if (range.LowPC >= range.HighPC || range.LowPC == 0 || range.LowPC < slice_.image_base) {
-          continue;
-        }
-        paint(painted, range.LowPC - slice_.image_base, range.HighPC - slice_.image_base, die_index);
-      }
+      for (const auto& range : *ranges) paintRange(painted, range.LowPC, range.HighPC, die_index);
     }
     line_table_ = context_.getLineTableForUnit(&unit_);
     loadFiles();
@@ -114,6 +163,13 @@ class UnitWalker {
   std::vector<std::string>& warnings() { return warnings_; }
 
  private:
+  void paintRange(std::map<uint64_t, Painted>& painted, uint64_t low, uint64_t high, uint32_t die_index) const {
+    // Zero-length ranges are ignored by LLVM; address 0 and addresses below the image base are
+    // dead-stripped code (linker tombstones), never a frame.
+    if (low >= high || low == 0 || low < slice_.image_base) return;
+    paint(painted, low - slice_.image_base, high - slice_.image_base, die_index);
+  }
+
   static std::string hex(uint64_t value) {
     char buffer[24];
     snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(value));
@@ -314,15 +370,15 @@ class UnitWalker {
   const ImageSlice& slice_;
   std::vector<std::string> warnings_;
   const llvm::DWARFDebugLine::LineTable* line_table_ = nullptr;
-  std::vector<uint64_t> row_addresses_;
+  std::vector<uint64_t>& row_addresses_;
   // Per DIE index of the unit: what it is, its nearest enclosing subroutine DIE (kNoDie: none)
   // and its node in the function being grouped (kNoNode: none yet; reset through touched_).
   enum : uint8_t { kOther, kSubprogram, kInlined };
-  std::vector<uint8_t> kind_;
-  std::vector<uint32_t> enclosing_;
-  std::vector<uint32_t> node_of_die_;
-  std::vector<uint32_t> touched_;
-  std::vector<uint32_t> chain_;
+  std::vector<uint8_t>& kind_;
+  std::vector<uint32_t>& enclosing_;
+  std::vector<uint32_t>& node_of_die_;
+  std::vector<uint32_t>& touched_;
+  std::vector<uint32_t>& chain_;
   std::unordered_map<const llvm::DWARFAbbreviationDeclaration*, bool> origin_only_;
   std::unordered_map<uint64_t, std::string_view> origin_names_;  // origin DIE offset -> name
   std::unordered_map<uint64_t, std::string_view> scopes_;        // declaring DIE offset -> scope
@@ -335,18 +391,60 @@ struct WalkedUnit {
   CompileUnitFunctions functions;
   std::vector<std::string> warnings;
   uint64_t next_unit_offset = 0;
+  size_t bytes = 0;  // heap memory `functions` holds (heldBytes)
 };
+
+// The heap memory a walked unit holds until the sink has it: a unity-built unit of -O1 code
+// with full type info holds 10-20 MB (thousands of functions, their inline trees, line spans).
+size_t heldBytes(const CompileUnitFunctions& unit) {
+  size_t bytes = unit.functions.capacity() * sizeof(FunctionRanges) + unit.files.capacity() * sizeof(std::string);
+  for (const std::string& file : unit.files) bytes += file.capacity();
+  for (const FunctionRanges& function : unit.functions) {
+    bytes += function.nodes.capacity() * sizeof(InlineNode) + function.tiles.capacity() * sizeof(InlineTile) +
+             function.lines.capacity() * sizeof(LineSpan);
+  }
+  return bytes;
+}
+
+// Releases the whole pages of [begin, end) from this process's memory when they belong to the
+// slice's read-only file mapping (never heap memory, such as content given as bytes or sections
+// LLVM inflated: MADV_DONTNEED would zero those). The data stays in the page cache; touching it
+// again reads it back. Without this, a walk's resident memory grows with every unit read, to
+// the whole .debug_info of the file (1 GB and more for the largest images).
+void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* end) {
+  const char* mapped = slice.mapping.data();
+  if (slice.mapping.empty() || begin < mapped || end > mapped + slice.mapping.size() || begin >= end) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t last = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
 // point into the string sections, which live as long as the context).
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkedUnit& result) {
-  UnitWalker walker(context, unit, slice);
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch,
+              WalkedUnit& result) {
+  // Lend the scratch array to the unit, holding what LLVM already extracted (its unit DIE).
+  std::vector<llvm::DWARFDebugInfoEntry>& dies = unitDieArray(unit);
+  scratch.dies.assign(dies.begin(), dies.end());
+  dies.swap(scratch.dies);
+  UnitWalker walker(context, unit, slice, scratch);
   walker.walk();
   context.clearLineTableForUnit(&unit);
+  // Take it back (capacity kept for the next unit); LLVM then clears what it holds.
+  dies.swap(scratch.dies);
+  scratch.dies.clear();
   clearUnitDies(unit, /*keep_unit_die=*/false);
+  // The unit's bytes of .debug_info are not read again (names point into .debug_str, or into
+  // .debug_info for DW_FORM_string, which then reads its page back from the file).
+  llvm::StringRef info = unit.getInfoSection().Data;
+  if (unit.getNextUnitOffset() <= info.size()) {
+    releaseMappedPages(slice, info.data() + unit.getOffset(), info.data() + unit.getNextUnitOffset());
+  }
   result.functions = std::move(walker.output());
   result.warnings = std::move(walker.warnings());
   result.next_unit_offset = unit.getNextUnitOffset();
+  result.bytes = heldBytes(result.functions);
 }
 
 class WarningList {
@@ -393,9 +491,10 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   unsigned threads = options.threads;
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context)) {
+    WalkScratch scratch;
     for (DWARFUnit* unit : units) {
       WalkedUnit walked;
-      walkUnit(*context, *unit, slice, walked);
+      walkUnit(*context, *unit, slice, scratch, walked);
       RESTACK_RETURN_IF_ERROR(deliver(walked));
     }
     return Status::ok();
@@ -410,20 +509,28 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   std::mutex mutex;
   std::condition_variable changed;
   size_t next_claim = 0, next_sink = 0;
+  size_t waiting_bytes = 0;  // held by walked units the sink has not taken yet
   bool stop = false;
+  // A thread may start a unit while fewer than `window` units and fewer than
+  // max_bytes_in_flight bytes wait for the sink, and always when the sink waits for that unit.
+  auto may_claim = [&] {
+    return next_claim < next_sink + window && (waiting_bytes < options.max_bytes_in_flight || next_claim == next_sink);
+  };
   auto work = [&] {
+    WalkScratch scratch;
     while (true) {
       size_t index;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return stop || next_claim >= units.size() || next_claim < next_sink + window; });
+        changed.wait(lock, [&] { return stop || next_claim >= units.size() || may_claim(); });
         if (stop || next_claim >= units.size()) return;
         index = next_claim++;
       }
       WalkedUnit walked;
-      walkUnit(*context, *units[index], slice, walked);
+      walkUnit(*context, *units[index], slice, scratch, walked);
       walked.done = true;
       std::lock_guard<std::mutex> lock(mutex);
+      waiting_bytes += walked.bytes;
       slots[index] = std::move(walked);
       changed.notify_all();
     }
@@ -440,7 +547,10 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
       slots[index] = WalkedUnit{};
     }
     status = deliver(walked);
+    size_t delivered_bytes = walked.bytes;
+    walked = WalkedUnit{};  // freed before the walkers may claim more
     std::lock_guard<std::mutex> lock(mutex);
+    waiting_bytes -= delivered_bytes;
     next_sink = index + 1;
     if (!status) stop = true;
     changed.notify_all();

@@ -274,7 +274,9 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, 
       if (!mapped) return mapped.error();
       file->storage_->files.push_back(std::move(*mapped));
       std::string_view bytes = file->storage_->files.back().bytes();
+      size_t before = file->slices_.size();
       RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, dwarf_file, baseName(dwarf_file)));
+      for (size_t i = before; i < file->slices_.size(); ++i) file->slices_[i].mapping = bytes;
     }
     return file;
   }
@@ -284,6 +286,7 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, 
   std::string_view bytes = file->storage_->files.back().bytes();
   std::string name = options.display_name.empty() ? baseName(path) : baseName(options.display_name);
   RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, path, name));
+  for (ImageSlice& slice : file->slices_) slice.mapping = bytes;
   return file;
 }
 

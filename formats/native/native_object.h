@@ -44,7 +44,11 @@ struct ImageSlice {
   bool has_dwarf = false;                            // a non-empty .debug_info / __debug_info section
   bool is_dsym = false;                              // Mach-O MH_DSYM companion (no code, DWARF only)
   const llvm::object::ObjectFile* object = nullptr;  // owned by the NativeFile
-  std::string source;                                // file the slice came from, for messages
+  // The read-only file mapping the object lies in; empty for in-memory content. Pages of it that
+  // were read may be released (MADV_DONTNEED: the kernel reads them from the file again if they
+  // are touched later), which keeps a walk's resident memory from growing with the file.
+  std::string_view mapping;
+  std::string source;  // file the slice came from, for messages
 };
 
 struct NativeOpenOptions {

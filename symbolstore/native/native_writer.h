@@ -44,8 +44,9 @@ class NativeBatchWriter {
 
   SymbolStore& store_;
   IngestReport& report_;
-  rocksdb::WriteBatch batch_;
-  rocksdb::WriteBatch in_flight_;
+  // Both reserve a full batch up front; they trade places when one is handed to the helper.
+  rocksdb::WriteBatch batch_{kBatchBytes + (kBatchBytes >> 3)};
+  rocksdb::WriteBatch in_flight_{kBatchBytes + (kBatchBytes >> 3)};
   std::future<Status> writing_;
 };
 

@@ -393,5 +393,22 @@ TEST_F(NativeAccuracyTest, DebianLibcWithLibc6Dbg) {
   EXPECT_GE(result.percent(), kTarget);
 }
 
+// Any file, on request: RESTACK_ACCURACY_FILE=path (an unstripped ELF with DWARF, such as the
+// large-DWARF input of loadtest/native/build_bigdwarf.sh), sampled every RESTACK_ACCURACY_STEP-th
+// byte of its code (default 997). Skipped when the variable is not set (never in CI).
+TEST_F(NativeAccuracyTest, FileFromEnvironment) {
+  const char* path = std::getenv("RESTACK_ACCURACY_FILE");
+  if (path == nullptr || *path == 0) GTEST_SKIP() << "set RESTACK_ACCURACY_FILE to compare a file of your own";
+  TestStore store;
+  auto report = ingest(*store.store, path);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 1u);
+  NativeResolver resolver(*store.store, {});
+  auto result = compare(resolver, report->ids[0], std::filesystem::path(path).filename().string(), path,
+                        stepFromEnvironment(997), true);
+  EXPECT_GT(result.addresses, 0u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
 }  // namespace
 }  // namespace restack::native_test
