@@ -22,6 +22,9 @@ struct RunOptions {
   std::string delivery = "at_least_once";
   double warmup_s = 3;     // rate runs: events produced in the first seconds are not counted
   uint32_t cache_mb = 64;  // cache.*_mb and store.block_cache_mb of each worker
+  // Non-empty: the workers' kafka.properties."compression.type" (lz4, zstd, snappy, gzip, none);
+  // empty keeps the worker's default (lz4).
+  std::string compression;
   bool verbose_mismatches = false;
   // Non-empty: `perf record -e cpu-clock -g` on the first worker for the whole run, into this file
   // (hardware counters are not available on the shared machine; the software clock is).

@@ -417,6 +417,10 @@ int main(int argc, char** argv) {
       ->default_val(0);
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
+  app.add_option("--compression", run.compression,
+                 "Scenarios: the workers' output compression (kafka.properties.\"compression.type\"); default: the "
+                 "worker's, lz4")
+      ->check(CLI::IsMember({"lz4", "zstd", "snappy", "gzip", "none"}));
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
   app.add_option("--partitions", options.partitions, "Partitions of the events topic")->default_val(3);
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
