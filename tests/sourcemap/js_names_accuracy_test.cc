@@ -1,9 +1,10 @@
 // Function names of restored JavaScript frames against node's stack of the original, unbundled
 // run (docs/accuracy.md, "JavaScript and React Native"). fixtures/make_names_corpus.js bundles
-// fixtures/names_app (real npm packages throwing from their own code) with esbuild --minify, with
-// esbuild + terser and with webpack 5 in production mode, runs the programs and pairs their frames. Each build is
-// uploaded three ways: the map with sourcesContent; the map without it plus the minified file; the map without it alone
-// (the printed minified names stay: the baseline). Needs the npm tools of scripts/setup.d/sourcemap.sh.
+// fixtures/names_app (real npm packages throwing from their own code) with esbuild --minify,
+// with esbuild + terser and with webpack 5 in production mode, runs the programs and pairs their
+// frames. Each build is uploaded three ways: the map with sourcesContent; the map without it
+// plus the minified file; the map without it alone (the printed minified names stay: the
+// baseline). Needs the npm tools of scripts/setup.d/sourcemap.sh.
 //
 // A restored name equals the original run's when it is V8's function name (CallSite
 // getFunctionName: the name or the inferred one, "pp$4.raise", "get strictParse"), or the name V8
