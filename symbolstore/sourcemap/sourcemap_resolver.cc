@@ -544,6 +544,11 @@ struct SourcemapResolver::Impl {
     if (!*block || in_block >= (*block)->size()) return ResolvedAnswer::kNoColumn;
     const std::string_view line = (**block)[in_block];
     const std::string_view name = chunk.names[static_cast<size_t>(entry.name)];
+    // Where the segment's identifier stands at its own column, the map is precise there (a
+    // precise map may give several segments one position: Hermes' bytecode offsets).
+    if (identifierColumn(line, name, entry.original_column, 0) == entry.original_column) {
+      return ResolvedAnswer::kNoColumn;
+    }
     return identifierColumn(line, name, entry.original_column, occurrence);
   }
 
