@@ -162,6 +162,22 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::string last_delivery_error;
   Status fatal;  // set from inside callbacks, checked by the loop
 
+  // The publication in flight: a batch's outputs produced, its commit (exactly_once) or its
+  // acknowledgements (at_least_once) awaited on `outcome` while the next batch restores.
+  struct Publication {
+    bool open = false;
+    std::vector<BatchEvent> batch;  // its events, for the end-to-end latencies
+    Staged staged;
+    BatchCounts counts;
+    std::map<int32_t, int64_t> next_offsets;
+    std::map<std::string, std::string> recheck_before;
+    uint64_t failures_before = 0;
+    uint64_t demand_published = 0;
+    std::future<std::string> outcome;  // what failed, "" when committed
+  };
+  // Last: destroyed first, so a commit still running ends before the clients it uses go.
+  Publication in_flight;
+
   Impl(const config::Config& c, Metrics& m, Hooks h)
       : config(c), metrics(m), hooks(std::move(h)), exactly_once(c.kafka.delivery == "exactly_once") {}
 
@@ -180,6 +196,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     const bool cooperative = consumer->rebalance_protocol() == "COOPERATIVE";
     std::vector<int32_t> ids;
     for (auto* partition : partitions) ids.push_back(partition->partition());
+    // The batch committing in the background finishes under the assignment it was read with.
+    Status finished = finishPublication();
+    if (!finished && fatal.isOk()) fatal = finished;
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       spdlog::info("assigned {} events partition(s): {}", ids.size(), fmt::join(ids, ","));
       // The demand counts before the symbols, so that an upload the catch-up applies closes the
@@ -723,31 +742,53 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // --- the batch --------------------------------------------------------------------------
-  // One loop turn's outputs: the batch, and with `housekeeping` a re-check slice of pending
-  // events and the expiry scan. exactly_once: all of it and the batch's offsets in one
-  // transaction; at_least_once: acknowledged, then the offsets committed.
+  // A loop turn publishes in two steps so that restoring the next batch overlaps the wait for the
+  // brokers: `publish` produces the batch's outputs (exactly_once: in a transaction, with the
+  // batch's offsets sent to it) and starts the commit (exactly_once) or the wait for every
+  // acknowledgement (at_least_once) on its own thread; `finishPublication`, called once the next
+  // batch is restored, takes the outcome and brings the local state in line, or aborts and
+  // rewinds. Nothing of a batch is committed before all of the previous one was.
+  //
+  // A synchronous turn: the batch (and with `housekeeping` a re-check slice of pending events
+  // and the expiry scan) restored, published and committed before it returns.
   Status processBatch(bool housekeeping) {
+    RESTACK_RETURN_IF_ERROR(finishPublication());
+    RESTACK_RETURN_IF_ERROR(publish(housekeeping, restoreAll(wholeBatch())));
+    return finishPublication();
+  }
+
+  std::vector<size_t> wholeBatch() const {
+    std::vector<size_t> all(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) all[i] = i;
+    return all;
+  }
+
+  // Produces the outputs of `batch` (restored into `results`, one per event) and of the
+  // housekeeping, then starts their commit on `in_flight.outcome`. The batch moves into
+  // `in_flight`.
+  Status publish(bool housekeeping, std::vector<Expected<pipeline::ProcessResult>> results) {
     const bool expiry_due = housekeeping && wallMs() >= next_expiry_ms;
     const bool rechecking = housekeeping && !recheck.empty();
     const bool demand_due = demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()));
     if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
-    const auto recheck_before = recheck;
-    const uint64_t failures_before = delivery_failures;
-    Staged staged;
-    BatchCounts counts;
-    std::map<int32_t, int64_t> next_offsets;
+    in_flight = Publication{};
+    in_flight.recheck_before = recheck;
+    in_flight.failures_before = delivery_failures;
 
     if (exactly_once) {
       std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
       if (begun) return ioError("cannot begin a transaction: " + begun->str());
     }
+    in_flight.open = true;
     if (demand) demand->begin();
-    uint64_t demand_published = 0;
-    Status produced = produceBatch(staged, counts, next_offsets);
-    if (produced && rechecking) produced = restorePendingSlice(staged);
-    if (produced && expiry_due) produced = expirePending(staged);
+    Status produced = produceBatch(results, in_flight.staged, in_flight.counts, in_flight.next_offsets);
+    if (produced && rechecking) produced = restorePendingSlice(in_flight.staged);
+    if (produced && expiry_due) produced = expirePending(in_flight.staged);
     // After the batch, so that its observations are in the records.
-    if (produced && demand && (demand_due || demand->flushDue(wallMs()))) produced = flushDemand(demand_published);
+    if (produced && demand && (demand_due || demand->flushDue(wallMs())))
+      produced = flushDemand(in_flight.demand_published);
+    in_flight.batch = std::move(batch);
+    batch.clear();
 
     if (exactly_once) {
       std::string failure;
@@ -755,58 +796,93 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         failure = produced.error().message();
       } else if (hooks.abort_transaction && hooks.abort_transaction()) {
         failure = "abort requested by a test hook";
-      } else {
-        if (!next_offsets.empty()) {
-          std::vector<RdKafka::TopicPartition*> offsets;
-          for (const auto& [partition, offset] : next_offsets) {
-            offsets.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
-          }
-          std::unique_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
-          std::unique_ptr<RdKafka::Error> sent =
-              retrying([&] { return producer->send_offsets_to_transaction(offsets, group.get(), 60000); });
-          for (auto* offset : offsets) delete offset;
-          if (sent) failure = "sending the batch's offsets to the transaction failed: " + sent->str();
-        }
-        if (failure.empty()) {
-          std::unique_ptr<RdKafka::Error> committed = retrying([&] { return producer->commit_transaction(60000); });
-          if (committed) failure = "committing the transaction failed: " + committed->str();
-        }
       }
       if (!failure.empty()) {
-        recheck = recheck_before;
-        if (demand) demand->abort();
-        return abandonTransaction(failure);
+        in_flight.outcome = readyOutcome(std::move(failure));
+        return finishPublication();
       }
-      if (!next_offsets.empty()) ++metrics.batches_committed;
+      // The batch's offsets, sent with the consumer's group metadata so that a zombie of an old
+      // generation is fenced, then the commit: both wait for the brokers, off the loop's thread.
+      std::vector<std::unique_ptr<RdKafka::TopicPartition>> offsets;
+      for (const auto& [partition, offset] : in_flight.next_offsets) {
+        offsets.emplace_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
+      }
+      std::shared_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
+      in_flight.outcome = std::async(std::launch::async, [this, offsets = std::move(offsets), group]() -> std::string {
+        if (!offsets.empty()) {
+          std::vector<RdKafka::TopicPartition*> raw;
+          for (const auto& offset : offsets) raw.push_back(offset.get());
+          std::unique_ptr<RdKafka::Error> sent =
+              retrying([&] { return producer->send_offsets_to_transaction(raw, group.get(), 60000); });
+          if (sent) return "sending the batch's offsets to the transaction failed: " + sent->str();
+        }
+        std::unique_ptr<RdKafka::Error> committed = retrying([&] { return producer->commit_transaction(60000); });
+        return committed ? "committing the transaction failed: " + committed->str() : std::string();
+      });
+    } else if (!produced) {
+      if (demand) demand->abort();
+      in_flight = Publication{};
+      return produced;
     } else {
-      if (!produced && demand) demand->abort();
-      RESTACK_RETURN_IF_ERROR(produced);
       // Every output acknowledged before any input offset is committed.
-      while (producer->outq_len() > 0) {
-        producer->flush(1000);
-        if (delivery_failures != failures_before) break;
+      in_flight.outcome = std::async(std::launch::async, [this, before = in_flight.failures_before]() -> std::string {
+        while (producer->outq_len() > 0) {
+          producer->flush(1000);
+          if (delivery_failures != before) break;
+        }
+        if (delivery_failures == before) return {};
+        return "outputs were not acknowledged (" + last_delivery_error +
+               "); offsets not committed, the batch will be read again";
+      });
+    }
+    return Status::ok();
+  }
+
+  static std::future<std::string> readyOutcome(std::string failure) {
+    std::promise<std::string> done;
+    done.set_value(std::move(failure));
+    return done.get_future();
+  }
+
+  // Waits for the publication in flight (if any) and applies its outcome: committed, the counters
+  // and the local pending cache follow; failed, exactly_once aborts the transaction and rewinds the
+  // consumer (the batch read since is dropped and read again), at_least_once stops the worker.
+  Status finishPublication() {
+    if (!in_flight.open) return Status::ok();
+    Publication done = std::move(in_flight);
+    in_flight = Publication{};
+    const std::string failure = done.outcome.valid() ? done.outcome.get() : std::string();
+    if (!failure.empty()) {
+      // Slices of the re-check that were not committed are walked again; an app added since keeps
+      // its own place.
+      for (const auto& [app, after] : done.recheck_before) {
+        auto [it, added] = recheck.emplace(app, after);
+        if (!added && after < it->second) it->second = after;
       }
-      if (delivery_failures != failures_before) {
-        if (demand) demand->abort();
-        return ioError("outputs were not acknowledged (" + last_delivery_error +
-                       "); offsets not committed, the batch will be read again");
-      }
-      for (const auto& [partition, offset] : next_offsets) {
+      if (demand) demand->abort();
+      if (exactly_once) return abandonTransaction(failure);
+      return ioError(failure);
+    }
+    if (exactly_once) {
+      if (!done.next_offsets.empty()) ++metrics.batches_committed;
+    } else {
+      for (const auto& [partition, offset] : done.next_offsets) {
         uncommitted[partition] = std::max(uncommitted[partition], offset);
       }
     }
     const int64_t acknowledged_ms = wallMs();
-    for (const BatchEvent& event : batch) {
+    for (const BatchEvent& event : done.batch) {
       if (event.timestamp_ms >= 0) metrics.end_to_end_seconds.observe((acknowledged_ms - event.timestamp_ms) / 1000.0);
     }
-    batch.clear();
     if (demand) {
       demand->commit();
       metrics.symbol_demand_keys = demand->size();
-      metrics.symbol_demand_records_published += demand_published;
+      metrics.symbol_demand_records_published += done.demand_published;
       metrics.symbol_demand_untracked = demand->untracked();
     }
     // The records are durable: bring the local cache in line.
+    const Staged& staged = done.staged;
+    const BatchCounts& counts = done.counts;
     for (const PendingEvent& kept : staged.kept) RESTACK_RETURN_IF_ERROR(pending->put(kept));
     for (const std::string& key : staged.removed) RESTACK_RETURN_IF_ERROR(pending->remove(key));
     metrics.pending_events = pending->count();
@@ -824,14 +900,13 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
-  // Restores the batch and produces its outputs and pending records.
-  Status produceBatch(Staged& staged, BatchCounts& counts, std::map<int32_t, int64_t>& next_offsets) {
+  // Produces the outputs and pending records of the restored batch; events that wait for symbols
+  // are restored again once any upload not read yet is applied.
+  Status produceBatch(std::vector<Expected<pipeline::ProcessResult>>& results, Staged& staged, BatchCounts& counts,
+                      std::map<int32_t, int64_t>& next_offsets) {
     if (batch.empty()) return Status::ok();
+    if (results.size() != batch.size()) return Error(ErrorCode::kInternal, "restored results do not match the batch");
     try {
-      std::vector<size_t> all(batch.size());
-      for (size_t i = 0; i < batch.size(); ++i) all[i] = i;
-      auto results = restoreAll(all);
-
       // Events waiting for symbols: apply any upload not read yet, then restore them again.
       std::vector<size_t> waiting;
       std::set<int32_t> partitions;
@@ -1106,9 +1181,18 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         batch.push_back(std::move(event));
         if (remaining <= 0) break;
       }
-      RESTACK_RETURN_IF_ERROR(processBatch(true));
+      // The next batch restores while the previous one commits.
+      std::future<std::vector<Expected<pipeline::ProcessResult>>> restoring;
+      if (!batch.empty()) restoring = std::async(std::launch::async, [this] { return restoreAll(wholeBatch()); });
+      if (in_flight.open && in_flight.outcome.valid()) in_flight.outcome.wait();
+      std::vector<Expected<pipeline::ProcessResult>> results;
+      if (restoring.valid()) results = restoring.get();
+      // A failed commit rewinds the consumer and drops the batch read since: it is read again.
+      RESTACK_RETURN_IF_ERROR(finishPublication());
+      if (batch.size() != results.size()) results.clear();
+      RESTACK_RETURN_IF_ERROR(publish(true, std::move(results)));
       if (!exactly_once) commitUncommitted();
-      producer->poll(0);
+      if (!in_flight.open) producer->poll(0);
       updateGauges();
       flushUsage(false);
     }
