@@ -11,6 +11,8 @@
 #include <memory>
 #include <thread>
 
+#include <unistd.h>
+
 #include "config/config.h"
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
@@ -59,6 +61,7 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   y += "store:\n  path: \"" + store + "\"\n  block_cache_mb: " + mb + "\n";
   y += "cache:\n  native_mb: " + mb + "\n  proguard_mb: " + mb + "\n  sourcemap_mb: " + mb + "\n";
   y += "worker:\n  threads: " + std::to_string(o.threads) + "\n  batch_size: " + std::to_string(o.batch) + "\n";
+  y += "  batch_linger_ms: " + std::to_string(o.linger_ms) + "\n";
   y += "observability:\n  http_port: " + std::to_string(http_port) + "\n  bind_address: \"127.0.0.1\"\n";
   y += "  log_level: warn\n";
   return y;
@@ -251,6 +254,19 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
       worker_figures[w].peak_rss = std::max(worker_figures[w].peak_rss, worker_test::peakRssBytes(workers[w]->pid()));
     }
   };
+  auto workersCpu = [&] {
+    double sum = 0;
+    for (const auto& w : worker_figures) sum += w.cpu_s;
+    return sum;
+  };
+  // The machine's, this tool's and the workers' CPU seconds at the first output.
+  struct CpuSample {
+    MachineCpu machine;
+    double tool_s = 0, workers_s = 0, broker_s = 0;
+  } window_start;
+  // The broker's JVM (scripts/kafka-broker.sh writes its pid).
+  const pid_t broker_pid = pidFromFile(((*broker)->dir() / "broker.pid").string());
+  auto brokerCpu = [&] { return broker_pid > 0 ? cpuSeconds(broker_pid) : 0.0; };
   size_t printed_mismatches = 0;
   // The restart (o.restart_at): the first life's figures, and when the second one started.
   WorkerFigures first_life;
@@ -300,7 +316,11 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     seen[index] = true;
     ++arrived;
     last_arrival = now;
-    if (first_output == Clock::time_point{}) first_output = now;
+    if (first_output == Clock::time_point{}) {
+      first_output = now;
+      sampleWorkers();
+      window_start = {machineCpu(), cpuSeconds(::getpid()), workersCpu(), brokerCpu()};
+    }
     if (restarted_at != Clock::time_point{} && figures.restart_first_output_s == 0) {
       figures.restart_first_output_s = seconds(now - restarted_at);
     }
@@ -324,6 +344,15 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
   }
   sampleWorkers();
+  if (first_output != Clock::time_point{} && !figures.restarted) {
+    const MachineCpu machine = machineCpu();
+    figures.window_workers_s = workersCpu() - window_start.workers_s;
+    figures.window_tool_s = cpuSeconds(::getpid()) - window_start.tool_s;
+    figures.window_broker_s = std::max(0.0, brokerCpu() - window_start.broker_s);
+    figures.window_rest_s = std::max(0.0, machine.busy_s - window_start.machine.busy_s - figures.window_workers_s -
+                                              figures.window_tool_s - figures.window_broker_s);
+    figures.window_idle_s = machine.idle_s - window_start.machine.idle_s;
+  }
   if (produce_thread.joinable()) produce_thread.join();
   reader->close();
   for (auto& w : workers) {

@@ -26,6 +26,28 @@ double cpuSeconds(pid_t pid) {
   return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+MachineCpu machineCpu() {
+  std::ifstream in("/proc/stat");
+  std::string label;
+  in >> label;  // "cpu": the sum over all cores
+  MachineCpu cpu;
+  if (label != "cpu") return cpu;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  // user nice system idle iowait irq softirq steal
+  for (int i = 0; i < 8; ++i) {
+    double jiffies = 0;
+    if (!(in >> jiffies)) break;
+    (i == 3 || i == 4 ? cpu.idle_s : cpu.busy_s) += jiffies / tick;
+  }
+  return cpu;
+}
+
+pid_t pidFromFile(const std::string& path) {
+  std::ifstream in(path);
+  long pid = 0;
+  return in >> pid && pid > 0 ? static_cast<pid_t>(pid) : 0;
+}
+
 double percentileMs(const std::vector<int64_t>& sorted_us, double p) {
   if (sorted_us.empty()) return 0;
   size_t at = std::min(sorted_us.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted_us.size())));
@@ -79,6 +101,15 @@ std::string formatReport(const RunFigures& f) {
   std::snprintf(line, sizeof line, "  workers: CPU %.2f s, %.0f events per CPU second; load average %.2f at the end\n",
                 cpu, cpu > 0 ? static_cast<double>(f.restored + f.dlq) / cpu : 0, f.load_average);
   out += line;
+  const double window = f.window_workers_s + f.window_tool_s + f.window_broker_s + f.window_rest_s + f.window_idle_s;
+  if (window > 0) {
+    std::snprintf(line, sizeof line,
+                  "  machine CPU from first to last output, %.2f core-seconds: workers %.0f %%, this tool %.0f %%, the "
+                  "broker %.0f %%, other processes %.0f %%, idle %.0f %%\n",
+                  window, 100 * f.window_workers_s / window, 100 * f.window_tool_s / window,
+                  100 * f.window_broker_s / window, 100 * f.window_rest_s / window, 100 * f.window_idle_s / window);
+    out += line;
+  }
   return out;
 }
 

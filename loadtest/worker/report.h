@@ -13,6 +13,15 @@ namespace restack::loadtest {
 // user + system CPU seconds of a process (/proc/PID/stat), 0 when it cannot be read.
 double cpuSeconds(pid_t pid);
 
+// The whole machine's CPU time from /proc/stat: busy and idle (with iowait) seconds over all cores.
+struct MachineCpu {
+  double busy_s = 0, idle_s = 0;
+};
+MachineCpu machineCpu();
+
+// The pid in a pid file (e.g. the broker's, scripts/kafka-broker.sh), 0 when it cannot be read.
+pid_t pidFromFile(const std::string& path);
+
 // Percentile p (0..1) of sorted latencies in microseconds, in milliseconds.
 double percentileMs(const std::vector<int64_t>& sorted_us, double p);
 
@@ -36,6 +45,10 @@ struct RunFigures {
   double restart_full_rate_s = 0;     // started again -> the first second at 90 % of the rate before
   std::vector<int64_t> latencies_us;  // sorted; empty for a flat-out run
   std::vector<WorkerFigures> workers;
+  // Where the machine's CPU went from the first output to the last: the workers, this tool
+  // (producing, reading back and checking every output), the Kafka broker it started, everything
+  // else (other processes on the machine) and idle. All zero when not measured.
+  double window_workers_s = 0, window_tool_s = 0, window_broker_s = 0, window_rest_s = 0, window_idle_s = 0;
   double load_average = 0;  // 1-minute load average at the end
 };
 

@@ -357,12 +357,12 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
     run.workers = workers;
     run.events_options.run_id = scenario + std::to_string(workers);
     char title[512];
-    std::snprintf(
-        title, sizeof title,
-        "scenario %s: %zu builds, %zu events, %s, %d worker(s), %d partitions, worker.threads=%u, batch %u, %s",
-        scenario.c_str(), run.builds, run.events,
-        run.rate ? ("at " + std::to_string(run.rate) + " events/s").c_str() : "flat out", workers, run.partitions,
-        run.threads, run.batch, run.delivery.c_str());
+    std::snprintf(title, sizeof title,
+                  "scenario %s: %zu builds, %zu events, %s, %d worker(s), %d partitions, worker.threads=%u, batch %u, "
+                  "linger %u ms, %s",
+                  scenario.c_str(), run.builds, run.events,
+                  run.rate ? ("at " + std::to_string(run.rate) + " events/s").c_str() : "flat out", workers,
+                  run.partitions, run.threads, run.batch, run.linger_ms, run.delivery.c_str());
     RunFigures figures;
     status |= runLoad(run, title, figures);
     summary += formatReport(figures);
@@ -425,6 +425,8 @@ int main(int argc, char** argv) {
   app.add_option("--partitions", options.partitions, "Partitions of the events topic")->default_val(3);
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
   app.add_option("--batch", options.batch, "worker.batch_size")->default_val(500);
+  app.add_option("--linger-ms", run.linger_ms, "Scenarios: worker.batch_linger_ms, how long a batch waits to fill")
+      ->default_val(50);
   app.add_option("--brokers", options.brokers, "Demo samples: use this Kafka cluster instead of the mock cluster");
   app.add_option("--delivery", options.delivery,
                  "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster "
