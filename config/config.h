@@ -101,7 +101,7 @@ struct Limits {
 struct Worker {
   uint32_t threads = 2;           // threads restoring events of a batch in parallel
   uint32_t batch_size = 500;      // events per batch (outputs flushed, then offsets committed)
-  uint32_t batch_linger_ms = 50;  // how long to wait to fill a batch
+  uint32_t batch_linger_ms = 50;  // while the previous batch commits, how long the next may wait to fill
 };
 
 // Which upload locations (the restack.location header of a symbol upload) the worker may read.

@@ -75,6 +75,8 @@ constexpr int kStopSettleMs = 250;
 // previous owner keeps them unstable until the broker aborts it.
 constexpr auto kCommittedOffsetsTimeout = std::chrono::minutes(3);
 constexpr int kCommittedCallMs = 10000;
+// While the previous batch commits, the next one fills and the commit is looked at this often.
+constexpr int64_t kCommitPollMs = 2;
 // A long pending replay says where it stands this often.
 constexpr auto kReplayLogInterval = std::chrono::seconds(10);
 
@@ -1162,8 +1164,16 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       const auto deadline = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
       while (batch.size() < config.worker.batch_size && !stop) {
         auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        // Waiting to fill a batch only pays while the previous one commits: once nothing is in
+        // flight, what arrived is restored at once (batches grow with the rate, latency stays
+        // that of one restore and one commit).
+        const bool committing = in_flight.open && in_flight.outcome.valid() &&
+                                in_flight.outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+        if (!batch.empty() && !committing) remaining = 0;
+        if (committing) remaining = std::min<int64_t>(remaining, kCommitPollMs);
         std::unique_ptr<RdKafka::Message> message(events->consume(static_cast<int>(std::max<int64_t>(remaining, 0))));
         if (!fatal.isOk()) return fatal;
+        if (message->err() == RdKafka::ERR__TIMED_OUT && committing && Clock::now() < deadline) continue;
         if (message->err() == RdKafka::ERR__TIMED_OUT || message->err() == RdKafka::ERR__PARTITION_EOF) break;
         if (message->err() != RdKafka::ERR_NO_ERROR) {
           spdlog::warn("consumer: {}", message->errstr());
@@ -1179,7 +1189,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         if (message->key()) event.key = *message->key();
         event.value.assign(static_cast<const char*>(message->payload()), message->len());
         batch.push_back(std::move(event));
-        if (remaining <= 0) break;
       }
       // The next batch restores while the previous one commits.
       std::future<std::vector<Expected<pipeline::ProcessResult>>> restoring;
