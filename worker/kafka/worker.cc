@@ -15,6 +15,7 @@
 #include "symbolstore/symbolizer.h"
 #include "worker/kafka/clients.h"
 #include "worker/kafka/pending_events.h"
+#include "worker/kafka/restore_threads.h"
 #include "worker/kafka/symbol_demand.h"
 #include "worker/kafka/symbol_feed.h"
 #include "worker/logging/log.h"
@@ -139,6 +140,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   Metrics& metrics;
   Hooks hooks;
   bool exactly_once = true;
+  RestoreThreads restore_threads;  // worker.threads of them, for the worker's life
   std::unique_ptr<SymbolStore> store;
   std::unique_ptr<Symbolizer> symbolizer;
   std::unique_ptr<pipeline::EventProcessor> processor;
@@ -181,7 +183,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   Publication in_flight;
 
   Impl(const config::Config& c, Metrics& m, Hooks h)
-      : config(c), metrics(m), hooks(std::move(h)), exactly_once(c.kafka.delivery == "exactly_once") {}
+      : config(c),
+        metrics(m),
+        hooks(std::move(h)),
+        exactly_once(c.kafka.delivery == "exactly_once"),
+        restore_threads(std::max<uint32_t>(1, c.worker.threads)) {}
 
   // --- delivery reports -------------------------------------------------------------------
   void dr_cb(RdKafka::Message& message) override {
@@ -657,27 +663,18 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return config.kafka.topics.dlq;
   }
 
-  // Restores every event of the batch, `worker.threads` at a time.
+  // Restores the events `which` of the batch on the restore threads, `worker.threads` at a time.
   std::vector<Expected<pipeline::ProcessResult>> restoreAll(const std::vector<size_t>& which) {
     std::vector<Expected<pipeline::ProcessResult>> results(which.size(), Error(ErrorCode::kInternal, "not run"));
-    const size_t threads = std::max<size_t>(1, std::min<size_t>(config.worker.threads, which.size()));
-    auto work = [&](size_t first) {
-      for (size_t i = first; i < which.size(); i += threads) {
-        const BatchEvent& event = batch[which[i]];
-        const logging::ScopedLogContext log_context({.event_id = {},
-                                                     .topic = config.kafka.topics.events,
-                                                     .partition = event.partition,
-                                                     .offset = event.offset});
-        const auto started = std::chrono::steady_clock::now();
-        results[i] = guardedProcess(*processor, event.key, event.value);
-        metrics.restore_seconds.observe(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-      }
-    };
-    std::vector<std::future<void>> running;
-    for (size_t t = 1; t < threads; ++t) running.push_back(std::async(std::launch::async, work, t));
-    work(0);
-    for (auto& f : running) f.get();
+    restore_threads.run(which.size(), [&](size_t i) {
+      const BatchEvent& event = batch[which[i]];
+      const logging::ScopedLogContext log_context(
+          {.event_id = {}, .topic = config.kafka.topics.events, .partition = event.partition, .offset = event.offset});
+      const auto started = std::chrono::steady_clock::now();
+      results[i] = guardedProcess(*processor, event.key, event.value);
+      metrics.restore_seconds.observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    });
     return results;
   }
 
