@@ -324,6 +324,16 @@ TEST_F(PipelineTest, UnreadableEventsGoToTheDlqWithTheirReason) {
       {R"({"app":"a","build_id":"1","platform":"ios"})", "missing field 'threads'"},
       {R"({"app":"a","build_id":"1","platform":"ios","kind":"boom","threads":[]})", "unknown kind"},
       {R"({"app":"a","build_id":"1","platform":"ios","threads":[],"x":12e})", "not valid JSON"},
+      // Values the walk does not read are checked all the same (raw_event.cc parses each event once).
+      {R"({"app":"a","build_id":"1","platform":"ios","threads":[],"sdk":{"v":[1,{"w":tru}]}})", "not valid JSON"},
+      {R"({"app":"a","build_id":"1","platform":"ios","exception":{"type":"T","x":1.},"threads":[]})", "not valid JSON"},
+      {R"({"app":"a","build_id":"1","platform":"ios","attributes":{"a":nul},"threads":[]})", "not valid JSON"},
+      {R"({"app":"a","build_id":"1","platform":"ios","threads":[{"stack":"x","tid":01}]})", "not valid JSON"},
+      {R"({"app":"a","build_id":"1","platform":"ios","threads":[]} {})", "not valid JSON"},
+      // A JSON error after the point where the event is refused is still the reason given.
+      {R"({"app":"a","build_id":"1","platform":"ios","threads":"x","y":1e})", "not valid JSON"},
+      {R"({"app":"a","build_id":"1","platform":"ios","exception":"boom","threads":[]})",
+       "field 'exception' must be an object"},
   };
   for (const auto& [event, reason] : cases) {
     auto result = process(event);

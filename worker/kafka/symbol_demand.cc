@@ -40,24 +40,46 @@ std::string moduleOf(std::string_view raw) {
   return {};
 }
 
-// Adds the missing frames of one stack's "frames" array to `found`, keyed by kind and identifier.
-void collectFrames(simdjson::dom::element stack, std::map<std::pair<std::string, std::string>, DemandRecord>& found) {
+using FoundDemand = std::map<std::pair<std::string, std::string>, DemandRecord>;
+
+// Counts one frame with status missing_symbols into `found`, keyed by kind and identifier.
+void countMissingFrame(std::string_view kind, std::string_view id, std::string_view module, std::string_view raw,
+                       FoundDemand& found) {
+  if (id.empty()) return;
+  DemandRecord& record = found[{std::string(kind), std::string(id)}];
+  if (record.frames == 0) {
+    record.kind = std::string(kind);
+    record.identifier = std::string(id);
+    record.module = std::string(module);
+    if (record.module.empty()) record.module = moduleOf(raw);
+  }
+  ++record.frames;
+}
+
+// Adds the missing frames of one stack's "frames" array to `found`.
+void collectFrames(simdjson::dom::element stack, FoundDemand& found) {
   simdjson::dom::array frames;
   if (stack["frames"].get_array().get(frames) != simdjson::SUCCESS) return;
   for (simdjson::dom::element frame : frames) {
     if (stringField(frame, "status") != "missing_symbols") continue;
-    const std::string_view id = stringField(frame, "missing_id");
-    if (id.empty()) continue;
-    const std::string kind(stringField(frame, "kind"));
-    DemandRecord& record = found[{kind, std::string(id)}];
-    if (record.frames == 0) {
-      record.kind = kind;
-      record.identifier = std::string(id);
-      record.module = std::string(stringField(frame, "module"));
-      if (record.module.empty()) record.module = moduleOf(stringField(frame, "raw"));
-    }
-    ++record.frames;
+    countMissingFrame(stringField(frame, "kind"), stringField(frame, "missing_id"), stringField(frame, "module"),
+                      stringField(frame, "raw"), found);
   }
+}
+
+std::vector<DemandRecord> demandRecords(FoundDemand& found, std::string_view app, std::string_view build_id,
+                                        std::string_view platform, int64_t seen_ms) {
+  std::vector<DemandRecord> out;
+  out.reserve(found.size());
+  for (auto& [key, record] : found) {
+    record.app = std::string(app);
+    record.build_id = std::string(build_id);
+    record.platform = std::string(platform);
+    record.first_seen_ms = record.last_seen_ms = seen_ms;
+    record.events = 1;
+    out.push_back(std::move(record));
+  }
+  return out;
 }
 
 }  // namespace
@@ -135,7 +157,7 @@ Expected<std::vector<DemandRecord>> demandOfRestoredEvent(std::string_view resto
   if (parser.parse(restored_event.data(), restored_event.size()).get(root) != simdjson::SUCCESS || !root.is_object()) {
     return malformed("restored event: not a JSON object");
   }
-  std::map<std::pair<std::string, std::string>, DemandRecord> found;
+  FoundDemand found;
   simdjson::dom::array threads;
   if (root["threads"].get_array().get(threads) == simdjson::SUCCESS) {
     for (simdjson::dom::element thread : threads) {
@@ -145,16 +167,17 @@ Expected<std::vector<DemandRecord>> demandOfRestoredEvent(std::string_view resto
       for (simdjson::dom::element sample : samples) collectFrames(sample, found);
     }
   }
-  std::vector<DemandRecord> out;
-  for (auto& [key, record] : found) {
-    record.app = std::string(stringField(root, "app"));
-    record.build_id = std::string(stringField(root, "build_id"));
-    record.platform = std::string(stringField(root, "platform"));
-    record.first_seen_ms = record.last_seen_ms = seen_ms;
-    record.events = 1;
-    out.push_back(std::move(record));
+  return demandRecords(found, stringField(root, "app"), stringField(root, "build_id"), stringField(root, "platform"),
+                       seen_ms);
+}
+
+std::vector<DemandRecord> demandOfMissingFrames(const pipeline::ProcessResult& result, int64_t seen_ms) {
+  if (result.missing_frames.empty()) return {};
+  FoundDemand found;
+  for (const pipeline::MissingFrame& frame : result.missing_frames) {
+    countMissingFrame(frame.kind, frame.missing_id, frame.module, frame.raw, found);
   }
-  return out;
+  return demandRecords(found, result.app, result.build_id, result.platform, seen_ms);
 }
 
 bool uploadServes(const UploadMeta& meta, const IngestReport& report, const DemandRecord& record) {

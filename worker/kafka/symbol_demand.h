@@ -32,6 +32,7 @@
 
 #include "formats/common/status.h"
 #include "symbolstore/ingest.h"
+#include "worker/pipeline/event_processor.h"
 
 namespace restack::worker {
 
@@ -64,6 +65,10 @@ Expected<DemandRecord> decodeDemandRecord(std::string_view value);
 // frames with status missing_symbols, first and last seen = `seen_ms`. Frames without a
 // missing_id (nothing to ask for) are left out.
 Expected<std::vector<DemandRecord>> demandOfRestoredEvent(std::string_view restored_event, int64_t seen_ms);
+
+// The same records from the result that published the event (ProcessResult::missing_frames), without
+// parsing its ~26 KB of JSON back: what the worker counts for every event that misses symbols.
+std::vector<DemandRecord> demandOfMissingFrames(const pipeline::ProcessResult& result, int64_t seen_ms);
 
 // Whether the upload described by `meta` and `report` serves the file `record` misses: one of
 // the ids the upload now serves (IngestReport::ids: debug ids, mapping ids and "<app>:<build>",

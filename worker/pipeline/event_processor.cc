@@ -4,11 +4,32 @@
 
 #include "worker/pipeline/event_writer.h"
 #include "worker/pipeline/fingerprint.h"
+#include "worker/pipeline/stack_kind.h"
 
 namespace restack::pipeline {
 namespace {
 
 constexpr size_t kFingerprintRecordBytes = 64 * 1024;
+
+// The frames of the written event (the stacks and frames event_writer.cc writes for `shape`) that
+// wait for symbols and name the identifier.
+void missingFrames(const RawEvent& raw, const RestoredEvent& restored, const OutputShape& shape,
+                   std::vector<MissingFrame>& out) {
+  auto add = [&](const RestoredStack& stack) {
+    const size_t kept = std::min(stack.frames.size(), shape.frames_per_stack);
+    for (size_t i = 0; i < kept; ++i) {
+      const OutputFrame& frame = stack.frames[i];
+      if (frame.status != FrameStatus::kMissingSymbols || frame.missing_id.empty()) continue;
+      out.push_back({kindName(frame.kind), frame.missing_id, frame.frame.module, frame.raw});
+    }
+  };
+  for (size_t t = 0; t < raw.threads.size() && t < restored.threads.size(); ++t) {
+    if (raw.threads[t].has_stack) add(restored.threads[t].stack);
+    for (size_t s = 0; s < raw.threads[t].samples.size() && s < restored.threads[t].samples.size(); ++s) {
+      add(restored.threads[t].samples[s]);
+    }
+  }
+}
 
 }  // namespace
 
@@ -44,8 +65,9 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
         tooLarge("fingerprint record of " + std::to_string(fingerprint.record_json.size()) +
                  " bytes cannot be cut down under limits.max_output_bytes (" + std::to_string(limit) + ")"));
   }
+  OutputShape shape;
   auto event_json =
-      writeRestoredEventWithin(*raw, *restored, *record_json, limit, options_.restore.max_frames_per_thread);
+      writeRestoredEventWithin(*raw, *restored, *record_json, limit, options_.restore.max_frames_per_thread, &shape);
   if (!event_json) {
     return deadLetter(input_key, value,
                       tooLarge("restored event exceeds limits.max_output_bytes (" + std::to_string(limit) +
@@ -68,11 +90,13 @@ Expected<ProcessResult> EventProcessor::process(std::string_view input_key, std:
   result.pending_symbols = restored->state == SymbolicationState::kPending;
   result.app = raw->app;
   result.event_id = raw->event_id;
+  result.build_id = raw->build_id;
   result.platform = raw->platform;
   result.fingerprint = fingerprint.hash;
   result.frames_total = restored->frames_total;
   result.frames_symbolicated = restored->frames_symbolicated;
   result.frames_by_kind = restored->frames_by_kind;
+  missingFrames(*raw, *restored, shape, result.missing_frames);
   result.records.push_back(std::move(event));
   result.records.push_back(std::move(record));
   return result;

@@ -39,6 +39,16 @@ struct ProcessorOptions {
   std::shared_ptr<const grouping::GroupingConfig> grouping = std::make_shared<grouping::GroupingConfig>();
 };
 
+// A frame of the published event that waits for symbols nobody uploaded (status missing_symbols,
+// with the identifier to ask for), as the event's JSON states it: what the symbol-demand feed
+// counts (worker/kafka/symbol_demand.h, demandOfMissingFrames) without reading the output back.
+struct MissingFrame {
+  std::string_view kind;  // "native", "java", "js"
+  std::string missing_id;
+  std::string module;  // the restored frame's module, often empty
+  std::string raw;     // the raw line
+};
+
 struct ProcessResult {
   std::vector<OutputRecord> records;
   bool dead_letter = false;
@@ -47,11 +57,15 @@ struct ProcessResult {
   bool pending_symbols = false;                 // some frames wait for symbols that were never uploaded
   std::string app;                              // of a readable event
   std::string event_id;
+  std::string build_id;     // of a readable event
   std::string platform;     // of a readable event: ios | android | web | react_native | as sent
   std::string fingerprint;  // the hash published for it
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
   FrameTally frames_by_kind{};
+  // The published event's frames with status missing_symbols and a missing_id, in output order
+  // (frames the output dropped to fit are not in it either).
+  std::vector<MissingFrame> missing_frames;
 };
 
 class EventProcessor {

@@ -7,7 +7,7 @@
 
 namespace restack::pipeline {
 
-void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, FrameLookup lookup) {
+void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup) {
   // Restored without a frame to show counts as not covered.
   if (lookup.status == FrameStatus::kSymbolicated && lookup.frames.empty() && !lookup.removed) {
     lookup.status = FrameStatus::kNotFound;

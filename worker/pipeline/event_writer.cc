@@ -285,19 +285,24 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
 
 std::optional<std::string> writeRestoredEventWithin(const RawEvent& raw, const RestoredEvent& restored,
                                                     std::string_view fingerprint_json, size_t max_output_bytes,
-                                                    size_t max_frames_per_thread) {
+                                                    size_t max_frames_per_thread, OutputShape* chosen) {
   OutputShape shape;
   shape.max_bytes = max_output_bytes;
   shape.max_output_bytes = max_output_bytes;
-  if (auto whole = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return whole;
+  auto attempt = [&]() {
+    auto written = writeRestoredEvent(raw, restored, fingerprint_json, shape);
+    if (written && chosen != nullptr) *chosen = shape;
+    return written;
+  };
+  if (auto whole = attempt()) return whole;
   shape.restored_text = false;
-  if (auto text_dropped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return text_dropped;
+  if (auto text_dropped = attempt()) return text_dropped;
   const size_t largest = largestStack(restored);
   size_t cap = std::max<size_t>(1, std::min(largest, max_frames_per_thread));
   if (cap == largest) cap /= 2;  // every frame was tried already
   for (; cap >= 1; cap /= 2) {
     shape.frames_per_stack = cap;
-    if (auto capped = writeRestoredEvent(raw, restored, fingerprint_json, shape)) return capped;
+    if (auto capped = attempt()) return capped;
   }
   return std::nullopt;
 }

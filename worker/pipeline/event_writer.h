@@ -42,8 +42,9 @@ std::optional<std::string> writeRestoredEvent(const RawEvent& raw, const Restore
 // The event in the first shape that fits `max_output_bytes`, in event_processor.h's order: whole;
 // without restored texts; at most `max_frames_per_thread` frames per stack, then half as many
 // each time down to one. nullopt when even the last does not fit.
+// `shape`, when given, receives the shape of the output returned (which frames it kept).
 std::optional<std::string> writeRestoredEventWithin(const RawEvent& raw, const RestoredEvent& restored,
                                                     std::string_view fingerprint_json, size_t max_output_bytes,
-                                                    size_t max_frames_per_thread);
+                                                    size_t max_frames_per_thread, OutputShape* shape = nullptr);
 
 }  // namespace restack::pipeline

@@ -24,18 +24,41 @@ grouping::FrameState stateOf(FrameStatus status) {
   return grouping::FrameState::kUnparsed;
 }
 
-grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
+// The grouping frames borrow the restored frames' strings instead of copying them (a real-sized event
+// has ~64 frames of four strings each): they are moved in, and moved back once the fingerprint is
+// computed (lendBack). `lent` says which were moved, per frame.
+enum Lent : uint8_t { kFunction = 1, kFile = 2, kScope = 4, kModule = 8 };
+
+grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t& lent) {
   grouping::GroupingFrame out;
+  lent = 0;
   const std::optional<std::string_view> name =
       frame.kind != nullptr ? frame.kind->groupingName(frame) : std::string_view(frame.frame.function);
   out.name_unknown = !name;
-  if (name) out.function = *name;
-  out.line = frame.frame.line;
-  out.file = frame.frame.file;
-  out.scope = frame.frame.scope;
-  out.module = frame.frame.module;
+  SymbolizedFrame& restored = frame.frame;
+  if (name) {
+    // Moved only when the name is the restored function itself, not text a kind made for grouping.
+    if (borrow && name->data() == restored.function.data() && name->size() == restored.function.size()) {
+      out.function = std::move(restored.function);
+      lent |= kFunction;
+    } else {
+      out.function = *name;
+    }
+  }
+  out.line = restored.line;
+  auto take = [&](std::string& from, std::string& to, uint8_t bit) {
+    if (borrow) {
+      to = std::move(from);
+      lent |= bit;
+    } else {
+      to = from;
+    }
+  };
+  take(restored.file, out.file, kFile);
+  take(restored.scope, out.scope, kScope);
+  take(restored.module, out.module, kModule);
   // No copy of frame.raw: grouping never reads GroupingFrame::raw.
-  out.in_app = frame.frame.in_app;
+  out.in_app = restored.in_app;
   out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();
   out.state = stateOf(frame.status);
   for (const auto& alternative : frame.alternatives) {
@@ -44,25 +67,50 @@ grouping::GroupingFrame toGroupingFrame(const OutputFrame& frame) {
   return out;
 }
 
-// Where each grouping frame came from, to write decisions back.
-using FrameRefs = std::vector<OutputFrame*>;
+// Where each grouping frame came from, to write decisions back and return the strings lent.
+struct FrameRefs {
+  std::vector<OutputFrame*> frames;
+  std::vector<uint8_t> lent;
+};
 
-void addFrames(RestoredStack& stack, size_t begin, size_t end, std::vector<grouping::GroupingFrame>& frames,
-               FrameRefs& refs) {
-  const size_t count = std::min(end, stack.frames.size()) - std::min(begin, stack.frames.size());
+// Adds frames [begin, end) of `stack`. A frame is lent only once: `lent_until` is where the frames
+// this stack already lent end (the thread's own frames, then each cause's, in order); a range that
+// starts before it is copied.
+void addFrames(RestoredStack& stack, size_t begin, size_t end, size_t& lent_until,
+               std::vector<grouping::GroupingFrame>& frames, FrameRefs& refs) {
+  end = std::min(end, stack.frames.size());
+  begin = std::min(begin, end);
+  const bool borrow = begin >= lent_until;
+  if (borrow) lent_until = end;
+  const size_t count = end - begin;
   frames.reserve(frames.size() + count);
-  refs.reserve(refs.size() + count);
-  for (size_t i = begin; i < end && i < stack.frames.size(); ++i) {
-    frames.push_back(toGroupingFrame(stack.frames[i]));
-    refs.push_back(&stack.frames[i]);
+  refs.frames.reserve(refs.frames.size() + count);
+  refs.lent.reserve(refs.lent.size() + count);
+  for (size_t i = begin; i < end; ++i) {
+    uint8_t lent = 0;
+    frames.push_back(toGroupingFrame(stack.frames[i], borrow, lent));
+    refs.frames.push_back(&stack.frames[i]);
+    refs.lent.push_back(lent);
+  }
+}
+
+void lendBack(std::vector<grouping::GroupingFrame>& frames, const FrameRefs& refs) {
+  for (size_t f = 0; f < frames.size() && f < refs.frames.size(); ++f) {
+    const uint8_t lent = refs.lent[f];
+    if (lent == 0) continue;
+    SymbolizedFrame& restored = refs.frames[f]->frame;
+    if (lent & kFunction) restored.function = std::move(frames[f].function);
+    if (lent & kFile) restored.file = std::move(frames[f].file);
+    if (lent & kScope) restored.scope = std::move(frames[f].scope);
+    if (lent & kModule) restored.module = std::move(frames[f].module);
   }
 }
 
 void applyDecisions(const std::vector<std::vector<grouping::FrameDecision>>& decisions,
                     const std::vector<FrameRefs>& refs) {
   for (size_t s = 0; s < decisions.size() && s < refs.size(); ++s) {
-    for (size_t f = 0; f < decisions[s].size() && f < refs[s].size(); ++f) {
-      refs[s][f]->frame.in_app = decisions[s][f].in_app;
+    for (size_t f = 0; f < decisions[s].size() && f < refs[s].frames.size(); ++f) {
+      refs[s].frames[f]->frame.in_app = decisions[s][f].in_app;
     }
   }
 }
@@ -134,7 +182,8 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
         }
       }
     }
-    addFrames(stack, 0, top_end, out.frames, refs);
+    size_t lent_until = 0;
+    addFrames(stack, 0, top_end, lent_until, out.frames, refs);
     for (size_t k = 0; k < stack.sections.size(); ++k) {
       const ExceptionSection& section = stack.sections[k];
       if (section.prefix != "Caused by: ") continue;
@@ -143,7 +192,7 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
       cause.type = section.type;
       cause.message = section.message;
       FrameRefs cause_ref;
-      addFrames(stack, section.first_frame, end, cause.frames, cause_ref);
+      addFrames(stack, section.first_frame, end, lent_until, cause.frames, cause_ref);
       input.causes.push_back(std::move(cause));
       cause_refs.push_back(std::move(cause_ref));
     }
@@ -152,7 +201,8 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
     for (RestoredStack& sample_stack : thread.samples) {
       grouping::GroupingSample sample;
       FrameRefs refs_for_sample;
-      addFrames(sample_stack, 0, sample_stack.frames.size(), sample.frames, refs_for_sample);
+      size_t sample_lent_until = 0;
+      addFrames(sample_stack, 0, sample_stack.frames.size(), sample_lent_until, sample.frames, refs_for_sample);
       input.samples.push_back(std::move(sample));
       sample_refs.push_back(std::move(refs_for_sample));
     }
@@ -172,6 +222,15 @@ EventFingerprint fingerprintEvent(const RawEvent& raw, RestoredEvent& restored,
   out.hash = fingerprint.hash;
   out.key = grouping::fingerprintKey(input, fingerprint);
   out.record_json = grouping::fingerprintRecordJson(input, fingerprint);
+  for (size_t t = 0; t < input.threads.size() && t < thread_refs.size(); ++t) {
+    lendBack(input.threads[t].frames, thread_refs[t]);
+  }
+  for (size_t c = 0; c < input.causes.size() && c < cause_refs.size(); ++c) {
+    lendBack(input.causes[c].frames, cause_refs[c]);
+  }
+  for (size_t s = 0; s < input.samples.size() && s < sample_refs.size(); ++s) {
+    lendBack(input.samples[s].frames, sample_refs[s]);
+  }
   return out;
 }
 

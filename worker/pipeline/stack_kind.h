@@ -35,8 +35,10 @@ class RunOutput {
   RunOutput(RestoredStack& stack, std::vector<std::string>& text, RestoredEvent& summary)
       : stack_(stack), text_(text), summary_(summary) {}
 
-  // The answer for one raw frame of the run (`kind` null: a line no kind restores).
-  void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup lookup);
+  // The answer for one raw frame of the run (`kind` null: a line no kind restores). Taken by
+  // reference: its strings and frames are moved into the output, without a move of the whole
+  // lookup first.
+  void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup);
   // A line of restored text that is no frame (an exception header, "... N more", a raw line).
   void text(std::string line) { text_.push_back(std::move(line)); }
   // An exception header; its frames are the ones appended after it.
