@@ -101,7 +101,7 @@ class SymbolDemand {
   // The turn failed: its observations and flushed state are taken back.
   void abort();
 
-  // Adds what one event of events partition `partition` missed (demandOfRestoredEvent). A new
+  // Adds what one event of events partition `partition` missed (demandOfMissingFrames). A new
   // key past max_keys is not tracked and counted in untracked().
   void observe(int32_t partition, const std::vector<DemandRecord>& missed);
   // Marks every tracked record the upload serves as met (closed by a tombstone on the next

@@ -972,16 +972,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       missing += result.frames_by_kind[kind * kFrameReasonCount + static_cast<size_t>(FrameReason::kMissingSymbols)];
     }
     if (missing == 0) return;
-    for (const pipeline::OutputRecord& record : result.records) {
-      if (record.kind != pipeline::OutputKind::kSymbolicated) continue;
-      auto missed = demandOfRestoredEvent(record.value, event.timestamp_ms >= 0 ? event.timestamp_ms : wallMs());
-      if (missed) {
-        demand->observe(event.partition, *missed);
-      } else {
-        spdlog::debug("symbol demand of the event at {}/{}:{} not read: {}", config.kafka.topics.events,
-                      event.partition, event.offset, missed.error().message());
-      }
-    }
+    demand->observe(event.partition,
+                    demandOfMissingFrames(result, event.timestamp_ms >= 0 ? event.timestamp_ms : wallMs()));
   }
 
   // Produces the pending record of `event` to the pending partition of its events partition.
