@@ -160,31 +160,49 @@ struct ChunkSlot {
     }
   }
 
-  // Index of the last segment at or before (line, column) on the same generated line, or -1.
-  int find(uint32_t at_line, uint32_t column) const {
-    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
-    const uint64_t key = positionKey(at_line, column);
-    const uint64_t* first = positions;
-    const uint64_t* last = positions + count;
-    if (single_line && at_line == line) {
-      if (column < first_column) return -1;
-      const uint32_t bucket = std::min<uint32_t>((column - first_column) / bucket_width, kBuckets - 1);
-      // The answer is the last segment with column <= `column`: from the bucket's first segment
-      // minus one up to the next bucket's first segment. Its entry is fetched meanwhile.
-      first += bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0;
-      last = positions + bucket_start[bucket + 1];
-      // The entries of the bucket's segments are fetched while its positions are searched, so
-      // that the entry found does not wait for a second miss after the first (at most 8 lines).
-      const char* entry = reinterpret_cast<const char*>(entries + (first - positions));
-      const char* entries_end = reinterpret_cast<const char*>(entries + (last - positions));
-      for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
-        __builtin_prefetch(entry);
-      }
+  // Where find() searches for (at_line, column): positions [first, last) of the chunk.
+  struct Range {
+    const uint64_t* first;
+    const uint64_t* last;
+  };
+  Range range(uint32_t at_line, uint32_t column) const {
+    if (!single_line || at_line != line) return {positions, positions + count};
+    if (column < first_column) return {positions, positions};
+    const uint32_t bucket = std::min<uint32_t>((column - first_column) / bucket_width, kBuckets - 1);
+    // The answer is the last segment with column <= `column`: from the bucket's first segment
+    // minus one up to the next bucket's first segment.
+    return {positions + (bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0),
+            positions + bucket_start[bucket + 1]};
+  }
+  // Fetches the positions of `r` ahead of search().
+  static void prefetchPositions(Range r) {
+    for (const uint64_t* at = r.first; at < r.last; at += 8) __builtin_prefetch(at);
+    if (r.last > r.first) __builtin_prefetch(r.last - 1);
+  }
+  // Fetches the entries of `r` (at most 8 cache lines) ahead of reading the one search() finds.
+  void prefetchEntries(Range r) const {
+    const char* entry = reinterpret_cast<const char*>(entries + (r.first - positions));
+    const char* entries_end = reinterpret_cast<const char*>(entries + (r.last - positions));
+    for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
+      __builtin_prefetch(entry);
     }
-    const uint64_t* after = std::upper_bound(first, last, key);
+  }
+  // Index of the last segment of `r` at or before (at_line, column) on the same generated line, or -1.
+  int search(Range r, uint32_t at_line, uint32_t column) const {
+    const uint64_t* after = std::upper_bound(r.first, r.last, positionKey(at_line, column));
     if (after == positions) return -1;
     const size_t index = static_cast<size_t>(after - positions) - 1;
     return static_cast<uint32_t>(positions[index] >> 32) == at_line ? static_cast<int>(index) : -1;
+  }
+
+  // Index of the last segment at or before (line, column) on the same generated line, or -1.
+  int find(uint32_t at_line, uint32_t column) const {
+    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
+    const Range r = range(at_line, column);
+    // The entries of the bucket's segments are fetched while its positions are searched, so
+    // that the entry found does not wait for a second miss after the first.
+    if (single_line && at_line == line) prefetchEntries(r);
+    return search(r, at_line, column);
   }
 };
 

@@ -32,7 +32,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "formats/common/status.h"
 #include "formats/stack/js_line.h"
@@ -56,6 +58,12 @@ struct SourcemapResolverOptions {
 // callee's segment.
 enum class JsColumns { kCallStart, kDivot };
 
+// One frame of SourcemapResolver::lookupStack.
+struct JsFrameQuery {
+  const stack::JsFrameLine* frame = nullptr;
+  JsColumns columns = JsColumns::kCallStart;
+};
+
 class SourcemapResolver : public Resolver {
  public:
   SourcemapResolver(SymbolStore& store, const SourcemapResolverOptions& options);
@@ -65,6 +73,13 @@ class SourcemapResolver : public Resolver {
   // renames an identifier (`a(` for `fail(`).
   Expected<FrameLookup> lookup(const EventScope& scope, const stack::JsFrameLine& frame,
                                JsColumns columns = JsColumns::kCallStart);
+
+  // The frames of one stack, looked up together: answers[i] (the vector is replaced) is what
+  // lookup(scope, *frames[i].frame, frames[i].columns) answers. Frames whose answers are cached
+  // are resolved under one lock, and their memory is fetched for all of them before any is read,
+  // so that their cache misses overlap (a stack's frames lie far apart in a large map); the
+  // others go through lookup(). Fails with the first error lookup() gives.
+  Status lookupStack(const EventScope& scope, std::span<const JsFrameQuery> frames, std::vector<FrameLookup>& answers);
 
   // Hermes frames given as (SegmentID, FunctionID, ByteCodeOffset), e.g. from a Hermes crash
   // report: the generated position is line SegmentID, column x_hermes_function_offsets[SegmentID]
