@@ -47,11 +47,11 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
-  // What every warm frame reads comes first, so that it spans as few cache lines as possible and
-  // needs no further pointer than the names' own bytes: a copy of *function (inline when short),
-  // the source's path, tier and ignore-list flag, and the context slice.
+  // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
+  // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
+  // frame shares the path and the function name (FrameString in symbolstore/frame_lookup.h)
+  // without reading their bytes.
   std::string function_name;
-  // Strings, not views: copying a std::string into the answer is cheaper than assigning a view.
   const std::string* path = nullptr;  // &source->path
   const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
   bool ignored = false;               // source->ignored

@@ -94,18 +94,17 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
-// the file, function and module names; the context lines are shared with the cache.
+// the module name and the tier; the file, the function name and the context lines are shared
+// with the cache.
 // `column_offset` moves the original column past the segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
                 uint32_t column_offset, FrameLookup& result) {
   const ResolvedAnswer& answer = *entry.answer;
-  // Both names are copied below; fetch their bytes at once rather than one after the other.
-  __builtin_prefetch(answer.path->data());
-  __builtin_prefetch(answer.function_name.data());
   result.status = FrameStatus::kSymbolicated;
   result.frames.reserve(1);
   SymbolizedFrame& frame = result.frames.emplace_back();
-  frame.file = *answer.path;
+  // The path and the function name are shared with the cached answer, not copied (FrameString).
+  frame.file.share(entry.answer, answer.path);
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
@@ -113,7 +112,7 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    frame.function = answer.function_name;
+    frame.function.share(entry.answer, &answer.function_name);
     frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;
@@ -294,7 +293,7 @@ struct SourcemapResolver::Impl {
         if (last == nullptr) continue;
       }
       const Route& route = *last->route;
-      if (routeAnswer(route, last->name, out[i])) {
+      if (route.kind != Route::Kind::kMap && routeAnswer(route, last->name, out[i])) {
         answered |= 1u << i;
         continue;
       }
@@ -323,15 +322,6 @@ struct SourcemapResolver::Impl {
         at.entry = &at.slot->entries[index];
         __builtin_prefetch(at.entry->answer.get());
       }
-    }
-    for (size_t p = 0; p < count; ++p) {
-      if (pending[p].entry == nullptr) continue;
-      const ResolvedAnswer& answer = *pending[p].entry->answer;
-      __builtin_prefetch(answer.path);
-      __builtin_prefetch(answer.function_name.data());
-    }
-    for (size_t p = 0; p < count; ++p) {
-      if (pending[p].entry != nullptr) __builtin_prefetch(pending[p].entry->answer->path->data());
     }
     for (size_t p = 0; p < count; ++p) {
       const Pending& at = pending[p];
