@@ -245,6 +245,9 @@ class FrameString {
 };
 
 struct SymbolizedFrame {
+  // Every member has its initializer. Provided, so that value-initialization (vector::emplace_back(),
+  // SymbolizedFrame{}) does not zero the whole frame before constructing it.
+  SymbolizedFrame() {}   // NOLINT(modernize-use-equals-default)
   FrameString function;  // demangled / deobfuscated / original name; may be empty
   FrameString file;      // source file; may be empty
   uint32_t line = 0;     // 0 = unknown
@@ -270,6 +273,9 @@ struct SymbolizedFrame {
 };
 
 struct FrameLookup {
+  // Every member has its initializer. Provided, so that value-initialization (vector::resize,
+  // FrameLookup()) does not zero the whole answer before constructing it.
+  FrameLookup() {}  // NOLINT(modernize-use-equals-default)
   FrameStatus status = FrameStatus::kNotFound;
   // Why the frame is not (fully) restored; kNone when it is. Matches `status`
   // (frameReasonStatus); a resolver that leaves it kNone on a frame not restored gets

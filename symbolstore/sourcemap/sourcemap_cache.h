@@ -189,7 +189,18 @@ struct ChunkSlot {
   }
   // Index of the last segment of `r` at or before (at_line, column) on the same generated line, or -1.
   int search(Range r, uint32_t at_line, uint32_t column) const {
-    const uint64_t* after = std::upper_bound(r.first, r.last, positionKey(at_line, column));
+    // std::upper_bound without branching on the comparison (as MapState::find): a bucket holds a
+    // handful of positions, and on a spread of frames each comparison is a coin toss.
+    const uint64_t key = positionKey(at_line, column);
+    const uint64_t* after = r.first;
+    if (size_t n = static_cast<size_t>(r.last - r.first); n > 0) {
+      while (n > 1) {
+        const size_t half = n / 2;
+        after = after[half] <= key ? after + half : after;
+        n -= half;
+      }
+      after += *after <= key ? 1 : 0;
+    }
     if (after == positions) return -1;
     const size_t index = static_cast<size_t>(after - positions) - 1;
     return static_cast<uint32_t>(positions[index] >> 32) == at_line ? static_cast<int>(index) : -1;

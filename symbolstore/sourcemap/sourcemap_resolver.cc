@@ -313,14 +313,22 @@ struct SourcemapResolver::Impl {
       Pending& at = pending[p];
       at.range = at.slot->range(at.line, at.column);
       ChunkSlot::prefetchPositions(at.range);
-      at.slot->prefetchEntries(at.range);
     }
     for (size_t p = 0; p < count; ++p) {
       Pending& at = pending[p];
       const int index = at.slot->search(at.range, at.line, at.column);
-      if (index >= 0 && at.slot->entries[index].answer) {
+      if (index >= 0) {
         at.entry = &at.slot->entries[index];
+        __builtin_prefetch(at.entry);
+      }
+    }
+    for (size_t p = 0; p < count; ++p) {
+      Pending& at = pending[p];
+      if (at.entry == nullptr) continue;
+      if (at.entry->answer) {
         __builtin_prefetch(at.entry->answer.get());
+      } else {
+        at.entry = nullptr;
       }
     }
     for (size_t p = 0; p < count; ++p) {
