@@ -253,7 +253,7 @@ struct SymbolizedFrame {
   uint32_t line = 0;     // 0 = unknown
   uint32_t column = 0;   // 0 = unknown
   bool inlined = false;  // this frame was inlined into the next (outer) one
-  std::string module;    // image / library / class file / bundle the frame belongs to
+  FrameString module;    // image / library / class file / bundle the frame belongs to
   std::optional<bool> in_app;
   uint64_t symbol_offset = 0;  // symbol-table tier: offset of the address from the symbol start
   // Native: the compiler clone the address lies in, as the symbol table's suffix to `function`

@@ -260,6 +260,8 @@ struct MapState {
 struct Route {
   enum class Kind { kMap, kMissing, kNotFound };
   std::string app, build, name;  // the key, compared on every probe
+  // `name` again, shared by the warm frames' SymbolizedFrame::module (FrameString).
+  std::shared_ptr<const std::string> shared_name;
   Kind kind = Kind::kMissing;
   uint64_t map_id = 0;
   uint32_t line_offset = 0;                       // RAM-bundle module: its first generated line (x_facebook_offsets)

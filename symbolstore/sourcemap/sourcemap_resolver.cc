@@ -94,11 +94,12 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
-// the module name and the tier; the file, the function name and the context lines are shared
-// with the cache.
+// the tier; the file, the function name and the context lines are shared with the cache, and so
+// is the module name when the route's `shared_module` is given (else it is copied).
 // `column_offset` moves the original column past the segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
-                uint32_t column_offset, FrameLookup& result) {
+                uint32_t column_offset, FrameLookup& result,
+                const std::shared_ptr<const std::string>* shared_module = nullptr) {
   const ResolvedAnswer& answer = *entry.answer;
   result.status = FrameStatus::kSymbolicated;
   result.frames.reserve(1);
@@ -108,7 +109,11 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
-  frame.module = module;
+  if (shared_module != nullptr && *shared_module) {
+    frame.module.share(*shared_module, shared_module->get());
+  } else {
+    frame.module = module;
+  }
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
@@ -252,7 +257,7 @@ struct SourcemapResolver::Impl {
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
         divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->chunk->nameLength(index)) : 0;
-    answerInto(slot->entries[index], name, frame.function, offset, out);
+    answerInto(slot->entries[index], name, frame.function, offset, out, &route.shared_name);
     return true;
   }
 
@@ -271,7 +276,7 @@ struct SourcemapResolver::Impl {
       uint32_t line;   // 0-based, with the route's line offset
       uint32_t column;
       const ChunkSlot* slot;
-      const std::string* module;  // the route's file name
+      const Route* route;
       ChunkSlot::Range range;
       const SegmentEntry* entry;
     };
@@ -307,7 +312,7 @@ struct SourcemapResolver::Impl {
       if (slot == nullptr) continue;
       __builtin_prefetch(slot);
       __builtin_prefetch(&slot->bucket_start[ChunkSlot::kBuckets / 2]);
-      pending[count++] = {static_cast<uint32_t>(i), line, column, slot, &route.name, {}, nullptr};
+      pending[count++] = {static_cast<uint32_t>(i), line, column, slot, &route, {}, nullptr};
     }
     for (size_t p = 0; p < count; ++p) {
       Pending& at = pending[p];
@@ -339,7 +344,8 @@ struct SourcemapResolver::Impl {
                                   ? divotOffset(at.column, static_cast<uint32_t>(at.slot->positions[index]),
                                                 at.slot->chunk->nameLength(index))
                                   : 0;
-      answerInto(*at.entry, *at.module, frames[at.frame].frame->function, offset, out[at.frame]);
+      answerInto(*at.entry, at.route->name, frames[at.frame].frame->function, offset, out[at.frame],
+                 &at.route->shared_name);
       answered |= 1u << at.frame;
     }
     return answered;
@@ -495,6 +501,7 @@ struct SourcemapResolver::Impl {
     computed->app = scope.app;
     computed->build = std::string(build);
     computed->name = std::string(name);
+    computed->shared_name = std::make_shared<const std::string>(name);
     std::shared_ptr<MapState> state;
     if (computed->kind == Route::Kind::kMap) {
       auto loaded = mapState(computed->map_id);
@@ -502,7 +509,7 @@ struct SourcemapResolver::Impl {
       state = *loaded;
     }
     std::unique_lock lock(mutex);
-    reserve(sizeof(Route) + 2 * name.size() + scope.app.size() + build.size());
+    reserve(sizeof(Route) + 3 * name.size() + 48 + scope.app.size() + build.size());
     if (state) {
       // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
       computed->state = maps.emplace(computed->map_id, state).first->second.get();
