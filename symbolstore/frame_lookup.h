@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -134,13 +135,128 @@ class ContextLines {
   uint32_t first_ = 0, count_ = 0, tail_count_ = 0;
 };
 
+// A name of a restored frame (SymbolizedFrame::file, ::function): a string of its own, or one the
+// resolver's cache holds and shares with every frame that restores to the same answer, kept alive
+// by `owner` (the source-map resolver's warm lookups: sourcemap_resolver.cc), so that restoring
+// a frame copies no bytes. Reads like a const std::string (implicit conversion, the usual const
+// members); assigning or mutating it gives it a string of its own.
+class FrameString {
+ public:
+  using size_type = std::string::size_type;
+  static constexpr size_type npos = std::string::npos;
+
+  FrameString() = default;
+  // Explicit, so that `flag ? frame.file : std::string(…)` reads as a std::string.
+  explicit FrameString(std::string text) : owned_(std::move(text)) {}
+  explicit FrameString(const char* text) : owned_(text) {}
+  explicit FrameString(std::string_view text) : owned_(text) {}
+  // `*text`, which `owner` keeps alive and nobody changes.
+  FrameString(std::shared_ptr<const void> owner, const std::string* text) : owner_(std::move(owner)), shared_(text) {}
+
+  FrameString& operator=(std::string text) {
+    owned_ = std::move(text);
+    release();
+    return *this;
+  }
+  FrameString& operator=(const char* text) { return *this = std::string(text); }
+  FrameString& operator=(std::string_view text) { return *this = std::string(text); }
+
+  // Makes this `*text`, kept alive by `owner` (cheaper than assigning a FrameString).
+  void share(std::shared_ptr<const void> owner, const std::string* text) {
+    owner_ = std::move(owner);
+    shared_ = text;
+  }
+
+  const std::string& str() const { return shared_ != nullptr ? *shared_ : owned_; }
+  operator const std::string&() const { return str(); }  // NOLINT: implicit on purpose
+  operator std::string_view() const { return str(); }    // NOLINT: implicit on purpose
+
+  bool empty() const { return str().empty(); }
+  size_type size() const { return str().size(); }
+  size_type length() const { return str().size(); }
+  const char* data() const { return str().data(); }
+  const char* c_str() const { return str().c_str(); }
+  std::string::const_iterator begin() const { return str().begin(); }
+  std::string::const_iterator end() const { return str().end(); }
+  char operator[](size_type index) const { return str()[index]; }
+  char front() const { return str().front(); }
+  char back() const { return str().back(); }
+  bool starts_with(std::string_view prefix) const { return str().starts_with(prefix); }
+  bool starts_with(char c) const { return str().starts_with(c); }
+  bool ends_with(std::string_view suffix) const { return str().ends_with(suffix); }
+  bool ends_with(char c) const { return str().ends_with(c); }
+  size_type find(std::string_view text, size_type from = 0) const { return str().find(text, from); }
+  size_type find(char c, size_type from = 0) const { return str().find(c, from); }
+  size_type rfind(std::string_view text, size_type from = npos) const { return str().rfind(text, from); }
+  size_type rfind(char c, size_type from = npos) const { return str().rfind(c, from); }
+  size_type find_last_of(std::string_view chars, size_type from = npos) const {
+    return str().find_last_of(chars, from);
+  }
+  size_type find_first_of(std::string_view chars, size_type from = 0) const { return str().find_first_of(chars, from); }
+  std::string substr(size_type from = 0, size_type count = npos) const { return str().substr(from, count); }
+  int compare(std::string_view other) const { return str().compare(other); }
+
+  // Whether the string is this one's own (not one a cache shares): it can be moved out of own().
+  bool owned() const { return shared_ == nullptr; }
+
+  // Mutation: the string becomes one of its own first.
+  std::string& own() {
+    if (shared_ != nullptr) {
+      owned_ = *shared_;
+      release();
+    }
+    return owned_;
+  }
+  void clear() {
+    owned_.clear();
+    release();
+  }
+  void reserve(size_type capacity) { own().reserve(capacity); }
+  FrameString& append(std::string_view text) {
+    own().append(text);
+    return *this;
+  }
+  FrameString& operator+=(std::string_view text) { return append(text); }
+  FrameString& operator+=(char c) {
+    own() += c;
+    return *this;
+  }
+
+  friend bool operator==(const FrameString& a, const FrameString& b) { return a.str() == b.str(); }
+  friend bool operator==(const FrameString& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const FrameString& a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(const FrameString& a, const char* b) { return a.str() == b; }
+  friend auto operator<=>(const FrameString& a, const FrameString& b) { return a.str() <=> b.str(); }
+  friend auto operator<=>(const FrameString& a, std::string_view b) { return std::string_view(a.str()) <=> b; }
+  friend std::string operator+(const FrameString& a, std::string_view b) {
+    std::string out = a.str();
+    out += b;
+    return out;
+  }
+  friend std::string operator+(std::string a, const FrameString& b) { return std::move(a) += b.str(); }
+  friend std::string operator+(const char* a, const FrameString& b) { return a + b.str(); }
+  friend std::ostream& operator<<(std::ostream& out, const FrameString& s) { return out << s.str(); }
+
+ private:
+  void release() {
+    owner_.reset();
+    shared_ = nullptr;
+  }
+  std::string owned_;
+  std::shared_ptr<const void> owner_;
+  const std::string* shared_ = nullptr;
+};
+
 struct SymbolizedFrame {
-  std::string function;  // demangled / deobfuscated / original name; may be empty
-  std::string file;      // source file; may be empty
+  // Every member has its initializer. Provided, so that value-initialization (vector::emplace_back(),
+  // SymbolizedFrame{}) does not zero the whole frame before constructing it.
+  SymbolizedFrame() {}   // NOLINT(modernize-use-equals-default)
+  FrameString function;  // demangled / deobfuscated / original name; may be empty
+  FrameString file;      // source file; may be empty
   uint32_t line = 0;     // 0 = unknown
   uint32_t column = 0;   // 0 = unknown
   bool inlined = false;  // this frame was inlined into the next (outer) one
-  std::string module;    // image / library / class file / bundle the frame belongs to
+  FrameString module;    // image / library / class file / bundle the frame belongs to
   std::optional<bool> in_app;
   uint64_t symbol_offset = 0;  // symbol-table tier: offset of the address from the symbol start
   // Native: the compiler clone the address lies in, as the symbol table's suffix to `function`
@@ -160,6 +276,9 @@ struct SymbolizedFrame {
 };
 
 struct FrameLookup {
+  // Every member has its initializer. Provided, so that value-initialization (vector::resize,
+  // FrameLookup()) does not zero the whole answer before constructing it.
+  FrameLookup() {}  // NOLINT(modernize-use-equals-default)
   FrameStatus status = FrameStatus::kNotFound;
   // Why the frame is not (fully) restored; kNone when it is. Matches `status`
   // (frameReasonStatus); a resolver that leaves it kNone on a frame not restored gets

@@ -4,16 +4,19 @@
 //   BM_Ingest          parse + write every record; counters: MB/s of map, stored bytes per map MB
 //   BM_FirstFrame      a fresh store handle and resolver (map never seen by this process) -> the
 //                      first restored frame
-//   BM_WarmLookup      frames per second per core once the chunks are cached
+//   BM_WarmLookup      frames per second per core once the chunks are cached, one lookup() per frame
+//   BM_WarmLookupStack the same frames, looked up by stacks of 10 or 32 (lookupStack, as the worker does)
 // With SOURCEMAP_BENCH_ANSWERS=<file>, the warm answer of every frame is written there first, one
 // "source line column" per frame (1-based, as trace-mapping's originalPositionFor gives them but
 // with 1-based columns), for run.sh to compare with reference.js's answers on the same frames.
-// For `valgrind --tool=callgrind --toggle-collect=*timedLookup*`, the timed call is timedLookup.
+// For `valgrind --tool=callgrind --toggle-collect=*timedLookup*`, the timed calls are timedLookup and
+// timedLookupStack.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 
 #include "formats/common/mapped_file.h"
 #include "symbolstore/ingest.h"
@@ -170,9 +173,77 @@ void BM_WarmLookup(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// Whether two answers restore a frame the same way (lookupStack's against lookup()'s).
+bool sameAnswer(const FrameLookup* a, const Expected<FrameLookup>& b) {
+  if (!b) return false;
+  if (a->status != b->status || a->reason != b->reason || a->tier != b->tier || a->note != b->note ||
+      a->missing_id != b->missing_id || a->frames.size() != b->frames.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a->frames.size(); ++i) {
+    const SymbolizedFrame& x = a->frames[i];
+    const SymbolizedFrame& y = b->frames[i];
+    if (x.file != y.file || x.function != y.function || x.line != y.line || x.column != y.column ||
+        x.module != y.module || x.in_app != y.in_app || x.name_inferred != y.name_inferred ||
+        x.context_first_line != y.context_first_line || x.context_lines.size() != y.context_lines.size()) {
+      return false;
+    }
+    for (size_t line = 0; line < x.context_lines.size(); ++line) {
+      if (x.context_lines[line] != y.context_lines[line]) return false;
+    }
+  }
+  return true;
+}
+
+// The call the worker makes (worker/pipeline/kinds/js_kind.cc): one stack's frames together. The
+// answers of the previous call are destroyed in it.
+[[gnu::noinline]] Status timedLookupStack(SourcemapResolver& resolver, const EventScope& scope,
+                                          std::span<const JsFrameQuery> frames, std::vector<FrameLookup>& answers) {
+  return resolver.lookupStack(scope, frames, answers);
+}
+
+// BM_WarmLookup's frames in stacks of state.range(0) consecutive ones (V8 prints 10 frames by
+// default, Error.stackTraceLimit): frames per second counts frames, not stacks.
+void BM_WarmLookupStack(benchmark::State& state) {
+  Setup& s = setup();
+  ensureIngested();
+  auto store = openStore(s.store_dir);
+  SourcemapResolver resolver(*store, {});
+  const EventScope scope = benchScope();
+  const size_t depth = static_cast<size_t>(state.range(0));
+  std::vector<JsFrameQuery> queries;
+  for (const auto& frame : s.frames) queries.push_back({&frame, JsColumns::kCallStart});
+  std::vector<FrameLookup> answers;
+  for (size_t at = 0; at + depth <= queries.size(); at += depth) {  // warm the cache
+    (void)resolver.lookupStack(scope, std::span(queries).subspan(at, depth), answers);
+  }
+  for (size_t at = 0; at + depth <= queries.size(); at += depth) {
+    if (!resolver.lookupStack(scope, std::span(queries).subspan(at, depth), answers).isOk()) {
+      state.SkipWithError("lookupStack failed");
+      return;
+    }
+    for (size_t i = 0; i < depth; ++i) {
+      if (!sameAnswer(&answers[i], resolver.lookup(scope, *queries[at + i].frame))) {
+        state.SkipWithError("lookupStack and lookup answer a frame differently");
+        return;
+      }
+    }
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    auto status = timedLookupStack(resolver, scope, std::span(queries).subspan(next, depth), answers);
+    benchmark::DoNotOptimize(status);
+    benchmark::DoNotOptimize(answers.data());
+    next += depth;
+    if (next + depth > queries.size()) next = 0;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * depth));
+}
+
 BENCHMARK(BM_Ingest)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_FirstFrame)->Unit(benchmark::kMicrosecond)->Iterations(50)->UseRealTime();
 BENCHMARK(BM_WarmLookup)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_WarmLookupStack)->Unit(benchmark::kNanosecond)->Arg(10)->Arg(32);
 
 }  // namespace
 }  // namespace restack

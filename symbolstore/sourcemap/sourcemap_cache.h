@@ -47,11 +47,11 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
-  // What every warm frame reads comes first, so that it spans as few cache lines as possible and
-  // needs no further pointer than the names' own bytes: a copy of *function (inline when short),
-  // the source's path, tier and ignore-list flag, and the context slice.
+  // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
+  // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
+  // frame shares the path and the function name (FrameString in symbolstore/frame_lookup.h)
+  // without reading their bytes.
   std::string function_name;
-  // Strings, not views: copying a std::string into the answer is cheaper than assigning a view.
   const std::string* path = nullptr;  // &source->path
   const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
   bool ignored = false;               // source->ignored
@@ -160,31 +160,60 @@ struct ChunkSlot {
     }
   }
 
-  // Index of the last segment at or before (line, column) on the same generated line, or -1.
-  int find(uint32_t at_line, uint32_t column) const {
-    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
-    const uint64_t key = positionKey(at_line, column);
-    const uint64_t* first = positions;
-    const uint64_t* last = positions + count;
-    if (single_line && at_line == line) {
-      if (column < first_column) return -1;
-      const uint32_t bucket = std::min<uint32_t>((column - first_column) / bucket_width, kBuckets - 1);
-      // The answer is the last segment with column <= `column`: from the bucket's first segment
-      // minus one up to the next bucket's first segment. Its entry is fetched meanwhile.
-      first += bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0;
-      last = positions + bucket_start[bucket + 1];
-      // The entries of the bucket's segments are fetched while its positions are searched, so
-      // that the entry found does not wait for a second miss after the first (at most 8 lines).
-      const char* entry = reinterpret_cast<const char*>(entries + (first - positions));
-      const char* entries_end = reinterpret_cast<const char*>(entries + (last - positions));
-      for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
-        __builtin_prefetch(entry);
-      }
+  // Where find() searches for (at_line, column): positions [first, last) of the chunk.
+  struct Range {
+    const uint64_t* first;
+    const uint64_t* last;
+  };
+  Range range(uint32_t at_line, uint32_t column) const {
+    if (!single_line || at_line != line) return {positions, positions + count};
+    if (column < first_column) return {positions, positions};
+    const uint32_t bucket = std::min<uint32_t>((column - first_column) / bucket_width, kBuckets - 1);
+    // The answer is the last segment with column <= `column`: from the bucket's first segment
+    // minus one up to the next bucket's first segment.
+    return {positions + (bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0),
+            positions + bucket_start[bucket + 1]};
+  }
+  // Fetches the positions of `r` ahead of search().
+  static void prefetchPositions(Range r) {
+    for (const uint64_t* at = r.first; at < r.last; at += 8) __builtin_prefetch(at);
+    if (r.last > r.first) __builtin_prefetch(r.last - 1);
+  }
+  // Fetches the entries of `r` (at most 8 cache lines) ahead of reading the one search() finds.
+  void prefetchEntries(Range r) const {
+    const char* entry = reinterpret_cast<const char*>(entries + (r.first - positions));
+    const char* entries_end = reinterpret_cast<const char*>(entries + (r.last - positions));
+    for (int line_count = 0; entry < entries_end && line_count < 8; entry += 64, ++line_count) {
+      __builtin_prefetch(entry);
     }
-    const uint64_t* after = std::upper_bound(first, last, key);
+  }
+  // Index of the last segment of `r` at or before (at_line, column) on the same generated line, or -1.
+  int search(Range r, uint32_t at_line, uint32_t column) const {
+    // std::upper_bound without branching on the comparison (as MapState::find): a bucket holds a
+    // handful of positions, and on a spread of frames each comparison is a coin toss.
+    const uint64_t key = positionKey(at_line, column);
+    const uint64_t* after = r.first;
+    if (size_t n = static_cast<size_t>(r.last - r.first); n > 0) {
+      while (n > 1) {
+        const size_t half = n / 2;
+        after = after[half] <= key ? after + half : after;
+        n -= half;
+      }
+      after += *after <= key ? 1 : 0;
+    }
     if (after == positions) return -1;
     const size_t index = static_cast<size_t>(after - positions) - 1;
     return static_cast<uint32_t>(positions[index] >> 32) == at_line ? static_cast<int>(index) : -1;
+  }
+
+  // Index of the last segment at or before (line, column) on the same generated line, or -1.
+  int find(uint32_t at_line, uint32_t column) const {
+    __builtin_prefetch(&bucket_start[kBuckets / 2]);  // the slot's second line, read after the first
+    const Range r = range(at_line, column);
+    // The entries of the bucket's segments are fetched while its positions are searched, so
+    // that the entry found does not wait for a second miss after the first.
+    if (single_line && at_line == line) prefetchEntries(r);
+    return search(r, at_line, column);
   }
 };
 
@@ -231,6 +260,8 @@ struct MapState {
 struct Route {
   enum class Kind { kMap, kMissing, kNotFound };
   std::string app, build, name;  // the key, compared on every probe
+  // `name` again, shared by the warm frames' SymbolizedFrame::module (FrameString).
+  std::shared_ptr<const std::string> shared_name;
   Kind kind = Kind::kMissing;
   uint64_t map_id = 0;
   uint32_t line_offset = 0;                       // RAM-bundle module: its first generated line (x_facebook_offsets)

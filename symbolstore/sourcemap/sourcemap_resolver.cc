@@ -94,26 +94,30 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
-// the file, function and module names; the context lines are shared with the cache.
+// the tier; the file, the function name and the context lines are shared with the cache, and so
+// is the module name when the route's `shared_module` is given (else it is copied).
 // `column_offset` moves the original column past the segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
-                uint32_t column_offset, FrameLookup& result) {
+                uint32_t column_offset, FrameLookup& result,
+                const std::shared_ptr<const std::string>* shared_module = nullptr) {
   const ResolvedAnswer& answer = *entry.answer;
-  // Both names are copied below; fetch their bytes at once rather than one after the other.
-  __builtin_prefetch(answer.path->data());
-  __builtin_prefetch(answer.function_name.data());
   result.status = FrameStatus::kSymbolicated;
   result.frames.reserve(1);
   SymbolizedFrame& frame = result.frames.emplace_back();
-  frame.file = *answer.path;
+  // The path and the function name are shared with the cached answer, not copied (FrameString).
+  frame.file.share(entry.answer, answer.path);
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
-  frame.module = module;
+  if (shared_module != nullptr && *shared_module) {
+    frame.module.share(*shared_module, shared_module->get());
+  } else {
+    frame.module = module;
+  }
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    frame.function = answer.function_name;
+    frame.function.share(entry.answer, &answer.function_name);
     frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;
@@ -199,19 +203,16 @@ struct SourcemapResolver::Impl {
     generation.store(now, std::memory_order_release);
   }
 
-  // ---- warm path: the thread's last route (else one route probe), two binary searches, one
-  // shared lock; the answer is written into `out`, a fresh FrameLookup ----
-  bool warmLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line, uint32_t column, bool divot,
-                  FrameLookup& out) const {
-    const std::string_view build = routeBuild(scope);
-    std::shared_lock lock(mutex);
+  // The route of `frame`'s URL from the thread's last route, else one route probe; null when none
+  // is cached. Call with `mutex` held (shared); the LastRoute stays valid until it is released.
+  const LastRoute* warmRoute(const EventScope& scope, std::string_view build, const stack::JsFrameLine& frame) const {
     LastRoute& last = last_route;
     if (last.resolver != this || last.epoch != epoch || last.url != frame.url || last.app != scope.app ||
         last.build != build) {
       const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
-      if (!isScriptName(name)) return false;
+      if (!isScriptName(name)) return nullptr;
       auto found = routes.find(routeHash(scope.app, build, name));
-      if (found == routes.end() || !found->second.matches(scope.app, build, name)) return false;
+      if (found == routes.end() || !found->second.matches(scope.app, build, name)) return nullptr;
       last.resolver = this;
       last.epoch = epoch;
       last.url = frame.url;
@@ -220,16 +221,33 @@ struct SourcemapResolver::Impl {
       last.name = name;
       last.route = &found->second;
     }
-    const Route& route = *last.route;
-    const std::string& name = last.name;
+    return &last;
+  }
+
+  // The answer of a route that names no map (kMissing, kNotFound) into `out`; false for kMap.
+  static bool routeAnswer(const Route& route, const std::string& name, FrameLookup& out) {
     if (route.kind == Route::Kind::kMissing) {
-      out = FrameLookup::missing(std::string(name), MissingIdKind::kBundle);
+      out = FrameLookup::missing(name, MissingIdKind::kBundle);
       return true;
     }
     if (route.kind == Route::Kind::kNotFound) {
       out = FrameLookup::notFound(route.reason, route.note);
       return true;
     }
+    return false;
+  }
+
+  // ---- warm path: the thread's last route (else one route probe), two binary searches, one
+  // shared lock; the answer is written into `out`, a fresh FrameLookup ----
+  bool warmLookup(const EventScope& scope, const stack::JsFrameLine& frame, uint32_t line, uint32_t column, bool divot,
+                  FrameLookup& out) const {
+    const std::string_view build = routeBuild(scope);
+    std::shared_lock lock(mutex);
+    const LastRoute* last = warmRoute(scope, build, frame);
+    if (last == nullptr) return false;
+    const Route& route = *last->route;
+    const std::string& name = last->name;
+    if (routeAnswer(route, name, out)) return true;
     const MapState* state = route.state;
     if (state == nullptr || state->header->index_map || line > UINT32_MAX - route.line_offset) return false;
     line += route.line_offset;
@@ -239,8 +257,98 @@ struct SourcemapResolver::Impl {
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
         divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->chunk->nameLength(index)) : 0;
-    answerInto(slot->entries[index], name, frame.function, offset, out);
+    answerInto(slot->entries[index], name, frame.function, offset, out, &route.shared_name);
     return true;
+  }
+
+  // At most how many frames warmGroup takes at once: enough for a stack's cache misses to
+  // overlap, few enough for their memory to stay in the first-level cache between stages.
+  static constexpr size_t kGroup = 16;
+
+  // The warm path for up to kGroup frames of one stack (SourcemapResolver::lookupStack): the same
+  // answers as warmLookup, under one shared lock, in stages — each frame's chunk slot, its column
+  // bucket, its segment entry, its answer — each stage fetching for every frame the memory the
+  // next one reads, so that the cache misses of the frames overlap instead of following each
+  // other. Returns the frames answered into `out` (bit i: frames[i]).
+  uint32_t warmGroup(const EventScope& scope, std::span<const JsFrameQuery> frames, FrameLookup* out) const {
+    struct Pending {
+      uint32_t frame;  // index into `frames`
+      uint32_t line;   // 0-based, with the route's line offset
+      uint32_t column;
+      const ChunkSlot* slot;
+      const Route* route;
+      ChunkSlot::Range range;
+      const SegmentEntry* entry;
+    };
+    std::array<Pending, kGroup> pending;
+    const std::string_view build = routeBuild(scope);
+    uint32_t answered = 0;
+    size_t count = 0;
+    std::shared_lock lock(mutex);
+    // Frames of one stack mostly print the same URL: the route is looked up again only when it
+    // changes (the scope is the same for all).
+    const LastRoute* last = nullptr;
+    const std::string* last_url = nullptr;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const stack::JsFrameLine& frame = *frames[i].frame;
+      if (frame.hermes_function_offset || frame.line == 0 || frame.url.starts_with("node:")) continue;
+      if (last_url == nullptr || *last_url != frame.url) {
+        last = warmRoute(scope, build, frame);
+        last_url = last != nullptr ? &frame.url : nullptr;
+        if (last == nullptr) continue;
+      }
+      const Route& route = *last->route;
+      if (route.kind != Route::Kind::kMap && routeAnswer(route, last->name, out[i])) {
+        answered |= 1u << i;
+        continue;
+      }
+      // As in lookup(): Hermes bytecode offsets are 0-based already, printed columns 1-based.
+      uint32_t line = frame.line - 1;
+      const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
+      const MapState* state = route.state;
+      if (state == nullptr || state->header->index_map || line > UINT32_MAX - route.line_offset) continue;
+      line += route.line_offset;
+      const ChunkSlot* slot = state->find(line, column);
+      if (slot == nullptr) continue;
+      __builtin_prefetch(slot);
+      __builtin_prefetch(&slot->bucket_start[ChunkSlot::kBuckets / 2]);
+      pending[count++] = {static_cast<uint32_t>(i), line, column, slot, &route, {}, nullptr};
+    }
+    for (size_t p = 0; p < count; ++p) {
+      Pending& at = pending[p];
+      at.range = at.slot->range(at.line, at.column);
+      ChunkSlot::prefetchPositions(at.range);
+    }
+    for (size_t p = 0; p < count; ++p) {
+      Pending& at = pending[p];
+      const int index = at.slot->search(at.range, at.line, at.column);
+      if (index >= 0) {
+        at.entry = &at.slot->entries[index];
+        __builtin_prefetch(at.entry);
+      }
+    }
+    for (size_t p = 0; p < count; ++p) {
+      Pending& at = pending[p];
+      if (at.entry == nullptr) continue;
+      if (at.entry->answer) {
+        __builtin_prefetch(at.entry->answer.get());
+      } else {
+        at.entry = nullptr;
+      }
+    }
+    for (size_t p = 0; p < count; ++p) {
+      const Pending& at = pending[p];
+      if (at.entry == nullptr) continue;
+      const size_t index = static_cast<size_t>(at.entry - at.slot->entries);
+      const uint32_t offset = frames[at.frame].columns == JsColumns::kDivot
+                                  ? divotOffset(at.column, static_cast<uint32_t>(at.slot->positions[index]),
+                                                at.slot->chunk->nameLength(index))
+                                  : 0;
+      answerInto(*at.entry, at.route->name, frames[at.frame].frame->function, offset, out[at.frame],
+                 &at.route->shared_name);
+      answered |= 1u << at.frame;
+    }
+    return answered;
   }
 
   // ---- cold path: RocksDB reads, each result cached ----
@@ -393,6 +501,7 @@ struct SourcemapResolver::Impl {
     computed->app = scope.app;
     computed->build = std::string(build);
     computed->name = std::string(name);
+    computed->shared_name = std::make_shared<const std::string>(name);
     std::shared_ptr<MapState> state;
     if (computed->kind == Route::Kind::kMap) {
       auto loaded = mapState(computed->map_id);
@@ -400,7 +509,7 @@ struct SourcemapResolver::Impl {
       state = *loaded;
     }
     std::unique_lock lock(mutex);
-    reserve(sizeof(Route) + 2 * name.size() + scope.app.size() + build.size());
+    reserve(sizeof(Route) + 3 * name.size() + 48 + scope.app.size() + build.size());
     if (state) {
       // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
       computed->state = maps.emplace(computed->map_id, state).first->second.get();
@@ -740,6 +849,24 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
     result = impl_->coldLookup(scope, frame, line, column, divot);
   }
   return result;
+}
+
+Status SourcemapResolver::lookupStack(const EventScope& scope, std::span<const JsFrameQuery> frames,
+                                      std::vector<FrameLookup>& answers) {
+  answers.clear();
+  answers.resize(frames.size());
+  impl_->checkGeneration();
+  for (size_t group = 0; group < frames.size(); group += Impl::kGroup) {
+    const std::span<const JsFrameQuery> part = frames.subspan(group, std::min(Impl::kGroup, frames.size() - group));
+    const uint32_t answered = impl_->warmGroup(scope, part, answers.data() + group);
+    for (size_t i = 0; i < part.size(); ++i) {
+      if ((answered >> i) & 1u) continue;
+      auto answer = lookup(scope, *part[i].frame, part[i].columns);
+      if (!answer) return answer.error();
+      answers[group + i] = std::move(*answer);
+    }
+  }
+  return Status::ok();
 }
 
 Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope, std::string_view bundle,

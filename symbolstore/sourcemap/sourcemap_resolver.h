@@ -24,15 +24,18 @@
 // Cost: a warm frame is one probe of the route table (none when the thread's previous frame had
 // the same URL and scope), a binary search over the map's cached chunk starts and a short search
 // inside one chunk, under one shared lock; its answer (source, function, context lines) was
-// resolved the first time any frame hit that segment and is shared, context lines included
-// (sourcemap_cache.h). No RocksDB read, and no allocation but the returned FrameLookup's. A cold frame reads one
-// pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The cache is
-// bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several threads.
+// resolved the first time any frame hit that segment and is shared, file, function name and context lines included
+// (sourcemap_cache.h, FrameString). No RocksDB read, and no allocation but the returned FrameLookup's. A cold frame
+// reads one pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
+// cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several
+// threads.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "formats/common/status.h"
 #include "formats/stack/js_line.h"
@@ -56,6 +59,12 @@ struct SourcemapResolverOptions {
 // callee's segment.
 enum class JsColumns { kCallStart, kDivot };
 
+// One frame of SourcemapResolver::lookupStack.
+struct JsFrameQuery {
+  const stack::JsFrameLine* frame = nullptr;
+  JsColumns columns = JsColumns::kCallStart;
+};
+
 class SourcemapResolver : public Resolver {
  public:
   SourcemapResolver(SymbolStore& store, const SourcemapResolverOptions& options);
@@ -65,6 +74,13 @@ class SourcemapResolver : public Resolver {
   // renames an identifier (`a(` for `fail(`).
   Expected<FrameLookup> lookup(const EventScope& scope, const stack::JsFrameLine& frame,
                                JsColumns columns = JsColumns::kCallStart);
+
+  // The frames of one stack, looked up together: answers[i] (the vector is replaced) is what
+  // lookup(scope, *frames[i].frame, frames[i].columns) answers. Frames whose answers are cached
+  // are resolved under one lock, and their memory is fetched for all of them before any is read,
+  // so that their cache misses overlap (a stack's frames lie far apart in a large map); the
+  // others go through lookup(). Fails with the first error lookup() gives.
+  Status lookupStack(const EventScope& scope, std::span<const JsFrameQuery> frames, std::vector<FrameLookup>& answers);
 
   // Hermes frames given as (SegmentID, FunctionID, ByteCodeOffset), e.g. from a Hermes crash
   // report: the generated position is line SegmentID, column x_hermes_function_offsets[SegmentID]

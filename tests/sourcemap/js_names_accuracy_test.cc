@@ -169,7 +169,7 @@ std::string JsNamesAccuracyTest::measure(const std::vector<Variant>& variants, s
         if (!result) continue;
         ++frames;
         const std::string restored =
-            result->status == FrameStatus::kSymbolicated ? result->frames.at(0).function : "(not restored)";
+            result->status == FrameStatus::kSymbolicated ? result->frames.at(0).function.str() : "(not restored)";
         // Every identifier of the original name ("pp$4.raise": pp$4, raise; "get size": size)
         // must be in what was uploaded.
         bool recorded = true;
@@ -325,7 +325,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
         std::string_view jsc_name;
         if (original["fn"].get_string().get(jsc_name) || jsc_name.empty()) continue;
         ++named;
-        std::string function = restored ? result->frames.front().function : "";
+        std::string function = restored ? result->frames.front().function.str() : "";
         for (const char* prefix : {"get ", "set "}) {
           if (function.starts_with(prefix)) function.erase(0, 4);
         }

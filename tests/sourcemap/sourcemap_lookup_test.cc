@@ -129,6 +129,63 @@ TEST_F(SourcemapStoreTest, EveryPositionOfAMultiChunkMapResolves) {
   }
 }
 
+// lookupStack answers every frame of a stack as lookup() does, frame by frame: warm and cold
+// frames, two bundles in one stack, a bundle without a map, node built-ins, frames without a
+// position, divot columns, more frames than one warm group.
+TEST_F(SourcemapStoreTest, StacksAnswerAsFrameByFrame) {
+  ingest(syntheticMap(3, 700), uploadMeta("shop", "1.0", ""));
+  ingest(syntheticMap(2, 40), uploadMeta("shop", "1.0", "other.js"));
+  const EventScope scope = eventScope("shop", "1.0", "web");
+  std::mt19937 random(11);
+  std::vector<stack::JsFrameLine> lines;
+  for (int i = 0; i < 70; ++i) {
+    const uint32_t pick = random() % 10;
+    const uint32_t line = 1 + random() % 3, column = 1 + random() % 5000;
+    stack::JsFrameLine js = pick < 5   ? frame("https://cdn.example/js/bundle.min.js", line, column, "f")
+                            : pick < 7 ? frame("https://cdn.example/js/other.js", line, column % 300, "g")
+                            : pick < 8 ? frame("https://cdn.example/js/unknown.js", line, column)
+                            : pick < 9 ? frame("node:internal/timers", line, column)
+                                       : frame("https://cdn.example/js/bundle.min.js", 0, 0);
+    if (random() % 4 == 0) js.style = stack::JsStyle::kFirefox;
+    lines.push_back(js);
+  }
+  std::vector<JsFrameQuery> queries;
+  for (const auto& js : lines) {
+    queries.push_back({&js, js.style == stack::JsStyle::kFirefox ? JsColumns::kDivot : JsColumns::kCallStart});
+  }
+  SourcemapResolver by_frame(*store_, {});
+  SourcemapResolver by_stack(*store_, {});
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass is cold, the second warm
+    std::vector<FrameLookup> answers;
+    ASSERT_TRUE(by_stack.lookupStack(scope, queries, answers).isOk());
+    ASSERT_EQ(answers.size(), lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      auto expected = by_frame.lookup(scope, lines[i], queries[i].columns);
+      ASSERT_TRUE(expected);
+      const FrameLookup& got = answers[i];
+      ASSERT_EQ(got.status, expected->status) << i;
+      EXPECT_EQ(got.reason, expected->reason) << i;
+      EXPECT_EQ(got.tier, expected->tier) << i;
+      EXPECT_EQ(got.note, expected->note) << i;
+      EXPECT_EQ(got.missing_id, expected->missing_id) << i;
+      ASSERT_EQ(got.frames.size(), expected->frames.size()) << i;
+      for (size_t f = 0; f < got.frames.size(); ++f) {
+        const SymbolizedFrame& a = got.frames[f];
+        const SymbolizedFrame& b = expected->frames[f];
+        EXPECT_EQ(a.file, b.file) << i;
+        EXPECT_EQ(a.function, b.function) << i;
+        EXPECT_EQ(a.line, b.line) << i;
+        EXPECT_EQ(a.column, b.column) << i;
+        EXPECT_EQ(a.module, b.module) << i;
+        EXPECT_EQ(a.in_app, b.in_app) << i;
+        EXPECT_EQ(a.context_first_line, b.context_first_line) << i;
+        ASSERT_EQ(a.context_lines.size(), b.context_lines.size()) << i;
+        for (size_t c = 0; c < a.context_lines.size(); ++c) EXPECT_EQ(a.context_lines[c], b.context_lines[c]) << i;
+      }
+    }
+  }
+}
+
 TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   ingest(syntheticMap(1, 10), uploadMeta("shop", "1.0", "index.android.bundle"));
   SourcemapResolver resolver(*store_, {});

@@ -143,7 +143,7 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
         }
         ASSERT_EQ(result->status, FrameStatus::kSymbolicated) << result->note << result->missing_id;
         const SymbolizedFrame& restored = result->frames.at(0);
-        const std::string restored_file = canonicalPath(map_dir / restored.file);
+        const std::string restored_file = canonicalPath(map_dir / restored.file.str());
 
         const Reference expected = readReference(frame["expected"]);
         const Reference source_map = readReference(frame["source_map"]);

@@ -38,8 +38,9 @@ grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t
   SymbolizedFrame& restored = frame.frame;
   if (name) {
     // Moved only when the name is the restored function itself, not text a kind made for grouping.
-    if (borrow && name->data() == restored.function.data() && name->size() == restored.function.size()) {
-      out.function = std::move(restored.function);
+    if (borrow && restored.function.owned() && name->data() == restored.function.data() &&
+        name->size() == restored.function.size()) {
+      out.function = std::move(restored.function.own());
       lent |= kFunction;
     } else {
       out.function = *name;
@@ -54,9 +55,17 @@ grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t
       to = from;
     }
   };
-  take(restored.file, out.file, kFile);
+  // A string a resolver's cache shares is copied: it is not the frame's to lend.
+  auto takeShared = [&](FrameString& from, std::string& to, uint8_t bit) {
+    if (from.owned()) {
+      take(from.own(), to, bit);
+    } else {
+      to = from.str();
+    }
+  };
+  takeShared(restored.file, out.file, kFile);
   take(restored.scope, out.scope, kScope);
-  take(restored.module, out.module, kModule);
+  takeShared(restored.module, out.module, kModule);
   // No copy of frame.raw: grouping never reads GroupingFrame::raw.
   out.in_app = restored.in_app;
   out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/stack/js_line.h"
 #include "grouping/kinds/js_rules.h"
@@ -99,18 +100,27 @@ class JsKind final : public StackKind {
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
     const JsColumns columns = columnsOf(run);
+    // The run's frames are looked up together: the resolver overlaps their cache misses.
+    std::vector<JsFrameQuery> queries;
+    queries.reserve(run.lines.size());
+    for (const stack::StackLine& line : run.lines) {
+      const stack::JsFrameLine& js = *stack::asJsFrame(line);
+      if (js.builtin) continue;
+      queries.push_back({&js, js.style == stack::JsStyle::kFirefox ? columns : JsColumns::kCallStart});
+    }
+    std::vector<FrameLookup> lookups;
+    RESTACK_RETURN_IF_ERROR(sourcemapResolver(run.symbolizer).lookupStack(run.scope, queries, lookups));
     bool any_symbolicated = false;
+    size_t next = 0;
     for (const stack::StackLine& line : run.lines) {
       const stack::JsFrameLine& js = *stack::asJsFrame(line);
       if (js.builtin) {
         out.frame(this, line, builtinFrame(js));
         continue;
       }
-      auto lookup = sourcemapResolver(run.symbolizer)
-                        .lookup(run.scope, js, js.style == stack::JsStyle::kFirefox ? columns : JsColumns::kCallStart);
-      if (!lookup) return lookup.error();
-      any_symbolicated = any_symbolicated || lookup->status == FrameStatus::kSymbolicated;
-      out.frame(this, line, std::move(*lookup));
+      FrameLookup& lookup = lookups[next++];
+      any_symbolicated = any_symbolicated || lookup.status == FrameStatus::kSymbolicated;
+      out.frame(this, line, std::move(lookup));
     }
     // Once per run: every frame of it notes the same build's maps, in the same minute.
     if (any_symbolicated) run.symbolizer.noteUsed(run.scope, sourcemap_records::kSourcemapFamily);
