@@ -153,13 +153,20 @@ class FrameString {
   // `*text`, which `owner` keeps alive and nobody changes.
   FrameString(std::shared_ptr<const void> owner, const std::string* text) : owner_(std::move(owner)), shared_(text) {}
 
-  FrameString& operator=(std::string text) {
+  // Assignments reuse the owned string's buffer (no temporary): resolvers assign names frame
+  // after frame.
+  FrameString& operator=(std::string&& text) {
     owned_ = std::move(text);
     release();
     return *this;
   }
-  FrameString& operator=(const char* text) { return *this = std::string(text); }
-  FrameString& operator=(std::string_view text) { return *this = std::string(text); }
+  FrameString& operator=(const std::string& text) { return *this = std::string_view(text); }
+  FrameString& operator=(const char* text) { return *this = std::string_view(text); }
+  FrameString& operator=(std::string_view text) {
+    owned_.assign(text.data(), text.size());
+    release();
+    return *this;
+  }
 
   // Makes this `*text`, kept alive by `owner` (cheaper than assigning a FrameString).
   void share(std::shared_ptr<const void> owner, const std::string* text) {
@@ -239,7 +246,7 @@ class FrameString {
 
  private:
   void release() {
-    owner_.reset();
+    if (owner_) owner_.reset();
     shared_ = nullptr;
   }
   std::string owned_;
