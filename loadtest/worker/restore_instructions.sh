@@ -36,7 +36,7 @@ fi
 small=${sizes[0]} large=${sizes[1]}
 lines=$(( $(wc -l < "$work/events$large.jsonl") - $(wc -l < "$work/events$small.jsonl") ))
 cd "$root/worker/demo/samples"
-functions='EventProcessor::process\(|EventRestorer::restore\(|NativeResolver::lookup\(|ProguardResolver::retrace\(|SourcemapResolver::lookup\(|computeFingerprint\('
+functions='EventProcessor::process\(|EventRestorer::restore\(|NativeResolver::lookup\(|ProguardResolver::retrace\(|SourcemapResolver::lookup\(|SourcemapResolver::lookupStack\(|computeFingerprint\('
 for binary in "${binaries[@]}"; do
   strip --strip-debug -o "$work/restack" "$binary"
   declare -A total=() inclusive=()
@@ -69,8 +69,10 @@ for binary in "${binaries[@]}"; do
   echo "  whole process: $(( (total[$large] - total[$small]) / lines ))"
   # The three resolvers are each stack kind's warm lookup (what native_bench, proguard_bench and
   # sourcemap_bench time); their callers differ between builds, the resolvers' entry points do not.
+  # JavaScript frames go through lookupStack (a stack's frames together) in builds that have it.
   for name in pipeline::EventProcessor::process pipeline::EventRestorer::restore NativeResolver::lookup \
-              ProguardResolver::retrace SourcemapResolver::lookup grouping::computeFingerprint; do
+              ProguardResolver::retrace SourcemapResolver::lookup SourcemapResolver::lookupStack \
+              grouping::computeFingerprint; do
     echo "  $name: $(( (${inclusive[$large:$name]:-0} - ${inclusive[$small:$name]:-0}) / lines ))"
   done
   unset total inclusive
