@@ -46,7 +46,6 @@ struct GroupingFrame {
   std::string function;
   std::string file;    // source file, or the script URL for unrestored JS frames
   std::string module;  // image / library path or name ("UIKitCore", "/system/lib64/libc.so")
-  std::string raw;     // the raw line, for people reading the input: grouping never reads it
   // Original source position (1-based, 0 = unknown). Never hashed: a lambda's or anonymous
   // function's key uses only its distance to the enclosing function's frame (normalize.h).
   uint32_t line = 0;

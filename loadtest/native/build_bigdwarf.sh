@@ -18,26 +18,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=.deps/native/bigdwarf
-mkdir -p "$OUT/fetch/src" "$OUT/obj" "$OUT/src"
+mkdir -p "$OUT/obj" "$OUT/src"
 NAME=libbigdwarf.so
 if [[ -s "$OUT/$NAME" ]]; then echo "input ready: $OUT/$NAME"; exit 0; fi
 
-# Fetch the crate with cargo (its ordinary client) to get the vendored sources.
-cat > "$OUT/fetch/Cargo.toml" <<'TOML'
-[package]
-name = "restack-native-bigdwarf-corpus"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
+# Fetch the crates with cargo (its ordinary client) to get the vendored sources.
+source loadtest/native/fetch_crates.sh
+fetch_crates "$OUT/fetch" restack-native-bigdwarf-corpus <<'TOML'
 libduckdb-sys = { version = "=1.20000.1", default-features = false, features = ["bundled"] }
 librocksdb-sys = { version = "=0.17.1", default-features = false }
 libsqlite3-sys = { version = "=0.30.1", default-features = false, features = ["bundled"] }
 llama-cpp-sys-2 = { version = "=0.1.161", default-features = false }
 TOML
-: > "$OUT/fetch/src/lib.rs"
-(cd "$OUT/fetch" && cargo fetch --quiet)
 CRATE=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/libduckdb-sys-1.20000.1 | head -1)
 if [[ ! -s "$OUT/src/duckdb/manifest.json" ]]; then tar xzf "$CRATE/duckdb.tar.gz" -C "$OUT/src"; fi
 

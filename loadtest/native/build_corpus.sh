@@ -7,22 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=.deps/native/bench
-mkdir -p "$OUT/fetch/src" "$OUT/obj"
+mkdir -p "$OUT/obj"
 if [[ -s "$OUT/librocksdb_bench.so" ]]; then echo "corpus ready: $OUT/librocksdb_bench.so"; exit 0; fi
 
 # Fetch the crate with cargo (its ordinary client) to get the vendored sources.
-cat > "$OUT/fetch/Cargo.toml" <<'TOML'
-[package]
-name = "restack-native-bench-corpus"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
+source loadtest/native/fetch_crates.sh
+fetch_crates "$OUT/fetch" restack-native-bench-corpus <<'TOML'
 librocksdb-sys = { version = "=0.17.1", default-features = false }
 TOML
-: > "$OUT/fetch/src/lib.rs"
-(cd "$OUT/fetch" && cargo fetch --quiet)
 CRATE=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/librocksdb-sys-0.17.1+9.9.3 | head -1)
 SRC="$CRATE/rocksdb"
 

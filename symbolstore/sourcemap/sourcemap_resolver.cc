@@ -57,6 +57,12 @@ uint32_t divotOffset(uint32_t column, uint32_t segment_column, uint32_t name_len
   return name_length != 0 ? name_length : column - segment_column;
 }
 
+// The 0-based generated column a frame prints: Hermes bytecode offsets are 0-based already, JS
+// columns 1-based.
+uint32_t generatedColumn(const stack::JsFrameLine& frame) {
+  return frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
+}
+
 bool isIdentifierByte(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
 }
@@ -302,9 +308,8 @@ struct SourcemapResolver::Impl {
         answered |= 1u << i;
         continue;
       }
-      // As in lookup(): Hermes bytecode offsets are 0-based already, printed columns 1-based.
       uint32_t line = frame.line - 1;
-      const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
+      const uint32_t column = generatedColumn(frame);
       const MapState* state = route.state;
       if (state == nullptr || state->header->index_map || line > UINT32_MAX - route.line_offset) continue;
       line += route.line_offset;
@@ -840,8 +845,7 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
   impl_->checkGeneration();
   const uint32_t line = frame.line - 1;
-  // Hermes bytecode offsets are 0-based already; printed JS columns are 1-based.
-  const uint32_t column = frame.hermes_bytecode ? frame.column : (frame.column > 0 ? frame.column - 1 : 0);
+  const uint32_t column = generatedColumn(frame);
   // One return of one object: the warm answer is written where the caller receives it.
   Expected<FrameLookup> result{FrameLookup()};
   const bool divot = columns == JsColumns::kDivot;

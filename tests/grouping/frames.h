@@ -16,7 +16,6 @@ inline GroupingFrame java(std::string function, std::string file = "SourceFile")
   frame.kind = &javaRules();
   frame.function = std::move(function);
   frame.file = std::move(file);
-  frame.raw = "at " + frame.function + "(" + frame.file + ")";
   return frame;
 }
 

@@ -146,7 +146,6 @@ GroupingInput parseRetraced(const std::string& text) {
       frame.kind = &javaRules();
       frame.function = match[1];
       frame.file = match[2];
-      frame.raw = line;
       frames->push_back(std::move(frame));
     } else if (std::regex_match(line, match, kAlternative) && !frames->empty()) {
       frames->back().alternatives.push_back(match[1]);

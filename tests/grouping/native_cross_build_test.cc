@@ -163,7 +163,6 @@ class NativeCrossBuild : public ::testing::Test {
         GroupingFrame frame;
         frame.kind = &nativeRules();
         frame.module = module;
-        frame.raw = module + " " + offset;
         frame.function = function == "??" ? "" : function;
         frame.file = location.substr(0, location.find(':'));
         frame.state = frame.function.empty() ? FrameState::kNotFound : FrameState::kRestored;

@@ -175,7 +175,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     BatchCounts counts;
     std::map<int32_t, int64_t> next_offsets;
     std::map<std::string, std::string> recheck_before;
-    uint64_t failures_before = 0;
     uint64_t demand_published = 0;
     std::future<std::string> outcome;  // what failed, "" when committed
   };
@@ -772,7 +771,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
     in_flight = Publication{};
     in_flight.recheck_before = recheck;
-    in_flight.failures_before = delivery_failures;
+    const uint64_t failures_before = delivery_failures;
 
     if (exactly_once) {
       std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
@@ -796,10 +795,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       } else if (hooks.abort_transaction && hooks.abort_transaction()) {
         failure = "abort requested by a test hook";
       }
-      if (!failure.empty()) {
-        in_flight.outcome = readyOutcome(std::move(failure));
-        return finishPublication();
-      }
+      if (!failure.empty()) return settlePublication(failure);
       // The batch's offsets, sent with the consumer's group metadata so that a zombie of an old
       // generation is fenced, then the commit: both wait for the brokers, off the loop's thread.
       std::vector<std::unique_ptr<RdKafka::TopicPartition>> offsets;
@@ -824,7 +820,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       return produced;
     } else {
       // Every output acknowledged before any input offset is committed.
-      in_flight.outcome = std::async(std::launch::async, [this, before = in_flight.failures_before]() -> std::string {
+      in_flight.outcome = std::async(std::launch::async, [this, before = failures_before]() -> std::string {
         while (producer->outq_len() > 0) {
           producer->flush(1000);
           if (delivery_failures != before) break;
@@ -837,20 +833,19 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
-  static std::future<std::string> readyOutcome(std::string failure) {
-    std::promise<std::string> done;
-    done.set_value(std::move(failure));
-    return done.get_future();
-  }
-
-  // Waits for the publication in flight (if any) and applies its outcome: committed, the counters
-  // and the local pending cache follow; failed, exactly_once aborts the transaction and rewinds the
-  // consumer (the batch read since is dropped and read again), at_least_once stops the worker.
+  // Waits for the publication in flight (if any) and settles it.
   Status finishPublication() {
     if (!in_flight.open) return Status::ok();
+    return settlePublication(in_flight.outcome.valid() ? in_flight.outcome.get() : std::string());
+  }
+
+  // Applies the outcome of the publication in flight (`failure`, "" when committed): committed,
+  // the counters and the local pending cache follow; failed, exactly_once aborts the transaction
+  // and rewinds the consumer (the batch read since is dropped and read again), at_least_once stops
+  // the worker.
+  Status settlePublication(const std::string& failure) {
     Publication done = std::move(in_flight);
     in_flight = Publication{};
-    const std::string failure = done.outcome.valid() ? done.outcome.get() : std::string();
     if (!failure.empty()) {
       // Slices of the re-check that were not committed are walked again; an app added since keeps
       // its own place.
@@ -1179,12 +1174,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         event.value.assign(static_cast<const char*>(message->payload()), message->len());
         batch.push_back(std::move(event));
       }
-      // The next batch restores while the previous one commits.
-      std::future<std::vector<Expected<pipeline::ProcessResult>>> restoring;
-      if (!batch.empty()) restoring = std::async(std::launch::async, [this] { return restoreAll(wholeBatch()); });
-      if (in_flight.open && in_flight.outcome.valid()) in_flight.outcome.wait();
-      std::vector<Expected<pipeline::ProcessResult>> results;
-      if (restoring.valid()) results = restoring.get();
+      // The next batch restores while the previous one commits (on its publication's thread).
+      std::vector<Expected<pipeline::ProcessResult>> results = restoreAll(wholeBatch());
       // A failed commit rewinds the consumer and drops the batch read since: it is read again.
       RESTACK_RETURN_IF_ERROR(finishPublication());
       if (batch.size() != results.size()) results.clear();

@@ -66,7 +66,6 @@ grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t
   takeShared(restored.file, out.file, kFile);
   take(restored.scope, out.scope, kScope);
   takeShared(restored.module, out.module, kModule);
-  // No copy of frame.raw: grouping never reads GroupingFrame::raw.
   out.in_app = restored.in_app;
   out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();
   out.state = stateOf(frame.status);

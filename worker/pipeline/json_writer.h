@@ -3,12 +3,12 @@
 // re-parsing every output with simdjson.
 #pragma once
 
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "formats/common/decimal.h"
 #include "formats/common/json_text.h"
 
 namespace restack::pipeline {
@@ -68,11 +68,11 @@ class JsonWriter {
   }
   void number(int64_t value) {
     separate();
-    appendNumber(value);
+    appendDecimal(out_, value);
   }
   void unsignedNumber(uint64_t value) {
     separate();
-    appendNumber(value);
+    appendDecimal(out_, value);
   }
   void boolean(bool value) {
     separate();
@@ -99,12 +99,6 @@ class JsonWriter {
     first_ = false;
   }
   void appendString(std::string_view value) { appendJsonString(out_, value); }
-  template <typename Integer>
-  void appendNumber(Integer value) {
-    char digits[24];
-    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    out_.append(digits, static_cast<size_t>(end - digits));
-  }
 
   std::string out_;
   bool first_ = true;

@@ -36,6 +36,14 @@ std::string_view trimmedText(const char* begin, const char* end) {
   return {begin, static_cast<size_t>(end - begin)};
 }
 
+// The text of an object or array the walk has read to its closing bracket, from `token` (its first
+// byte): the cursor stands on the next token (a value is never last).
+simdjson::simdjson_result<std::string_view> containerText(std::string_view token, od::value value) {
+  const char* end = nullptr;
+  if (auto error = value.current_location().get(end)) return error;
+  return trimmedText(token.data(), end);
+}
+
 // The text of a scalar already read by a getter that checked it (get_string, get_int64, ...).
 std::string_view scalarText(od::value value) {
   const std::string_view token = value.raw_json_token();
@@ -73,10 +81,7 @@ simdjson::simdjson_result<std::string_view> checkedText(od::value value, size_t 
           if (auto error = checkedText(child, depth + 1).get(ignored)) return error;
         }
       }
-      // After the closing bracket: the cursor stands on the next token (a value is never last).
-      const char* end = nullptr;
-      if (auto error = value.current_location().get(end)) return error;
-      return trimmedText(token.data(), end);
+      return containerText(token, value);
     }
     case od::json_type::string: {
       std::string_view text;
@@ -195,13 +200,6 @@ Status parseThread(od::value value, RawThread& thread, size_t index) {
   return Status::ok();
 }
 
-// The end of an object the walk has read to its closing brace: the cursor stands on the next token.
-simdjson::simdjson_result<std::string_view> objectText(std::string_view token, od::value value) {
-  const char* end = nullptr;
-  if (auto error = value.current_location().get(end)) return error;
-  return trimmedText(token.data(), end);
-}
-
 // "exception": its type and message are read, every other field checked; returns its JSON text.
 Expected<std::string_view> parseException(od::value value, RawEvent& event) {
   const std::string_view token = value.raw_json_token();
@@ -223,7 +221,7 @@ Expected<std::string_view> parseException(od::value value, RawEvent& event) {
     }
   }
   std::string_view text;
-  if (auto error = objectText(token, value).get(text)) return malformed("field 'exception': " + describe(error));
+  if (auto error = containerText(token, value).get(text)) return malformed("field 'exception': " + describe(error));
   return text;
 }
 
@@ -249,7 +247,7 @@ Expected<std::string_view> parseAttributes(od::value value, RawEvent& event) {
     }
   }
   std::string_view text;
-  if (auto error = objectText(token, value).get(text)) return malformed("field 'attributes': " + describe(error));
+  if (auto error = containerText(token, value).get(text)) return malformed("field 'attributes': " + describe(error));
   return text;
 }
 

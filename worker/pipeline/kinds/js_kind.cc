@@ -1,10 +1,10 @@
 #include "worker/pipeline/kinds/js_kind.h"
 
-#include <charconv>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "formats/common/decimal.h"
 #include "formats/stack/js_line.h"
 #include "grouping/kinds/js_rules.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
@@ -12,11 +12,6 @@
 
 namespace restack::pipeline {
 namespace {
-
-void appendNumber(std::string& text, uint32_t value) {
-  char digits[16];
-  text.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
-}
 
 // `prefix` then the frame as the engine prints it ("at fn (file:line:column)", Firefox
 // "fn@file:line:column"), into one string sized once.
@@ -28,11 +23,11 @@ std::string formatJs(std::string_view prefix, const SymbolizedFrame& frame, cons
     text += frame.file;
     if (frame.line != 0) {
       text += ':';
-      appendNumber(text, frame.line);
+      appendDecimal(text, frame.line);
     }
     if (frame.column != 0) {
       text += ':';
-      appendNumber(text, frame.column);
+      appendDecimal(text, frame.column);
     }
   };
   if (raw.style == stack::JsStyle::kFirefox) {

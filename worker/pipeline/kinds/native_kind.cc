@@ -1,9 +1,9 @@
 #include "worker/pipeline/kinds/native_kind.h"
 
-#include <charconv>
 #include <cstdio>
 #include <string_view>
 
+#include "formats/common/decimal.h"
 #include "formats/stack/native_line.h"
 #include "grouping/kinds/native_rules.h"
 #include "symbolstore/native/native_records.h"
@@ -17,12 +17,6 @@ std::string_view basename(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-template <typename Integer>
-void appendNumber(std::string& text, Integer value) {
-  char digits[24];
-  text.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
-}
-
 // `prefix` then "function + offset (in module) (file:line)", into one string sized once.
 std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, const std::string& tier) {
   const std::string_view function = frame.function.empty() ? std::string_view("???") : frame.function;
@@ -33,7 +27,7 @@ std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, 
   text += function;
   if (tier == "symtab" && frame.symbol_offset != 0) {
     text += " + ";
-    appendNumber(text, frame.symbol_offset);
+    appendDecimal(text, frame.symbol_offset);
   }
   if (!frame.module.empty()) {
     text += " (in ";
@@ -45,7 +39,7 @@ std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, 
     text += file;
     if (frame.line != 0) {
       text += ':';
-      appendNumber(text, frame.line);
+      appendDecimal(text, frame.line);
     }
     text += ')';
   }
