@@ -1,5 +1,6 @@
 // Address-mapped frame lines: iOS (SDK form and Apple crash reports) and Android native (SDK
 // form and tombstones). See stack_line.h for worked examples.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,13 +72,27 @@ std::optional<NativeFrameLine> parseAndroid(std::string_view rest, std::optional
 // Parses the iOS forms: "<image> <runtime hex> <load hex> + <decimal offset> [uuid]", with an
 // optional leading frame number (Apple crash reports). Image names may contain spaces.
 std::optional<NativeFrameLine> parseIos(std::string_view text) {
-  std::vector<std::string_view> tokens;
+  // The tokens of a line, on the stack for the usual handful: a heap vector per line was one
+  // allocation for every native frame of every event. Longer lines (image names with many
+  // spaces) continue in `more`.
+  constexpr size_t kInlineTokens = 16;
+  std::string_view inline_tokens[kInlineTokens];
+  std::vector<std::string_view> more;
+  size_t count = 0;
   std::string_view rest = text;
   while (true) {
     std::string_view token = scan::takeToken(rest);
     if (token.empty()) break;
-    tokens.push_back(token);
+    if (count < kInlineTokens) {
+      inline_tokens[count] = token;
+    } else {
+      if (more.empty()) more.assign(inline_tokens, inline_tokens + kInlineTokens);
+      more.push_back(token);
+    }
+    ++count;
   }
+  const std::span<const std::string_view> tokens =
+      more.empty() ? std::span<const std::string_view>(inline_tokens, count) : std::span<const std::string_view>(more);
   // Find "<0x…> <0x…> + <n>".
   for (size_t i = 1; i + 3 < tokens.size(); ++i) {
     if (!tokens[i].starts_with("0x") || !tokens[i + 1].starts_with("0x") || tokens[i + 2] != "+") continue;
@@ -94,12 +109,11 @@ std::optional<NativeFrameLine> parseIos(std::string_view text) {
       }
     }
     if (first_name >= i) return std::nullopt;
-    std::string module;
+    // An image name with spaces ("My App") is its tokens joined by one space each.
     for (size_t k = first_name; k < i; ++k) {
-      if (!module.empty()) module.push_back(' ');
-      module.append(tokens[k]);
+      if (k != first_name) frame.module.push_back(' ');
+      frame.module.append(tokens[k]);
     }
-    frame.module = module;
     frame.runtime_address = *runtime;
     frame.load_address = *load;
     frame.address = *offset;
