@@ -226,6 +226,18 @@ struct NativeResolver::Impl {
 
   Impl(SymbolStore& s, const NativeResolverOptions& o) : store(s), options(o) {}
 
+  // Makes room for one more entry in `map` (`missing` or `modules`; caller holds `mutex`
+  // exclusively). Past max_remembered, the entries `expired` says are stale go; if more than half
+  // are still fresh, all go (they are cheap to ask the store again). Either way the next clean-up
+  // is at least max_remembered / 2 insertions away, so the scans cost O(1) per insertion.
+  template <typename Map, typename Expired>
+  void makeRoom(Map& map, Expired expired) {
+    if (map.size() < std::max<size_t>(options.max_remembered, 2)) return;
+    const auto now = Clock::now();
+    std::erase_if(map, [&](const auto& entry) { return expired(entry.second, now); });
+    if (map.size() > options.max_remembered / 2) map.clear();
+  }
+
   // ---- images
 
   Expected<std::shared_ptr<Image>> imageById(const std::string& hex) {
@@ -260,6 +272,7 @@ struct NativeResolver::Impl {
     }
     std::unique_lock lock(mutex);
     if (!value) {
+      makeRoom(missing, [](Clock::time_point retry_after, Clock::time_point now) { return now >= retry_after; });
       missing[hex] = Clock::now() + std::chrono::milliseconds(options.missing_ttl_ms);
       return std::shared_ptr<Image>();
     }
@@ -302,6 +315,8 @@ struct NativeResolver::Impl {
       if (!ids.empty()) break;  // the app's own upload wins over a shared image of that name
     }
     std::unique_lock lock(mutex);
+    makeRoom(modules,
+             [](const ModuleEntry& entry, Clock::time_point now) { return entry.ids.empty() && now >= entry.expires; });
     modules[key] = {ids, Clock::now() + std::chrono::milliseconds(options.missing_ttl_ms)};
     return ids;
   }
@@ -680,6 +695,11 @@ void NativeResolver::clear() {
   impl_->missing.clear();
   impl_->modules.clear();
   impl_->total_bytes.store(0);
+}
+
+size_t NativeResolver::rememberedCount() const {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->missing.size() + impl_->modules.size();
 }
 
 size_t NativeResolver::cachedBytes() const {

@@ -34,6 +34,11 @@ struct NativeResolverOptions {
   // asked again (a later upload becomes visible after at most this long; `forget` makes it
   // immediate). Default 10 s.
   uint32_t missing_ttl_ms = 10'000;
+  // Most debug ids and module names remembered as absent (and module names with their ids): events
+  // name ids without limit (every device build of a system library has its own), so past this
+  // many the expired ones are dropped, and all of them when most are still fresh. Default 65,536
+  // (a few MiB).
+  size_t max_remembered = 65'536;
 };
 
 class NativeResolver : public Resolver {
@@ -48,6 +53,8 @@ class NativeResolver : public Resolver {
   // Drops everything cached about these debug ids (call after ingesting them) …
   void forget(std::string_view debug_id);
   void forgetId(std::string_view id) override { forget(id); }
+  // Debug ids and module names remembered from earlier lookups (bounded by max_remembered).
+  size_t rememberedCount() const;
   // … or about every image.
   void clear();
   // Bytes of decoded records currently cached (approximate).

@@ -336,6 +336,34 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   EXPECT_EQ(after->status, FrameStatus::kSymbolicated);
 }
 
+TEST_F(HandWrittenStore, AbsentIdsAndModulesAreRememberedWithinABound) {
+  // Every event may name debug ids and modules nobody uploaded (each device build of a system
+  // library has its own id): what the resolver remembers about them must stay bounded, and the
+  // answers must not change when it forgets.
+  NativeResolverOptions options;
+  options.max_remembered = 8;
+  NativeResolver resolver(*store.store, options);
+  for (int i = 0; i < 200; ++i) {
+    char absent_id[33];
+    std::snprintf(absent_id, sizeof absent_id, "%032x", i + 1);
+    auto by_id = resolver.lookup(scope, frame(absent_id), 0x10d14);
+    ASSERT_TRUE(by_id);
+    EXPECT_EQ(by_id->status, FrameStatus::kMissingSymbols);
+    EXPECT_EQ(by_id->missing_id, absent_id);
+    stack::NativeFrameLine by_name;
+    by_name.module = "libvendor" + std::to_string(i) + ".so";
+    auto by_module = resolver.lookup(scope, by_name, 0x10d14);
+    ASSERT_TRUE(by_module);
+    EXPECT_EQ(by_module->status, FrameStatus::kMissingSymbols);
+    EXPECT_EQ(by_module->missing_id_kind, MissingIdKind::kModule);
+    EXPECT_LE(resolver.rememberedCount(), 2 * options.max_remembered) << i;
+    // The uploaded image still answers between the absent ones.
+    auto known = resolver.lookup(scope, frame("ba78e30f9664d0150fba525ab5981b19"), 0x10d14);
+    ASSERT_TRUE(known);
+    EXPECT_EQ(known->status, FrameStatus::kSymbolicated);
+  }
+}
+
 TEST_F(HandWrittenStore, CorruptRecordsLeaveTheFrameNotFoundWithWhy) {
   rocksdb::WriteBatch batch;
   batch.Put(store.store->family(native_store::kNativeFamily), functionKey(id, 0x20000),
