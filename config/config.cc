@@ -206,6 +206,7 @@ const std::map<std::string, Apply>& knownKeys() {
       {"worker.threads", intField(&Config::worker, &Worker::threads, 1, 256)},
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
+      {"worker.min_commit_interval_ms", intField(&Config::worker, &Worker::min_commit_interval_ms, 0, 60000)},
       // Upload retries (config.h, Uploads).
       {"uploads.retry_initial_backoff_ms",
        unsignedField(&Config::uploads, &Uploads::retry_initial_backoff_ms, 1, 3600000)},

@@ -102,6 +102,11 @@ struct Worker {
   uint32_t threads = 2;           // threads restoring events of a batch in parallel
   uint32_t batch_size = 500;      // events per batch (outputs flushed, then offsets committed)
   uint32_t batch_linger_ms = 50;  // while the previous batch commits, how long the next may wait to fill
+  // With nothing in flight, how long after the previous publication began the next batch may wait
+  // to fill, ms (a full batch does not wait). 0 = what arrived is restored at once. Each batch is
+  // one commit (a transaction under exactly_once), so at moderate rates this trades up to that
+  // much latency for fewer, larger commits: less CPU on the brokers and in the worker per event.
+  uint32_t min_commit_interval_ms = 0;
 };
 
 // Which upload locations (the restack.location header of a symbol upload) the worker may read.

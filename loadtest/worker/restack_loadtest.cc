@@ -359,10 +359,10 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
     char title[512];
     std::snprintf(title, sizeof title,
                   "scenario %s: %zu builds, %zu events, %s, %d worker(s), %d partitions, worker.threads=%u, batch %u, "
-                  "linger %u ms, %s",
+                  "linger %u ms, commit interval %u ms, %s",
                   scenario.c_str(), run.builds, run.events,
                   run.rate ? ("at " + std::to_string(run.rate) + " events/s").c_str() : "flat out", workers,
-                  run.partitions, run.threads, run.batch, run.linger_ms, run.delivery.c_str());
+                  run.partitions, run.threads, run.batch, run.linger_ms, run.commit_interval_ms, run.delivery.c_str());
     RunFigures figures;
     status |= runLoad(run, title, figures);
     summary += formatReport(figures);
@@ -427,6 +427,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch", options.batch, "worker.batch_size")->default_val(500);
   app.add_option("--linger-ms", run.linger_ms, "Scenarios: worker.batch_linger_ms, how long a batch waits to fill")
       ->default_val(50);
+  app.add_option("--commit-interval-ms", run.commit_interval_ms,
+                 "Scenarios: worker.min_commit_interval_ms, how long after a publication began the next batch may "
+                 "wait to fill (0: restore at once)")
+      ->default_val(0);
   app.add_option("--brokers", options.brokers, "Demo samples: use this Kafka cluster instead of the mock cluster");
   app.add_option("--delivery", options.delivery,
                  "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster "

@@ -32,12 +32,14 @@ worker: {threads: 4}
 }
 
 TEST(Config, EnvironmentOverridesTheFile) {
-  auto config = parseConfig("kafka: {brokers: file:9092}\n", "restack.yaml",
-                            {"RESTACK_KAFKA__BROKERS=env:9092", "RESTACK_WORKER__BATCH_SIZE=10",
-                             "RESTACK_KAFKA__PROPERTIES__SASL_USERNAME=svc", "PATH=/usr/bin", "RESTACK_CONFIG=x"});
+  auto config = parseConfig(
+      "kafka: {brokers: file:9092}\n", "restack.yaml",
+      {"RESTACK_KAFKA__BROKERS=env:9092", "RESTACK_WORKER__BATCH_SIZE=10", "RESTACK_WORKER__MIN_COMMIT_INTERVAL_MS=25",
+       "RESTACK_KAFKA__PROPERTIES__SASL_USERNAME=svc", "PATH=/usr/bin", "RESTACK_CONFIG=x"});
   ASSERT_TRUE(config) << config.error().message();
   EXPECT_EQ(config->kafka.brokers, "env:9092");
   EXPECT_EQ(config->worker.batch_size, 10u);
+  EXPECT_EQ(config->worker.min_commit_interval_ms, 25u);
   EXPECT_EQ(config->kafka.properties.at("sasl.username"), "svc");
 }
 

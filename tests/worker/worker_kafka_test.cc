@@ -247,6 +247,7 @@ struct WorkerSettings {
   int http_port = 0;
   uint32_t batch_size = 50;
   std::string delivery = "exactly_once";
+  uint32_t min_commit_interval_ms = 0;
 };
 
 class WorkerOnKafka : public ::testing::Test {
@@ -317,6 +318,7 @@ class WorkerOnKafka : public ::testing::Test {
         << "worker:\n"
         << "  batch_size: " << settings.batch_size << "\n"
         << "  batch_linger_ms: 20\n"
+        << "  min_commit_interval_ms: " << settings.min_commit_interval_ms << "\n"
         << "observability:\n"
         << "  http_port: " << settings.http_port << "\n"
         << "  log_level: info\n";
@@ -853,6 +855,57 @@ TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresT
   for (const KafkaRecord& record : state) live[record.key.value_or("")] = record.value.has_value();
   EXPECT_EQ(live.size(), static_cast<size_t>(total));
   for (const auto& [key, alive] : live) EXPECT_FALSE(alive) << "pending record left open";
+}
+
+// Events that trickle in (one at a time, a producer each): by default each is restored as it
+// arrives and the transactions follow the stream; with worker.min_commit_interval_ms they wait
+// for the interval and commit together, at most one transaction per interval. Either way every
+// event is published once.
+TEST_F(WorkerOnKafka, AMinimumCommitIntervalGathersATrickleIntoFewerTransactions) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+  produce(topics_.symbols, uploads);
+  constexpr int kTrickle = 60;
+  constexpr uint32_t kIntervalMs = 1000;
+  struct Run {
+    uint64_t transactions = 0;
+    double seconds = 0;
+  };
+  auto trickle = [&](const std::string& prefix, uint32_t interval_ms) {
+    Run run;
+    auto store = TempDir::create("restack-kafkaint-store-");
+    EXPECT_TRUE(store);
+    if (!store) return run;
+    const int port = freeLoopbackPort();
+    auto process = worker(
+        prefix, {.store = store->path(), .http_port = port, .batch_size = 500, .min_commit_interval_ms = interval_ms});
+    EXPECT_TRUE(process->start());
+    EXPECT_TRUE(waitForAssigned(*process, port, [](uint64_t n) { return n == kEventPartitions; }));
+    const uint64_t before = metric(port, "batches_committed_total").value_or(0);
+    const auto start = Clock::now();
+    EventStream stream(bootstrap(), topics_.events, events(prefix, 0, kTrickle, library, "shop", builds), 1, 10ms);
+    EXPECT_EQ(stream.join(), "");
+    EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, prefix, kTrickle)) << prefix;
+    run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    run.transactions = metric(port, "batches_committed_total").value_or(0) - before;
+    auto status = process->terminate();
+    EXPECT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+    return run;
+  };
+  const Run gathered = trickle("g", kIntervalMs);
+  const Run at_once = trickle("o", 0);
+  std::fprintf(stderr, "with %u ms: %llu transactions in %.1f s; without: %llu in %.1f s\n", kIntervalMs,
+               static_cast<unsigned long long>(gathered.transactions), gathered.seconds,
+               static_cast<unsigned long long>(at_once.transactions), at_once.seconds);
+  EXPECT_GE(gathered.transactions, 1u);
+  EXPECT_LE(gathered.transactions, static_cast<uint64_t>(gathered.seconds * 1000 / kIntervalMs) + 2);
+  EXPECT_GT(at_once.transactions, 2 * gathered.transactions);
+  const auto seen = countIds(readTopic(bootstrap(), topics_.symbolicated));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(2 * kTrickle));
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id;
 }
 
 TEST_F(WorkerOnKafka, MoreThanAThousandPendingEventsOfOneAppAreAllRestoredLater) {

@@ -150,9 +150,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
   Clock::time_point usage_flush_due = Clock::now() + std::chrono::minutes(1);
-  std::set<int32_t> owned;                 // events partitions assigned to this worker
-  int64_t gauges_updated_ms = 0;           // steady ms of the last updateGauges()
-  std::map<int32_t, int64_t> uncommitted;  // at_least_once: partition -> next offset, outputs acknowledged
+  Clock::time_point last_publication_start{};  // worker.min_commit_interval_ms counts from here
+  std::set<int32_t> owned;                     // events partitions assigned to this worker
+  int64_t gauges_updated_ms = 0;               // steady ms of the last updateGauges()
+  std::map<int32_t, int64_t> uncommitted;      // at_least_once: partition -> next offset, outputs acknowledged
   std::unique_ptr<PendingEvents> pending;
   // The symbol-demand feed (worker/kafka/symbol_demand.h); null when its topic does not exist.
   std::unique_ptr<SymbolDemand> demand;
@@ -771,6 +772,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
     in_flight = Publication{};
     in_flight.recheck_before = recheck;
+    last_publication_start = Clock::now();
     const uint64_t failures_before = delivery_failures;
 
     if (exactly_once) {
@@ -1145,19 +1147,31 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     while (!stop) {
       metrics.last_loop_ms = steadyMs();
       RESTACK_RETURN_IF_ERROR(symbols->applyFetched());
-      const auto deadline = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
+      // How long this batch may wait to fill. Waiting only pays while the previous batch commits:
+      // once nothing is in flight, what arrived is restored at once (batches grow with the rate,
+      // latency stays that of one restore and one commit). While a commit is out, the batch fills
+      // for up to batch_linger_ms. min_commit_interval_ms (0 by default) holds a batch until the
+      // previous publication began that long ago, in flight or not: fewer, larger commits.
+      const auto linger_end = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
+      const auto interval_end =
+          last_publication_start + std::chrono::milliseconds(config.worker.min_commit_interval_ms);
+      const auto fill_end = std::max(linger_end, interval_end);
       while (batch.size() < config.worker.batch_size && !stop) {
-        auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        // Waiting to fill a batch only pays while the previous one commits: once nothing is in
-        // flight, what arrived is restored at once (batches grow with the rate, latency stays
-        // that of one restore and one commit).
+        const auto now = Clock::now();
         const bool committing = in_flight.open && in_flight.outcome.valid() &&
                                 in_flight.outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-        if (!batch.empty() && !committing) remaining = 0;
-        if (committing) remaining = std::min<int64_t>(remaining, kCommitPollMs);
+        int64_t remaining = 0;
+        if (committing) {
+          remaining =
+              std::min<int64_t>(std::chrono::ceil<std::chrono::milliseconds>(fill_end - now).count(), kCommitPollMs);
+        } else if (batch.empty()) {
+          remaining = std::chrono::ceil<std::chrono::milliseconds>(linger_end - now).count();
+        } else {
+          remaining = std::chrono::ceil<std::chrono::milliseconds>(interval_end - now).count();
+        }
         std::unique_ptr<RdKafka::Message> message(events->consume(static_cast<int>(std::max<int64_t>(remaining, 0))));
         if (!fatal.isOk()) return fatal;
-        if (message->err() == RdKafka::ERR__TIMED_OUT && committing && Clock::now() < deadline) continue;
+        if (message->err() == RdKafka::ERR__TIMED_OUT && committing && Clock::now() < fill_end) continue;
         if (message->err() == RdKafka::ERR__TIMED_OUT || message->err() == RdKafka::ERR__PARTITION_EOF) break;
         if (message->err() != RdKafka::ERR_NO_ERROR) {
           spdlog::warn("consumer: {}", message->errstr());
