@@ -62,7 +62,8 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   y += "cache:\n  native_mb: " + mb + "\n  proguard_mb: " + mb + "\n  sourcemap_mb: " + mb + "\n";
   y += "worker:\n  threads: " + std::to_string(o.threads) + "\n  batch_size: " + std::to_string(o.batch) + "\n";
   y += "  batch_linger_ms: " + std::to_string(o.linger_ms) + "\n";
-  y += "  min_commit_interval_ms: " + std::to_string(o.commit_interval_ms) + "\n";
+  // Written only when set, so that the tool also drives builds from before the setting existed.
+  if (o.commit_interval_ms != 0) y += "  min_commit_interval_ms: " + std::to_string(o.commit_interval_ms) + "\n";
   y += "observability:\n  http_port: " + std::to_string(http_port) + "\n  bind_address: \"127.0.0.1\"\n";
   y += "  log_level: warn\n";
   return y;
