@@ -331,6 +331,15 @@ class WorkerOnKafka : public ::testing::Test {
     ASSERT_TRUE(sent) << sent.error().message();
   }
 
+  // One build of app "shop" per events partition, its symbols uploaded; returns the builds.
+  std::vector<std::string> uploadShopBuilds(const NativeLibrary& library) {
+    const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
+    std::vector<KafkaRecord> uploads;
+    for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
+    produce(topics_.symbols, uploads);
+    return builds;
+  }
+
   // Waits until the worker's /metrics answers and restack_assigned_partitions satisfies `ok`;
   // gives up at once when the process ended.
   bool waitForAssigned(WorkerProcess& process, int port, const std::function<bool(uint64_t)>& ok,
@@ -546,10 +555,7 @@ TEST_F(WorkerOnKafka, RestoresEventsPublishesFingerprintsOnMurmur2PartitionsAndD
 TEST_F(WorkerOnKafka, SigtermInASteadyStreamExitsCleanlyAndTheRestartRestoresEveryEventOnce) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
-  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
-  std::vector<KafkaRecord> uploads;
-  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
-  produce(topics_.symbols, uploads);
+  const auto builds = uploadShopBuilds(library);
 
   auto store = TempDir::create("restack-kafkaint-store-");
   ASSERT_TRUE(store);
@@ -593,10 +599,7 @@ TEST_F(WorkerOnKafka, SigtermInASteadyStreamExitsCleanlyAndTheRestartRestoresEve
 TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsNothingExactlyOnce) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
-  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
-  std::vector<KafkaRecord> uploads;
-  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
-  produce(topics_.symbols, uploads);
+  const auto builds = uploadShopBuilds(library);
 
   constexpr uint32_t kBatch = 5;
   auto store = TempDir::create("restack-kafkaint-store-");
@@ -735,10 +738,7 @@ TEST_F(WorkerOnKafka, TwoWorkerProcessesShareTheGroupAndTheSurvivorTakesEverythi
 TEST_F(WorkerOnKafka, AbortedTransactionsShowNothingTwiceAndLoseNothing) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
-  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
-  std::vector<KafkaRecord> uploads;
-  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
-  produce(topics_.symbols, uploads);
+  const auto builds = uploadShopBuilds(library);
   const int total = 200;
   produce(topics_.events, events("t", 0, total, library, "shop", builds));
 
@@ -864,10 +864,7 @@ TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresT
 TEST_F(WorkerOnKafka, AMinimumCommitIntervalGathersATrickleIntoFewerTransactions) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
-  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
-  std::vector<KafkaRecord> uploads;
-  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
-  produce(topics_.symbols, uploads);
+  const auto builds = uploadShopBuilds(library);
   constexpr int kTrickle = 60;
   constexpr uint32_t kIntervalMs = 1000;
   struct Run {
@@ -935,10 +932,7 @@ TEST_F(WorkerOnKafka, MoreThanAThousandPendingEventsOfOneAppAreAllRestoredLater)
 TEST_F(WorkerOnKafka, ACorruptStoreFileAtStartIsMovedAsideAndRebuilt) {
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
-  const auto builds = buildsCoveringPartitions("shop", kEventPartitions, 1);
-  std::vector<KafkaRecord> uploads;
-  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "shop", build));
-  produce(topics_.symbols, uploads);
+  const auto builds = uploadShopBuilds(library);
   produce(topics_.events, events("c", 0, 8, library, "shop", builds));
   auto parent = TempDir::create("restack-kafkaint-corrupt-");
   ASSERT_TRUE(parent);
