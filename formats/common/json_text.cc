@@ -250,17 +250,16 @@ char* writeJsonStringBody(char* out, std::string_view text) {
     const auto c = static_cast<unsigned char>(data[i]);
     if (c >= 0x80) {
       if (size_t length = utf8SequenceLength(text, i)) {
-        std::memcpy(out, data + i, length);
-        out += length;
+        for (size_t k = 0; k < length; ++k) *out++ = data[i + k];  // 2-4 bytes: no memcpy call
         i += length;
         continue;
       }
       std::memcpy(out, kReplacement, 3);
       out += 3;
     } else {
-      char escape[6];
+      char escape[6] = {};
       const size_t length = encodeEscape(c, escape);
-      std::memcpy(out, escape, length);
+      std::memcpy(out, escape, sizeof escape);  // all six, within the room: a fixed-size copy
       out += length;
     }
     ++i;
