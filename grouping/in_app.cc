@@ -7,6 +7,7 @@
 #include "grouping/kinds.h"
 #include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
+#include "grouping/string_memo.h"
 
 namespace restack::grouping {
 namespace {
@@ -134,8 +135,11 @@ InAppDecision decideJs(const GroupingFrame& frame) {
   if (file.empty() || file == "[native code]" || file == "<anonymous>" || file == "native") {
     return {false, "native code"};
   }
-  const std::string normalized = normalizeJsFile(file);
-  if (isVendorChunk(basename(normalized))) return {false, "vendor chunk"};
+  thread_local StringMemo<bool> vendor_chunks;  // by file: a bundle's few files recur in every stack
+  if (vendor_chunks.get(file,
+                        [](std::string_view script) { return isVendorChunk(basename(normalizeJsFile(script))); })) {
+    return {false, "vendor chunk"};
+  }
   return {true, "script not a library or vendor chunk"};
 }
 

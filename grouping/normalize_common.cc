@@ -4,6 +4,7 @@
 
 #include "grouping/kinds.h"
 #include "grouping/normalize.h"
+#include "grouping/string_memo.h"
 #include "grouping/text_util.h"
 
 namespace restack::grouping {
@@ -223,10 +224,12 @@ const char* noiseReason(std::string_view normalized, const FrameKindRules& kind)
 namespace kinds {
 
 NormalizedName nativeName(std::string_view function, const GroupingFrame&) {
-  return normalizeNativeName(function);
+  thread_local StringMemo<NormalizedName> memo;
+  return memo.get(function, normalizeNativeName);
 }
 NormalizedName javaName(std::string_view function, const GroupingFrame&) {
-  return normalizeJavaName(function);
+  thread_local StringMemo<NormalizedName> memo;
+  return memo.get(function, normalizeJavaName);
 }
 NormalizedName jsName(std::string_view function, const GroupingFrame& frame) {
   return normalizeJsName(function, frame.file);
