@@ -160,6 +160,17 @@ bool isSystemHeader(std::string_view file) {
   return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
 }
 
+namespace {
+
+// isSystemHeader for a native frame's file, memoized per thread: every native frame asks, and its
+// substring searches cost hundreds of instructions where finding a file again costs fewer.
+bool isSystemHeaderFile(std::string_view file) {
+  thread_local StringMemo<bool> system_headers;
+  return system_headers.get(file, isSystemHeader);
+}
+
+}  // namespace
+
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
   const FrameKindRules& kind = *frame.kind;
@@ -179,7 +190,7 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
+  if (frame.kind == &nativeRules() && isSystemHeaderFile(frame.file)) {
     return {false, "system header"};
   }
   if (frame.in_app.has_value()) {
