@@ -7,6 +7,7 @@
 #include "grouping/kinds.h"
 #include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
+#include "grouping/string_memo.h"
 
 namespace restack::grouping {
 namespace {
@@ -134,8 +135,11 @@ InAppDecision decideJs(const GroupingFrame& frame) {
   if (file.empty() || file == "[native code]" || file == "<anonymous>" || file == "native") {
     return {false, "native code"};
   }
-  const std::string normalized = normalizeJsFile(file);
-  if (isVendorChunk(basename(normalized))) return {false, "vendor chunk"};
+  thread_local StringMemo<bool> vendor_chunks;  // by file: a bundle's few files recur in every stack
+  if (vendor_chunks.get(file,
+                        [](std::string_view script) { return isVendorChunk(basename(normalizeJsFile(script))); })) {
+    return {false, "vendor chunk"};
+  }
   return {true, "script not a library or vendor chunk"};
 }
 
@@ -156,6 +160,17 @@ bool isSystemHeader(std::string_view file) {
   return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
 }
 
+namespace {
+
+// isSystemHeader for a native frame's file, memoized per thread: every native frame asks, and its
+// substring searches cost hundreds of instructions where finding a file again costs fewer.
+bool isSystemHeaderFile(std::string_view file) {
+  thread_local StringMemo<bool> system_headers;
+  return system_headers.get(file, isSystemHeader);
+}
+
+}  // namespace
+
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
   const FrameKindRules& kind = *frame.kind;
@@ -175,7 +190,7 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
+  if (frame.kind == &nativeRules() && isSystemHeaderFile(frame.file)) {
     return {false, "system header"};
   }
   if (frame.in_app.has_value()) {

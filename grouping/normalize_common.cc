@@ -1,9 +1,11 @@
 // Frame dispatch, message masking and the noise-frame lists (normalize.h).
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "grouping/kinds.h"
 #include "grouping/normalize.h"
+#include "grouping/string_memo.h"
 #include "grouping/text_util.h"
 
 namespace restack::grouping {
@@ -200,8 +202,9 @@ std::string enclosingFunction(std::string_view normalized, const FrameKindRules&
   return kind.enclosing_function(normalized);
 }
 
-const char* noiseReason(std::string_view normalized, const FrameKindRules& kind) {
-  if (normalized.empty()) return nullptr;
+namespace {
+
+const char* computeNoiseReason(std::string_view normalized, const FrameKindRules& kind) {
   if (const char* reason = kind.noise(normalized)) return reason;
   // Lowered on the stack: this runs for every frame, and most names are longer than a string's
   // small buffer.
@@ -220,13 +223,31 @@ const char* noiseReason(std::string_view normalized, const FrameKindRules& kind)
   return any(kOtherHandlerMarkers) ? "noise: crash handler" : nullptr;
 }
 
+}  // namespace
+
+const char* noiseReason(std::string_view normalized, const FrameKindRules& kind) {
+  if (normalized.empty()) return nullptr;
+  // The answer depends on the name and the kind's noise function only (a function lives as long
+  // as the program): a memo per noise function, a handful per thread.
+  struct NoiseMemo {
+    const char* (*noise)(std::string_view);
+    StringMemo<const char*> names;
+  };
+  thread_local std::vector<NoiseMemo> memos;
+  auto memo = std::find_if(memos.begin(), memos.end(), [&kind](const NoiseMemo& m) { return m.noise == kind.noise; });
+  if (memo == memos.end()) memo = memos.insert(memos.end(), NoiseMemo{kind.noise, {}});
+  return memo->names.get(normalized, [&kind](std::string_view name) { return computeNoiseReason(name, kind); });
+}
+
 namespace kinds {
 
 NormalizedName nativeName(std::string_view function, const GroupingFrame&) {
-  return normalizeNativeName(function);
+  thread_local StringMemo<NormalizedName> memo;
+  return memo.get(function, normalizeNativeName);
 }
 NormalizedName javaName(std::string_view function, const GroupingFrame&) {
-  return normalizeJavaName(function);
+  thread_local StringMemo<NormalizedName> memo;
+  return memo.get(function, normalizeJavaName);
 }
 NormalizedName jsName(std::string_view function, const GroupingFrame& frame) {
   return normalizeJsName(function, frame.file);

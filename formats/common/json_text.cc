@@ -14,14 +14,37 @@ namespace {
 constexpr char kHex[] = "0123456789abcdef";
 
 #if defined(__SSE2__)
-// Bit k set when byte k of the 16 at `p` ends a plain run. A signed compare with 0x20 flags
+// Bit k set when byte k of `v` ends a plain run. A signed compare with 0x20 flags
 // control characters and bytes >= 0x80 at once.
-uint32_t runEndMask16(const char* p) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+uint32_t runEndMask(__m128i v) {
   const __m128i flagged =
       _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
   return static_cast<uint32_t>(_mm_movemask_epi8(flagged));
+}
+
+// The `size` (1-15) bytes at `p` followed by plain ones. Fixed-size copies, which compile to
+// loads and stores where a memcpy of `size` bytes would be a call: two that overlap cover any
+// size in their range.
+__m128i loadShort(const char* p, size_t size) {
+  alignas(16) char padded[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(padded), _mm_set1_epi8('a'));
+  if (size >= 8) {
+    std::memcpy(padded, p, 8);
+    std::memcpy(padded + size - 8, p + size - 8, 8);
+  } else if (size >= 4) {
+    std::memcpy(padded, p, 4);
+    std::memcpy(padded + size - 4, p + size - 4, 4);
+  } else {
+    padded[0] = p[0];
+    padded[size / 2] = p[size / 2];
+    padded[size - 1] = p[size - 1];
+  }
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(padded));
+}
+
+uint32_t runEndMask16(const char* p) {
+  return runEndMask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 #endif
 
@@ -38,10 +61,7 @@ size_t plainRunEnd(const char* data, size_t i, size_t size) {
   if (size >= 16) {
     mask = runEndMask16(data + size - 16) >> (i - (size - 16));
   } else {
-    char padded[16];
-    std::memset(padded, 'a', sizeof padded);
-    std::memcpy(padded, data + i, size - i);
-    mask = runEndMask16(padded);
+    mask = runEndMask(loadShort(data + i, size - i));
   }
   return mask != 0 ? i + std::countr_zero(mask) : size;
 #else
@@ -81,37 +101,46 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
   return length;
 }
 
-void appendEscape(std::string& out, unsigned char c) {
-  // Written with one append: two bytes, or six for \u00XX.
-  char escape[6] = {'\\', static_cast<char>(c), '0', '0', 0, 0};
+// The escape of `c` (a quote, backslash or control character) in `escape`; returns its length:
+// two bytes, or six for \u00XX.
+size_t encodeEscape(unsigned char c, char (&escape)[6]) {
+  escape[0] = '\\';
+  escape[1] = static_cast<char>(c);
   switch (c) {
     case '"':
     case '\\':
-      break;
+      return 2;
     case '\n':
       escape[1] = 'n';
-      break;
+      return 2;
     case '\r':
       escape[1] = 'r';
-      break;
+      return 2;
     case '\t':
       escape[1] = 't';
-      break;
+      return 2;
     case '\b':
       escape[1] = 'b';
-      break;
+      return 2;
     case '\f':
       escape[1] = 'f';
-      break;
+      return 2;
     default:
       escape[1] = 'u';
+      escape[2] = '0';
+      escape[3] = '0';
       escape[4] = kHex[c >> 4];
       escape[5] = kHex[c & 15];
-      out.append(escape, 6);
-      return;
+      return 6;
   }
-  out.append(escape, 2);
 }
+
+void appendEscape(std::string& out, unsigned char c) {
+  char escape[6];
+  out.append(escape, encodeEscape(c, escape));  // one append
+}
+
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD for a byte that is not part of valid UTF-8
 
 }  // namespace
 
@@ -133,7 +162,7 @@ void appendJsonString(std::string& out, std::string_view text) {
         continue;
       }
       out.append(data + start, i - start);
-      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not part of valid UTF-8
+      out.append(kReplacement, 3);
     } else {
       out.append(data + start, i - start);
       appendEscape(out, c);
@@ -142,6 +171,100 @@ void appendJsonString(std::string& out, std::string_view text) {
   }
   out.append(data + start, size - start);
   out += '"';
+}
+
+size_t jsonStringBytes(std::string_view text) {
+  const char* data = text.data();
+  const size_t size = text.size();
+  size_t bytes = 2 + size;  // the quotes and every byte once, plus what escapes add below
+  size_t i = 0;
+  for (;;) {
+    i = plainRunEnd(data, i, size);
+    if (i == size) return bytes;
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c >= 0x80) {
+      if (size_t length = utf8SequenceLength(text, i)) {
+        i += length;
+        continue;
+      }
+      bytes += 2;  // three bytes of U+FFFD for one
+    } else {
+      char escape[6];
+      bytes += encodeEscape(c, escape) - 1;
+    }
+    ++i;
+  }
+}
+
+size_t jsonStringCut(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text.size();
+  // A valid sequence ends before a byte that is not a continuation byte (10xxxxxx); one that
+  // spanned the cut would start at most three bytes before it.
+  const auto continuation = [&text](size_t k) { return (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
+  for (size_t back = 0; back < 4 && back < max_bytes; ++back) {
+    if (!continuation(max_bytes - back)) return max_bytes - back;
+  }
+  return max_bytes;
+}
+
+char* writeJsonString(char* out, std::string_view text) {
+  *out++ = '"';
+  out = writeJsonStringBody(out, text);
+  *out++ = '"';
+  return out;
+}
+
+char* writeJsonStringBody(char* out, std::string_view text) {
+  const char* data = text.data();
+  const size_t size = text.size();
+  size_t i = 0;
+  for (;;) {
+#if defined(__SSE2__)
+    // 16 bytes are stored as they are read: the plain ones stay, those from the first byte that
+    // ends the run on are overwritten by what follows (the slack covers the last store).
+    for (;;) {
+      __m128i chunk;
+      size_t available = 16;
+      if (i + 16 <= size) {
+        chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+      } else {
+        if (i == size) break;
+        available = size - i;
+        chunk = loadShort(data + i, available);
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), chunk);
+      const uint32_t mask = runEndMask(chunk);
+      const size_t plain = mask != 0 ? static_cast<size_t>(std::countr_zero(mask)) : available;
+      out += plain;
+      i += plain;
+      if (mask != 0) break;
+    }
+#else
+    for (; i < size; ++i) {
+      const auto c = static_cast<unsigned char>(data[i]);
+      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+      *out++ = static_cast<char>(c);
+    }
+#endif
+    if (i == size) break;
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c >= 0x80) {
+      if (size_t length = utf8SequenceLength(text, i)) {
+        for (size_t k = 0; k < length; ++k) *out++ = data[i + k];  // 2-4 bytes: no memcpy call
+        i += length;
+        continue;
+      }
+      std::memcpy(out, kReplacement, 3);
+      out += 3;
+    } else {
+      char escape[6] = {};
+      const size_t length = encodeEscape(c, escape);
+      std::memcpy(out, escape, sizeof escape);  // all six, within the room: a fixed-size copy
+      out += length;
+    }
+    ++i;
+  }
+  return out;
 }
 
 }  // namespace restack

@@ -1,5 +1,6 @@
-// appendJsonString finds the bytes to escape 16 at a time; its output must be exactly what a
-// byte-by-byte writer gives, whatever the length of a string and wherever the bytes fall in it.
+// appendJsonString and writeJsonString find the bytes to escape 16 at a time; their output must be
+// exactly what a byte-by-byte writer gives, whatever the length of a string and wherever the bytes
+// fall in it, and jsonStringBytes its length.
 #include "formats/common/json_text.h"
 
 #include <gtest/gtest.h>
@@ -76,10 +77,21 @@ std::string reference(const std::string& text) {
   return out + "\"";
 }
 
+// What appendJsonString appends, after checking that writeJsonString writes the same within the
+// room it asks for, in either of its two measures.
 std::string written(const std::string& text) {
   std::string out = "prefix";
   appendJsonString(out, text);
-  return out.substr(6);
+  out = out.substr(6);
+  EXPECT_EQ(jsonStringBytes(text), out.size());
+  for (const size_t room : {jsonStringRoom(text.size()), jsonStringBytes(text) + kJsonStringSlack}) {
+    // A guard after the room: writing past it would change it.
+    std::string buffer(room + 8, '#');
+    const char* end = writeJsonString(buffer.data(), text);
+    EXPECT_EQ(std::string(static_cast<const char*>(buffer.data()), end), out);
+    EXPECT_EQ(buffer.substr(room), std::string(8, '#'));
+  }
+  return out;
 }
 
 TEST(JsonText, Examples) {
@@ -131,6 +143,33 @@ TEST(JsonText, RandomStrings) {
       text += rng() % 4 == 0 ? alphabet[rng() % alphabet.size()] : static_cast<char>('a' + rng() % 26);
     }
     ASSERT_EQ(written(text), reference(text)) << "round " << round;
+  }
+}
+
+// A long string written in pieces cut by jsonStringCut reads as the whole string written at once,
+// wherever the cuts fall among multi-byte and broken UTF-8 sequences.
+TEST(JsonText, PiecesCutByJsonStringCut) {
+  std::mt19937 rng(11);
+  const std::string pieces[] = {"a",    "\n",   "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                                "\x80", "\xC3", "\xF0\x9F", "\xff"};
+  for (int round = 0; round < 5000; ++round) {
+    std::string text;
+    const size_t parts = rng() % 40;
+    for (size_t i = 0; i < parts; ++i) text += pieces[rng() % std::size(pieces)];
+    const size_t max_bytes = 4 + rng() % 12;
+    std::string buffer(jsonStringRoom(text.size()), '#');
+    char* out = buffer.data();
+    *out++ = '"';
+    for (std::string_view rest = text; !rest.empty();) {
+      const size_t piece = jsonStringCut(rest, max_bytes);
+      ASSERT_GT(piece, 0u);
+      ASSERT_LE(piece, max_bytes);
+      out = writeJsonStringBody(out, rest.substr(0, piece));
+      rest.remove_prefix(piece);
+    }
+    *out++ = '"';
+    ASSERT_EQ(std::string(buffer.data(), static_cast<size_t>(out - buffer.data())), reference(text))
+        << "round " << round;
   }
 }
 

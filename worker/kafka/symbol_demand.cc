@@ -114,7 +114,7 @@ std::string encodeDemandRecord(const DemandRecord& record) {
   json.key("frames");
   json.unsignedNumber(record.frames);
   json.endObject();
-  return json.text();
+  return json.take();
 }
 
 Expected<DemandRecord> decodeDemandRecord(std::string_view value) {

@@ -132,7 +132,7 @@ struct Writer {
   JsonWriter json;
   const OutputShape& shape;
   uint64_t frames_dropped = 0;
-  bool over() const { return json.text().size() > shape.max_bytes; }
+  bool over() const { return json.size() > shape.max_bytes; }
 };
 
 void writeStack(Writer& w, const std::string& raw_stack, const RestoredStack& stack) {

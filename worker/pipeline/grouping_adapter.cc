@@ -29,8 +29,8 @@ grouping::FrameState stateOf(FrameStatus status) {
 // computed (lendBack). `lent` says which were moved, per frame.
 enum Lent : uint8_t { kFunction = 1, kFile = 2, kScope = 4, kModule = 8 };
 
-grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t& lent) {
-  grouping::GroupingFrame out;
+// Fills `out`, a fresh frame already in its vector (not built aside and moved in).
+void fillGroupingFrame(OutputFrame& frame, bool borrow, uint8_t& lent, grouping::GroupingFrame& out) {
   lent = 0;
   const std::optional<std::string_view> name =
       frame.kind != nullptr ? frame.kind->groupingName(frame) : std::string_view(frame.frame.function);
@@ -72,7 +72,6 @@ grouping::GroupingFrame toGroupingFrame(OutputFrame& frame, bool borrow, uint8_t
   for (const auto& alternative : frame.alternatives) {
     if (!alternative.empty()) out.alternatives.push_back(alternative.front().function);
   }
-  return out;
 }
 
 // Where each grouping frame came from, to write decisions back and return the strings lent.
@@ -96,7 +95,7 @@ void addFrames(RestoredStack& stack, size_t begin, size_t end, size_t& lent_unti
   refs.lent.reserve(refs.lent.size() + count);
   for (size_t i = begin; i < end; ++i) {
     uint8_t lent = 0;
-    frames.push_back(toGroupingFrame(stack.frames[i], borrow, lent));
+    fillGroupingFrame(stack.frames[i], borrow, lent, frames.emplace_back());
     refs.frames.push_back(&stack.frames[i]);
     refs.lent.push_back(lent);
   }

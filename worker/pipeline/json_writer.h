@@ -3,40 +3,28 @@
 // re-parsing every output with simdjson.
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
-#include "formats/common/decimal.h"
 #include "formats/common/json_text.h"
 
 namespace restack::pipeline {
 
 class JsonWriter {
  public:
-  void beginObject() {
-    separate();
-    out_.push_back('{');
-    first_ = true;
-  }
-  void endObject() {
-    out_.push_back('}');
-    first_ = false;
-  }
-  void beginArray() {
-    separate();
-    out_.push_back('[');
-    first_ = true;
-  }
-  void endArray() {
-    out_.push_back(']');
-    first_ = false;
-  }
+  void beginObject() { punctuation('{'); }
+  void endObject() { closing('}'); }
+  void beginArray() { punctuation('['); }
+  void endArray() { closing(']'); }
   void key(std::string_view name) {
     separate();
     appendString(name);
-    out_.push_back(':');
+    *room(1) = ':';
+    ++staged_;
     first_ = true;  // the value that follows needs no comma
   }
   // A key spelt in the source as a string literal ("frames"): an identifier, copied without
@@ -44,14 +32,15 @@ class JsonWriter {
   // key(std::string_view)). N counts the literal's terminating NUL.
   template <size_t N>
   void key(const char (&name)[N]) {
-    char quoted[N + 3];  // ,"name": in one append
-    size_t size = 0;
-    if (!first_) quoted[size++] = ',';
-    quoted[size++] = '"';
-    for (size_t i = 0; i + 1 < N; ++i) quoted[size++] = name[i];
-    quoted[size++] = '"';
-    quoted[size++] = ':';
-    out_.append(quoted, size);
+    char* out = room(N + 3);  // ,"name":
+    *out = ',';
+    out += first_ ? 0 : 1;
+    *out++ = '"';
+    std::memcpy(out, name, N - 1);  // a constant size: no call
+    out += N - 1;
+    *out++ = '"';
+    *out++ = ':';
+    commit(out);
     first_ = true;
   }
   void string(std::string_view value) {
@@ -62,45 +51,125 @@ class JsonWriter {
   // as is.
   void name(std::string_view value) {
     separate();
-    out_.push_back('"');
-    out_.append(value);
-    out_.push_back('"');
+    *room(1) = '"';
+    ++staged_;
+    copy(value);
+    *room(1) = '"';
+    ++staged_;
   }
   void number(int64_t value) {
     separate();
-    appendDecimal(out_, value);
+    decimal(value);
   }
   void unsignedNumber(uint64_t value) {
     separate();
-    appendDecimal(out_, value);
+    decimal(value);
   }
   void boolean(bool value) {
     separate();
-    out_.append(value ? "true" : "false", value ? 4 : 5);
+    char* out = room(5);
+    std::memcpy(out, value ? "true" : "false", 5);  // "true" stops at its NUL, cut by the size
+    commit(out + (value ? 4 : 5));
   }
   void null() {
     separate();
-    out_.append("null");
+    char* out = room(4);
+    std::memcpy(out, "null", 4);
+    commit(out + 4);
   }
   // A value that is already valid JSON text (passed through from the input).
   void raw(std::string_view json) {
     separate();
-    out_.append(json);
+    copy(json);
   }
 
   // Room for `bytes` of output, so that a large event is not copied as it grows.
   void reserve(size_t bytes) { out_.reserve(bytes); }
-  const std::string& text() const { return out_; }
-  std::string take() { return std::move(out_); }
+  size_t size() const { return out_.size() + staged_; }
+  std::string_view text() {
+    flush();
+    return out_;
+  }
+  std::string take() {
+    flush();
+    return std::move(out_);
+  }
 
  private:
+  // Short writes (keys, names, numbers, a frame's strings) go to a small fixed buffer through a
+  // pointer, without a capacity check or a call to std::string::append each; it is appended to
+  // out_ in one piece when full. Small enough to stay in the L1 cache.
+  static constexpr size_t kStageBytes = 2048;
+  // A string longer than this is written in pieces (its worst case would not fit the stage).
+  static constexpr size_t kStagedStringBytes = (kStageBytes - 2 - kJsonStringSlack) / 6;
+
+  // `bytes` at most kStageBytes.
+  char* room(size_t bytes) {
+    if (kStageBytes - staged_ < bytes) flush();
+    return stage_ + staged_;
+  }
+  void commit(const char* end) { staged_ = static_cast<size_t>(end - stage_); }
+  void flush() {
+    out_.append(stage_, staged_);
+    staged_ = 0;
+  }
+  void copy(std::string_view bytes) {
+    if (bytes.size() > kStageBytes / 4) {
+      flush();
+      out_.append(bytes);
+      return;
+    }
+    char* out = room(bytes.size());
+    std::memcpy(out, bytes.data(), bytes.size());
+    commit(out + bytes.size());
+  }
+
   void separate() {
-    if (!first_) out_.push_back(',');
+    if (!first_) {
+      *room(1) = ',';
+      ++staged_;
+    }
     first_ = false;
   }
-  void appendString(std::string_view value) { appendJsonString(out_, value); }
+  void punctuation(char opening) {
+    char* out = room(2);
+    *out = ',';
+    out += first_ ? 0 : 1;
+    *out++ = opening;
+    commit(out);
+    first_ = true;
+  }
+  void closing(char bracket) {
+    *room(1) = bracket;
+    ++staged_;
+    first_ = false;
+  }
+  void appendString(std::string_view value) {
+    if (value.size() <= kStagedStringBytes) {
+      commit(writeJsonString(room(jsonStringRoom(value.size())), value));
+      return;
+    }
+    // A long string (a whole raw stack) through the stage in pieces, each with room for its
+    // worst case.
+    *room(1) = '"';
+    ++staged_;
+    while (!value.empty()) {
+      const size_t piece = jsonStringCut(value, kStagedStringBytes);
+      commit(writeJsonStringBody(room(jsonStringRoom(piece)), value.substr(0, piece)));
+      value.remove_prefix(piece);
+    }
+    *room(1) = '"';
+    ++staged_;
+  }
+  template <typename Integer>
+  void decimal(Integer value) {
+    char* out = room(24);  // any 64-bit integer and its sign
+    commit(std::to_chars(out, out + 24, value).ptr);
+  }
 
   std::string out_;
+  char stage_[kStageBytes];
+  size_t staged_ = 0;
   bool first_ = true;
 };
 
