@@ -40,6 +40,17 @@ using sourcemap_records::MapHeader;
 using sourcemap_records::MappingChunk;
 using sourcemap_records::SourceRecord;
 
+// `condition ? a : b` for a condition that is a coin toss on a spread of frames (the steps of a binary search):
+// compiled to a conditional move, which clang otherwise turns into a branch that mispredicts every other step.
+template <typename T>
+inline T unpredictableSelect(bool condition, T a, T b) {
+#if defined(__clang__)
+  return __builtin_unpredictable(condition) ? a : b;
+#else
+  return condition ? a : b;
+#endif
+}
+
 inline uint64_t positionKey(uint32_t line, uint32_t column) {
   return (static_cast<uint64_t>(line) << 32) | column;
 }
@@ -196,7 +207,7 @@ struct ChunkSlot {
     if (size_t n = static_cast<size_t>(r.last - r.first); n > 0) {
       while (n > 1) {
         const size_t half = n / 2;
-        after = after[half] <= key ? after + half : after;
+        after = unpredictableSelect(after[half] <= key, after + half, after);
         n -= half;
       }
       after += *after <= key ? 1 : 0;
@@ -229,17 +240,35 @@ struct MapState {
   // Answers shared by segments: (source, original line, function, refined column) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*, uint32_t>, std::shared_ptr<const ResolvedAnswer>> answers;
 
+  // Per generated line, how many cached chunks start on earlier lines: find() searches only the chunks that start on
+  // the frame's line (minified bundles put hundreds of chunks on one line, other maps start one chunk every few
+  // lines), a few steps instead of a search over every chunk start. Covers lines up to the last chunk start's + 1.
+  // Dropped for good (every search over all starts) when a map's chunks start past kMaxDirectoryLines.
+  std::vector<uint32_t> chunks_before_line;
+  bool directory_dropped = false;
+  static constexpr uint32_t kMaxDirectoryLines = 1u << 18;  // 1 MiB of directory
+
   // The cached chunk covering (line, column), or nullptr. The search halves the range without
   // branching on the comparison: on a spread of frames its outcome is a coin toss, which a
   // branch would mispredict every other step.
   const ChunkSlot* find(uint32_t line, uint32_t column) const {
     const uint64_t key = positionKey(line, column);
-    size_t count = chunk_starts.size();
-    if (count == 0 || key < chunk_starts[0]) return nullptr;
-    const uint64_t* base = chunk_starts.data();  // invariant: *base <= key
+    const size_t total = chunk_starts.size();
+    // Searched: [first, first + count), where chunk_starts[first] <= key.
+    size_t first = 0, count = total;
+    if (!chunks_before_line.empty()) {
+      const size_t lines = chunks_before_line.size();
+      const size_t on_line = line < lines ? chunks_before_line[line] : total;
+      const size_t after_line = line + size_t{1} < lines ? chunks_before_line[line + 1] : total;
+      // The chunk covering the position starts on its line, else it is the last one before the line.
+      first = on_line > 0 ? on_line - 1 : 0;
+      count = after_line - first;
+    }
+    if (count == 0 || key < chunk_starts[first]) return nullptr;
+    const uint64_t* base = chunk_starts.data() + first;  // invariant: *base <= key
     while (count > 1) {
       const size_t half = count / 2;
-      base = base[half] <= key ? base + half : base;
+      base = unpredictableSelect(base[half] <= key, base + half, base);
       count -= half;
     }
     const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
@@ -250,8 +279,19 @@ struct MapState {
     auto at = std::lower_bound(chunk_starts.begin(), chunk_starts.end(), start);
     const size_t index = static_cast<size_t>(at - chunk_starts.begin());
     if (at != chunk_starts.end() && *at == start) return;  // another thread read it first
+    const uint32_t start_line = chunk->start_line;
     chunk_starts.insert(at, start);
     slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), ChunkSlot(std::move(chunk)));
+    if (directory_dropped) return;
+    if (start_line >= kMaxDirectoryLines - 1) {
+      directory_dropped = true;
+      chunks_before_line = {};
+      return;
+    }
+    // Lines past the old directory had every earlier chunk before them.
+    const size_t lines = std::max<size_t>(chunks_before_line.size(), size_t{start_line} + 2);
+    chunks_before_line.resize(lines, static_cast<uint32_t>(chunk_starts.size() - 1));
+    for (size_t line = size_t{start_line} + 1; line < lines; ++line) ++chunks_before_line[line];
   }
 };
 

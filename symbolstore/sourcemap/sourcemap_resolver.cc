@@ -99,10 +99,19 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
   return ResolvedAnswer::kNoColumn;
 }
 
-// The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies only
-// the tier; the file, the function name and the context lines are shared with the cache, and so
-// is the module name when the route's `shared_module` is given (else it is copied).
-// `column_offset` moves the original column past the segment's start (divotOffset).
+// Whether `name` fits std::string's inline buffer. Such a name is copied into the frame (no
+// allocation) rather than shared: sharing takes a reference on the cache's owner and the frame's
+// destruction drops it, two atomic read-modify-writes that take longer than copying a few bytes.
+bool fitsInline(const std::string& name) {
+  static const size_t inline_capacity = std::string().capacity();
+  return name.size() <= inline_capacity;
+}
+
+// The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies the
+// tier and the names that fit inline (fitsInline); the file, longer function names and the context
+// lines are shared with the cache, and so is a longer module name when the route's `shared_module`
+// is given (else it is copied). `column_offset` moves the original column past the segment's start
+// (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
                 uint32_t column_offset, FrameLookup& result,
                 const std::shared_ptr<const std::string>* shared_module = nullptr) {
@@ -115,7 +124,7 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
-  if (shared_module != nullptr && *shared_module) {
+  if (shared_module != nullptr && *shared_module && !fitsInline(module)) {
     frame.module.share(*shared_module, shared_module->get());
   } else {
     frame.module = module;
@@ -123,7 +132,11 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    frame.function.share(entry.answer, &answer.function_name);
+    if (fitsInline(answer.function_name)) {
+      frame.function = answer.function_name;
+    } else {
+      frame.function.share(entry.answer, &answer.function_name);
+    }
     frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;

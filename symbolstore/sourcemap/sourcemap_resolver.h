@@ -22,10 +22,11 @@
 // printed (minified) name is kept and `note` says so.
 //
 // Cost: a warm frame is one probe of the route table (none when the thread's previous frame had
-// the same URL and scope), a binary search over the map's cached chunk starts and a short search
+// the same URL and scope), a binary search over the cached chunks starting on its line and a short search
 // inside one chunk, under one shared lock; its answer (source, function, context lines) was
-// resolved the first time any frame hit that segment and is shared, file, function name and context lines included
-// (sourcemap_cache.h, FrameString). No RocksDB read, and no allocation but the returned FrameLookup's. A cold frame
+// resolved the first time any frame hit that segment and is shared, file and context lines included, and the function
+// name unless it is short enough to copy without allocating (sourcemap_cache.h, FrameString). No RocksDB read, and no
+// allocation but the returned FrameLookup's. A cold frame
 // reads one pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
 // cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several
 // threads.

@@ -3,12 +3,14 @@
 // under a tiny bound, threads, corrupt records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <thread>
 
 #include "formats/stack/js_line.h"
 #include "symbolstore/ingest.h"
+#include "symbolstore/sourcemap/sourcemap_cache.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
 #include "symbolstore/sourcemap/sourcemap_resolver.h"
 #include "tests/sourcemap/vlq_encoder.h"
@@ -562,6 +564,71 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
   ASSERT_TRUE(old_header) << old_header.error().message();
   EXPECT_EQ(old_header->file, "a.js");
   EXPECT_TRUE(old_header->module_offsets.empty());
+}
+
+// MapState::find against a scan of every cached chunk, with chunks cached in random order (as frames
+// fill the cache) and starting on the same line as others, on later lines or several lines apart
+// (the per-line directory of chunk starts must follow every insertion).
+TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrderChunksAreCached) {
+  using sourcemap_cache::ChunkSlot;
+  using sourcemap_cache::MapState;
+  using sourcemap_cache::positionKey;
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    // Contiguous chunks: each ends where the next starts, the last one is open.
+    std::vector<std::pair<uint32_t, uint32_t>> starts;
+    uint32_t line = random() % 3, column = random() % 50;
+    const size_t count = 1 + random() % 40;
+    for (size_t i = 0; i < count; ++i) {
+      starts.emplace_back(line, column);
+      if (random() % 2 != 0) {
+        line += 1 + random() % 5;
+        column = random() % 30;
+      } else {
+        column += 1 + random() % 100;
+      }
+    }
+    std::vector<std::shared_ptr<sourcemap_cache::CachedChunk>> chunks;
+    for (size_t i = 0; i < count; ++i) {
+      sourcemap_records::MappingChunk chunk;
+      chunk.start_line = starts[i].first;
+      chunk.start_column = starts[i].second;
+      if (i + 1 < count) {
+        chunk.end_line = starts[i + 1].first;
+        chunk.end_column = starts[i + 1].second;
+      }
+      sourcemap_records::Segment segment;
+      segment.line = chunk.start_line;
+      segment.column = chunk.start_column;
+      segment.source = 0;
+      chunk.segments.push_back(segment);
+      chunks.push_back(std::make_shared<sourcemap_cache::CachedChunk>(chunk));
+    }
+    std::vector<size_t> order(count);
+    for (size_t i = 0; i < count; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), random);
+    MapState state;
+    std::vector<bool> cached(count, false);
+    for (const size_t next : order) {
+      state.insert(chunks[next]);
+      cached[next] = true;
+      for (uint32_t at_line = 0; at_line < line + 3; ++at_line) {
+        for (uint32_t at_column = 0; at_column < 400; at_column += 3) {
+          const uint64_t key = positionKey(at_line, at_column);
+          const ChunkSlot* expected = nullptr;
+          for (size_t i = 0; i < count; ++i) {
+            if (!cached[i] || positionKey(starts[i].first, starts[i].second) > key) continue;
+            expected = nullptr;
+            for (const ChunkSlot& slot : state.slots) {
+              if (slot.chunk == chunks[i] && key < slot.end) expected = &slot;
+            }
+          }
+          ASSERT_EQ(state.find(at_line, at_column), expected)
+              << "round " << round << ", position " << at_line << ":" << at_column;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
