@@ -34,6 +34,16 @@ struct Setup {
   fs::path store_dir;
 };
 
+// Removes the bench's store folder when the process exits: each run used to leave ~6 MB of store
+// in the temp folder.
+struct RemovedAtExit {
+  fs::path path;
+  ~RemovedAtExit() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 Setup& setup() {
   static Setup instance = [] {
     Setup s;
@@ -57,6 +67,7 @@ Setup& setup() {
     s.store_dir = fs::temp_directory_path() / ("restack-sm-bench-" + std::to_string(::getpid()));
     return s;
   }();
+  static const RemovedAtExit store_removal{instance.store_dir};
   return instance;
 }
 
