@@ -135,42 +135,20 @@ size_t encodeEscape(unsigned char c, char (&escape)[6]) {
   }
 }
 
-void appendEscape(std::string& out, unsigned char c) {
-  char escape[6];
-  out.append(escape, encodeEscape(c, escape));  // one append
-}
-
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD for a byte that is not part of valid UTF-8
 
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  // Runs of bytes that need nothing (almost every name, file and path is one run) are found 16
-  // bytes at a time and copied whole; a valid multi-byte UTF-8 sequence stays inside its run.
-  const char* data = text.data();
-  const size_t size = text.size();
-  size_t start = 0;  // first byte not yet copied
-  size_t i = 0;
-  for (;;) {
-    i = plainRunEnd(data, i, size);
-    if (i == size) break;
-    const auto c = static_cast<unsigned char>(data[i]);
-    if (c >= 0x80) {
-      if (size_t length = utf8SequenceLength(text, i)) {
-        i += length;
-        continue;
-      }
-      out.append(data + start, i - start);
-      out.append(kReplacement, 3);
-    } else {
-      out.append(data + start, i - start);
-      appendEscape(out, c);
-    }
-    start = ++i;
-  }
-  out.append(data + start, size - start);
-  out += '"';
+  // Written by the same code as the JSON writer's strings (one escaping loop for both) into room
+  // for the worst case, or for a long string into its exact size plus the slack (a counting pass
+  // costs less than zeroing six times its length).
+  constexpr size_t kWorstCaseUpTo = 256;
+  const size_t at = out.size();
+  out.resize(at +
+             (text.size() <= kWorstCaseUpTo ? jsonStringRoom(text.size()) : jsonStringBytes(text) + kJsonStringSlack));
+  const char* end = writeJsonString(out.data() + at, text);
+  out.resize(static_cast<size_t>(end - out.data()));
 }
 
 size_t jsonStringBytes(std::string_view text) {

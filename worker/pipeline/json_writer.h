@@ -23,8 +23,7 @@ class JsonWriter {
   void key(std::string_view name) {
     separate();
     appendString(name);
-    *room(1) = ':';
-    ++staged_;
+    put(':');
     first_ = true;  // the value that follows needs no comma
   }
   // A key spelt in the source as a string literal ("frames"): an identifier, copied without
@@ -51,11 +50,9 @@ class JsonWriter {
   // as is.
   void name(std::string_view value) {
     separate();
-    *room(1) = '"';
-    ++staged_;
+    put('"');
     copy(value);
-    *room(1) = '"';
-    ++staged_;
+    put('"');
   }
   void number(int64_t value) {
     separate();
@@ -109,6 +106,10 @@ class JsonWriter {
     return stage_ + staged_;
   }
   void commit(const char* end) { staged_ = static_cast<size_t>(end - stage_); }
+  void put(char c) {
+    *room(1) = c;
+    ++staged_;
+  }
   void flush() {
     out_.append(stage_, staged_);
     staged_ = 0;
@@ -126,8 +127,7 @@ class JsonWriter {
 
   void separate() {
     if (!first_) {
-      *room(1) = ',';
-      ++staged_;
+      put(',');
     }
     first_ = false;
   }
@@ -140,8 +140,7 @@ class JsonWriter {
     first_ = true;
   }
   void closing(char bracket) {
-    *room(1) = bracket;
-    ++staged_;
+    put(bracket);
     first_ = false;
   }
   void appendString(std::string_view value) {
@@ -151,15 +150,13 @@ class JsonWriter {
     }
     // A long string (a whole raw stack) through the stage in pieces, each with room for its
     // worst case.
-    *room(1) = '"';
-    ++staged_;
+    put('"');
     while (!value.empty()) {
       const size_t piece = jsonStringCut(value, kStagedStringBytes);
       commit(writeJsonStringBody(room(jsonStringRoom(piece)), value.substr(0, piece)));
       value.remove_prefix(piece);
     }
-    *room(1) = '"';
-    ++staged_;
+    put('"');
   }
   template <typename Integer>
   void decimal(Integer value) {
