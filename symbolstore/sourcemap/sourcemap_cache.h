@@ -51,6 +51,18 @@ inline T unpredictableSelect(bool condition, T a, T b) {
 #endif
 }
 
+// std::upper_bound over the `count` sorted keys at `first`, choosing each step with
+// unpredictableSelect: on a spread of frames every comparison is a coin toss.
+inline const uint64_t* unpredictableUpperBound(const uint64_t* first, size_t count, uint64_t key) {
+  if (count == 0) return first;
+  while (count > 1) {
+    const size_t half = count / 2;
+    first = unpredictableSelect(first[half] <= key, first + half, first);
+    count -= half;
+  }
+  return first + (*first <= key ? 1 : 0);
+}
+
 inline uint64_t positionKey(uint32_t line, uint32_t column) {
   return (static_cast<uint64_t>(line) << 32) | column;
 }
@@ -200,18 +212,8 @@ struct ChunkSlot {
   }
   // Index of the last segment of `r` at or before (at_line, column) on the same generated line, or -1.
   int search(Range r, uint32_t at_line, uint32_t column) const {
-    // std::upper_bound without branching on the comparison (as MapState::find): a bucket holds a
-    // handful of positions, and on a spread of frames each comparison is a coin toss.
-    const uint64_t key = positionKey(at_line, column);
-    const uint64_t* after = r.first;
-    if (size_t n = static_cast<size_t>(r.last - r.first); n > 0) {
-      while (n > 1) {
-        const size_t half = n / 2;
-        after = unpredictableSelect(after[half] <= key, after + half, after);
-        n -= half;
-      }
-      after += *after <= key ? 1 : 0;
-    }
+    const uint64_t* after =
+        unpredictableUpperBound(r.first, static_cast<size_t>(r.last - r.first), positionKey(at_line, column));
     if (after == positions) return -1;
     const size_t index = static_cast<size_t>(after - positions) - 1;
     return static_cast<uint32_t>(positions[index] >> 32) == at_line ? static_cast<int>(index) : -1;
@@ -248,9 +250,7 @@ struct MapState {
   bool directory_dropped = false;
   static constexpr uint32_t kMaxDirectoryLines = 1u << 18;  // 1 MiB of directory
 
-  // The cached chunk covering (line, column), or nullptr. The search halves the range without
-  // branching on the comparison: on a spread of frames its outcome is a coin toss, which a
-  // branch would mispredict every other step.
+  // The cached chunk covering (line, column), or nullptr (unpredictableUpperBound over the starts).
   const ChunkSlot* find(uint32_t line, uint32_t column) const {
     const uint64_t key = positionKey(line, column);
     const size_t total = chunk_starts.size();
@@ -265,12 +265,8 @@ struct MapState {
       count = after_line - first;
     }
     if (count == 0 || key < chunk_starts[first]) return nullptr;
-    const uint64_t* base = chunk_starts.data() + first;  // invariant: *base <= key
-    while (count > 1) {
-      const size_t half = count / 2;
-      base = unpredictableSelect(base[half] <= key, base + half, base);
-      count -= half;
-    }
+    // The last start at or before the key (there is one: the check above).
+    const uint64_t* base = unpredictableUpperBound(chunk_starts.data() + first, count, key) - 1;
     const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
     return key < candidate.end ? &candidate : nullptr;
   }
@@ -299,9 +295,10 @@ struct MapState {
 // are cached too; every ingest in this process drops all routes (sourcemap_generation.h).
 struct Route {
   enum class Kind { kMap, kMissing, kNotFound };
-  std::string app, build, name;  // the key, compared on every probe
-  // `name` again, shared by the warm frames' SymbolizedFrame::module (FrameString).
-  std::shared_ptr<const std::string> shared_name;
+  // The key, compared on every probe. `name` (never null in the route table) is shared by the
+  // warm frames' SymbolizedFrame::module (FrameString).
+  std::string app, build;
+  std::shared_ptr<const std::string> name;
   Kind kind = Kind::kMissing;
   uint64_t map_id = 0;
   uint32_t line_offset = 0;                       // RAM-bundle module: its first generated line (x_facebook_offsets)
@@ -310,7 +307,7 @@ struct Route {
   MapState* state = nullptr;                      // the map's state once loaded (owned by the cache's map table)
 
   bool matches(std::string_view a, std::string_view b, std::string_view n) const {
-    return name == n && app == a && build == b;
+    return name != nullptr && *name == n && app == a && build == b;
   }
 };
 

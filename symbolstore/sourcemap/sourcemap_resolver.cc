@@ -168,8 +168,7 @@ struct LastRoute {
   const void* resolver = nullptr;
   uint64_t epoch = 0;
   std::string url, app, build;
-  std::string name;              // the file name in `url`
-  const Route* route = nullptr;  // a node of the resolver's route table, valid for `epoch`
+  const Route* route = nullptr;  // a node of the resolver's route table, valid for `epoch`; its name is `url`'s file
 };
 thread_local LastRoute last_route;
 
@@ -237,7 +236,6 @@ struct SourcemapResolver::Impl {
       last.url = frame.url;
       last.app = scope.app;
       last.build = build;
-      last.name = name;
       last.route = &found->second;
     }
     return &last;
@@ -265,7 +263,7 @@ struct SourcemapResolver::Impl {
     const LastRoute* last = warmRoute(scope, build, frame);
     if (last == nullptr) return false;
     const Route& route = *last->route;
-    const std::string& name = last->name;
+    const std::string& name = *route.name;
     if (routeAnswer(route, name, out)) return true;
     const MapState* state = route.state;
     if (state == nullptr || state->header->index_map || line > UINT32_MAX - route.line_offset) return false;
@@ -276,7 +274,7 @@ struct SourcemapResolver::Impl {
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
         divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->chunk->nameLength(index)) : 0;
-    answerInto(slot->entries[index], name, frame.function, offset, out, &route.shared_name);
+    answerInto(slot->entries[index], name, frame.function, offset, out, &route.name);
     return true;
   }
 
@@ -317,7 +315,7 @@ struct SourcemapResolver::Impl {
         if (last == nullptr) continue;
       }
       const Route& route = *last->route;
-      if (route.kind != Route::Kind::kMap && routeAnswer(route, last->name, out[i])) {
+      if (route.kind != Route::Kind::kMap && routeAnswer(route, *route.name, out[i])) {
         answered |= 1u << i;
         continue;
       }
@@ -362,8 +360,7 @@ struct SourcemapResolver::Impl {
                                   ? divotOffset(at.column, static_cast<uint32_t>(at.slot->positions[index]),
                                                 at.slot->chunk->nameLength(index))
                                   : 0;
-      answerInto(*at.entry, at.route->name, frames[at.frame].frame->function, offset, out[at.frame],
-                 &at.route->shared_name);
+      answerInto(*at.entry, *at.route->name, frames[at.frame].frame->function, offset, out[at.frame], &at.route->name);
       answered |= 1u << at.frame;
     }
     return answered;
@@ -518,8 +515,7 @@ struct SourcemapResolver::Impl {
     if (!computed) return computed.error();
     computed->app = scope.app;
     computed->build = std::string(build);
-    computed->name = std::string(name);
-    computed->shared_name = std::make_shared<const std::string>(name);
+    computed->name = std::make_shared<const std::string>(name);
     std::shared_ptr<MapState> state;
     if (computed->kind == Route::Kind::kMap) {
       auto loaded = mapState(computed->map_id);
@@ -527,7 +523,7 @@ struct SourcemapResolver::Impl {
       state = *loaded;
     }
     std::unique_lock lock(mutex);
-    reserve(sizeof(Route) + 3 * name.size() + 48 + scope.app.size() + build.size());
+    reserve(sizeof(Route) + 2 * name.size() + 48 + scope.app.size() + build.size());
     if (state) {
       // Point at the state the cache holds (re-adopting ours if a drop emptied the cache since).
       computed->state = maps.emplace(computed->map_id, state).first->second.get();
