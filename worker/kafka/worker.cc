@@ -172,6 +172,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   struct Publication {
     bool open = false;
     std::vector<BatchEvent> batch;  // its events, for the end-to-end latencies
+    // The batch's restored results; `outputs` points into them: the records the publication's
+    // thread produces (with their topics), while the loop's thread restores the next batch. The
+    // producer reads them in place: each record in its queues holds a reference (produce).
+    std::shared_ptr<std::vector<Expected<pipeline::ProcessResult>>> results;
+    std::vector<std::pair<const std::string*, const pipeline::OutputRecord*>> outputs;
     Staged staged;
     BatchCounts counts;
     std::map<int32_t, int64_t> next_offsets;
@@ -191,6 +196,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
 
   // --- delivery reports -------------------------------------------------------------------
   void dr_cb(RdKafka::Message& message) override {
+    // A record produced without a copy: the producer is done with its bytes.
+    delete static_cast<std::shared_ptr<const void>*>(message.msg_opaque());
     if (message.err() != RdKafka::ERR_NO_ERROR) {
       ++delivery_failures;
       last_delivery_error = message.topic_name() + ": " + message.errstr();
@@ -619,17 +626,21 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // --- producing --------------------------------------------------------------------------
-  // `value` nullopt produces a tombstone.
+  // `value` nullopt produces a tombstone. With `owner`, the producer reads the value where it is
+  // (no copy) and keeps `owner`, which keeps the value alive, until the record's delivery report.
   Status produce(const std::string& topic, int32_t partition, const std::string& key,
-                 const std::optional<std::string>& value,
-                 const std::vector<std::pair<std::string, std::string>>& head) {
+                 std::optional<std::string_view> value, const std::vector<std::pair<std::string, std::string>>& head,
+                 const std::shared_ptr<const void>& owner = nullptr) {
     RdKafka::Headers* headers = RdKafka::Headers::create();
     for (const auto& [name, text] : head) headers->add(name, text);
+    const bool borrowed = owner && value;
     while (true) {
-      RdKafka::ErrorCode code = producer->produce(
-          topic, partition, RdKafka::Producer::RK_MSG_COPY, value ? const_cast<char*>(value->data()) : nullptr,
-          value ? value->size() : 0, key.data(), key.size(), 0, headers, nullptr);
-      if (code == RdKafka::ERR_NO_ERROR) return Status::ok();  // the producer owns `headers` now
+      auto* kept = borrowed ? new std::shared_ptr<const void>(owner) : nullptr;
+      RdKafka::ErrorCode code = producer->produce(topic, partition, borrowed ? 0 : RdKafka::Producer::RK_MSG_COPY,
+                                                  value ? const_cast<char*>(value->data()) : nullptr,
+                                                  value ? value->size() : 0, key.data(), key.size(), 0, headers, kept);
+      if (code == RdKafka::ERR_NO_ERROR) return Status::ok();  // the producer owns `headers` and `kept` now
+      delete kept;
       if (code == RdKafka::ERR__QUEUE_FULL) {
         producer->poll(100);
         continue;
@@ -640,15 +651,16 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         // refuses goes to the DLQ cut down, instead of failing this batch again on every retry.
         spdlog::error("a {}-byte record for {} exceeds the producer's message.max.bytes; sent cut down to the DLQ",
                       value->size(), topic);
-        const pipeline::OutputRecord refused{pipeline::OutputKind::kDeadLetter, key, *value, head};
+        const pipeline::OutputRecord refused{pipeline::OutputKind::kDeadLetter, key, std::string(*value), head};
         return produce(config.kafka.topics.dlq, pipeline::refusedOutputDeadLetter(refused, topic));
       }
       return ioError("cannot produce to " + topic + ": " + errorText(code));
     }
   }
 
-  Status produce(const std::string& topic, const pipeline::OutputRecord& record) {
-    return produce(topic, RdKafka::Topic::PARTITION_UA, record.key, record.value, record.headers);
+  Status produce(const std::string& topic, const pipeline::OutputRecord& record,
+                 const std::shared_ptr<const void>& owner = nullptr) {
+    return produce(topic, RdKafka::Topic::PARTITION_UA, record.key, record.value, record.headers, owner);
   }
 
   const std::string& topicFor(pipeline::OutputKind kind) const {
@@ -741,12 +753,13 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // --- the batch --------------------------------------------------------------------------
-  // A loop turn publishes in two steps so that restoring the next batch overlaps the wait for the
-  // brokers: `publish` produces the batch's outputs (exactly_once: in a transaction, with the
-  // batch's offsets sent to it) and starts the commit (exactly_once) or the wait for every
-  // acknowledgement (at_least_once) on its own thread; `finishPublication`, called once the next
-  // batch is restored, takes the outcome and brings the local state in line, or aborts and
-  // rewinds. Nothing of a batch is committed before all of the previous one was.
+  // A loop turn publishes in two steps so that restoring the next batch overlaps producing this
+  // one and the wait for the brokers: `publish` opens the transaction (exactly_once), produces the
+  // pending and demand records, and starts on its own thread the production of the batch's
+  // outputs followed by the commit (exactly_once, with the batch's offsets sent to the
+  // transaction) or the wait for every acknowledgement (at_least_once); `finishPublication`,
+  // called once the next batch is restored, takes the outcome and brings the local state in line,
+  // or aborts and rewinds. Nothing of a batch is committed before all of the previous one was.
   //
   // A synchronous turn: the batch (and with `housekeeping` a re-check slice of pending events
   // and the expiry scan) restored, published and committed before it returns.
@@ -781,7 +794,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
     in_flight.open = true;
     if (demand) demand->begin();
-    Status produced = produceBatch(results, in_flight.staged, in_flight.counts, in_flight.next_offsets);
+    in_flight.results = std::make_shared<std::vector<Expected<pipeline::ProcessResult>>>(std::move(results));
+    Status produced =
+        produceBatch(*in_flight.results, in_flight.outputs, in_flight.staged, in_flight.counts, in_flight.next_offsets);
     if (produced && rechecking) produced = restorePendingSlice(in_flight.staged);
     if (produced && expiry_due) produced = expirePending(in_flight.staged);
     // After the batch, so that its observations are in the records.
@@ -791,13 +806,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     batch.clear();
 
     if (exactly_once) {
-      std::string failure;
-      if (!produced) {
-        failure = produced.error().message();
-      } else if (hooks.abort_transaction && hooks.abort_transaction()) {
-        failure = "abort requested by a test hook";
-      }
-      if (!failure.empty()) return settlePublication(failure);
+      if (!produced) return settlePublication(produced.error().message());
       // The batch's offsets, sent with the consumer's group metadata so that a zombie of an old
       // generation is fenced, then the commit: both wait for the brokers, off the loop's thread.
       std::vector<std::unique_ptr<RdKafka::TopicPartition>> offsets;
@@ -806,6 +815,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       }
       std::shared_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
       in_flight.outcome = std::async(std::launch::async, [this, offsets = std::move(offsets), group]() -> std::string {
+        std::string failure = produceOutputs();
+        if (!failure.empty()) return failure;
+        if (hooks.abort_transaction && hooks.abort_transaction()) return "abort requested by a test hook";
         if (!offsets.empty()) {
           std::vector<RdKafka::TopicPartition*> raw;
           for (const auto& offset : offsets) raw.push_back(offset.get());
@@ -823,6 +835,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     } else {
       // Every output acknowledged before any input offset is committed.
       in_flight.outcome = std::async(std::launch::async, [this, before = failures_before]() -> std::string {
+        std::string failure = produceOutputs();
+        if (!failure.empty()) return failure;
         while (producer->outq_len() > 0) {
           producer->flush(1000);
           if (delivery_failures != before) break;
@@ -833,6 +847,18 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       });
     }
     return Status::ok();
+  }
+
+  // On the publication's thread: produces the batch's restored events, fingerprints and DLQ
+  // records, the largest part of producing a batch, while the loop's thread goes on to the next
+  // batch. Returns what failed, "" when every record was handed to the producer.
+  std::string produceOutputs() {
+    const std::shared_ptr<const void> owner = in_flight.results;
+    for (const auto& [topic, record] : in_flight.outputs) {
+      Status produced = produce(*topic, *record, owner);
+      if (!produced) return produced.error().message();
+    }
+    return {};
   }
 
   // Waits for the publication in flight (if any) and settles it.
@@ -896,10 +922,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
-  // Produces the outputs and pending records of the restored batch; events that wait for symbols
-  // are restored again once any upload not read yet is applied.
-  Status produceBatch(std::vector<Expected<pipeline::ProcessResult>>& results, Staged& staged, BatchCounts& counts,
-                      std::map<int32_t, int64_t>& next_offsets) {
+  // Produces the pending records of the restored batch and lists its outputs (into `outputs`,
+  // produced by the publication's thread); events that wait for symbols are restored again once
+  // any upload not read yet is applied.
+  Status produceBatch(std::vector<Expected<pipeline::ProcessResult>>& results,
+                      std::vector<std::pair<const std::string*, const pipeline::OutputRecord*>>& outputs,
+                      Staged& staged, BatchCounts& counts, std::map<int32_t, int64_t>& next_offsets) {
     if (batch.empty()) return Status::ok();
     if (results.size() != batch.size()) return Error(ErrorCode::kInternal, "restored results do not match the batch");
     try {
@@ -941,7 +969,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
                            batch[i].offset, result.error);
             }
           }
-          RESTACK_RETURN_IF_ERROR(produce(topicFor(record.kind), record));
+          outputs.emplace_back(&topicFor(record.kind), &record);
         }
         if (result.pending_symbols) RESTACK_RETURN_IF_ERROR(keepPending(batch[i], result, staged));
         if (result.pending_symbols && demand) observeDemand(batch[i], result);

@@ -44,8 +44,9 @@ class Worker {
  public:
   // Test hooks; production passes none.
   struct Hooks {
-    // Asked before each transaction commits (exactly_once); true aborts it as if the broker had
-    // answered with an abortable error.
+    // Asked before each transaction commits (exactly_once), on the publication's thread once the
+    // batch's outputs are produced; true aborts it as if the broker had answered with an abortable
+    // error.
     std::function<bool()> abort_transaction;
   };
   static Expected<std::unique_ptr<Worker>> create(const config::Config& config, Metrics& metrics, Hooks hooks = {});
