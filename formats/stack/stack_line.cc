@@ -10,6 +10,11 @@ constinit const LineSyntax kBlankLine("blank", false);
 constinit const LineSyntax kUnknownLine("unknown", false);
 
 std::string normalizeDebugId(std::string_view text) {
+  // Most ids arrive as they are kept (lowercase hex, no dashes; Android build ids always): one
+  // pass that only checks, then a copy.
+  bool plain = true;
+  for (char c : text) plain &= (c >= '0' && c <= '9') | (c >= 'a' && c <= 'f');
+  if (plain) return std::string(text);
   // Written in place and cut to length once: a push_back per digit checked the capacity each time.
   std::string out(text.size(), '\0');
   size_t size = 0;

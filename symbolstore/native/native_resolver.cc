@@ -223,8 +223,18 @@ struct NativeResolver::Impl {
   std::unordered_map<std::string, ModuleEntry> modules;  // moduleKey -> ids
   std::atomic<uint64_t> clock{0};
   std::atomic<size_t> total_bytes{0};
+  // Counts the times an image left `images` (changed under `mutex` held exclusively): a thread's
+  // memo of the image it used last (imageFor) holds while the count is unchanged.
+  std::atomic<uint64_t> images_dropped{0};
+  // Tells this resolver's memos from those of one destroyed before at the same address.
+  const uint64_t instance = nextInstance();
 
   Impl(SymbolStore& s, const NativeResolverOptions& o) : store(s), options(o) {}
+
+  static uint64_t nextInstance() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
 
   // Makes room for one more entry in `map` (`missing` or `modules`; caller holds `mutex`
   // exclusively). Past max_remembered, the entries `expired` says are stale go; if more than half
@@ -239,6 +249,32 @@ struct NativeResolver::Impl {
   }
 
   // ---- images
+
+  // The image of debug id `hex`, or nullptr when no symbols have it, for a lookup on this thread.
+  // A stack's frames come mostly from one image, one after the other: the thread keeps the image
+  // it used last, with a reference, so that the next frame of that image neither hashes its id
+  // nor takes the shared lock and a reference of its own (atomic writes to memory that every
+  // restore thread writes). The memo holds while no image has left the cache since it was made;
+  // it keeps at most one image per thread alive past its eviction, until the thread's next image.
+  Expected<Image*> imageFor(const std::string& hex) {
+    struct LastImage {
+      uint64_t instance = 0;
+      uint64_t dropped = 0;
+      std::string hex;
+      std::shared_ptr<Image> image;
+    };
+    thread_local LastImage last;
+    const uint64_t dropped = images_dropped.load(std::memory_order_acquire);
+    if (last.image && last.instance == instance && last.dropped == dropped && last.hex == hex) return last.image.get();
+    auto image = imageById(hex);
+    if (!image) return image.error();
+    if (!*image) return nullptr;  // imageById remembers absent ids itself
+    last.instance = instance;
+    last.dropped = dropped;
+    last.hex = hex;
+    last.image = std::move(*image);
+    return last.image.get();
+  }
 
   Expected<std::shared_ptr<Image>> imageById(const std::string& hex) {
     {
@@ -290,7 +326,9 @@ struct NativeResolver::Impl {
       image->info = std::move(*info);
       images[canonical_hex] = image;
     }
-    images[hex] = image;
+    std::shared_ptr<Image>& slot = images[hex];
+    if (slot && slot != image) images_dropped.fetch_add(1, std::memory_order_release);  // `hex` names another
+    slot = image;
     missing.erase(hex);
     return image;
   }
@@ -631,6 +669,7 @@ struct NativeResolver::Impl {
   }
 
   void dropLocked(Image& image) {
+    images_dropped.fetch_add(1, std::memory_order_release);
     for (auto it = images.begin(); it != images.end();) {
       it = it->second.get() == &image ? images.erase(it) : std::next(it);
     }
@@ -648,9 +687,9 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
   // the rest of the event is still restored.
   auto answer = [&]() -> Expected<FrameLookup> {
     if (!frame.debug_id.empty()) {
-      auto image = impl_->imageById(frame.debug_id);
+      auto image = impl_->imageFor(frame.debug_id);
       if (!image) return image.error();
-      if (!*image) return FrameLookup::missing(frame.debug_id, MissingIdKind::kDebugId);
+      if (*image == nullptr) return FrameLookup::missing(frame.debug_id, MissingIdKind::kDebugId);
       return impl_->lookupInImage(**image, frame, lookup_address);
     }
     if (frame.module.empty()) return FrameLookup::missing("", MissingIdKind::kNone);
@@ -691,6 +730,7 @@ void NativeResolver::forget(std::string_view debug_id) {
 
 void NativeResolver::clear() {
   std::unique_lock lock(impl_->mutex);
+  impl_->images_dropped.fetch_add(1, std::memory_order_release);
   impl_->images.clear();
   impl_->missing.clear();
   impl_->modules.clear();

@@ -336,6 +336,40 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   EXPECT_EQ(after->status, FrameStatus::kSymbolicated);
 }
 
+TEST_F(HandWrittenStore, SymbolsReplacedUnderTheSameIdShowAfterForgetOnTheThreadThatUsedTheOldOnes) {
+  // The thread keeps the image it used last (NativeResolver's per-thread memo): forget must
+  // reach that memo too, not only the shared cache.
+  NativeResolver resolver(*store.store, {});
+  const std::string full = bytesToHex(id);
+  auto before = resolver.lookup(scope, frame(full), 0x10010);
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(before->frames[0].function, "init");
+  rocksdb::WriteBatch batch;
+  SymbolChunk chunk;
+  chunk.begin = 0x10000;
+  chunk.symbols = {{0x10000, 0x80, 0, "init_rebuilt"}, {0x10d00, 0x80, 0, "main"}};
+  batch.Put(store.store->family(native_store::kNativeFamily), symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
+  ASSERT_TRUE(store.store->write(batch));
+  auto cached = resolver.lookup(scope, frame(full), 0x10010);
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->frames[0].function, "init") << "answered from the cache until forgotten";
+  resolver.forget(full);
+  auto after = resolver.lookup(scope, frame(full), 0x10010);
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->status, FrameStatus::kSymbolicated);
+  EXPECT_EQ(after->frames[0].function, "init_rebuilt");
+  // So must clear().
+  rocksdb::WriteBatch again;
+  chunk.symbols = {{0x10000, 0x80, 0, "init_third"}, {0x10d00, 0x80, 0, "main"}};
+  again.Put(store.store->family(native_store::kNativeFamily), symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
+  ASSERT_TRUE(store.store->write(again));
+  resolver.clear();
+  auto cleared = resolver.lookup(scope, frame(full), 0x10010);
+  ASSERT_TRUE(cleared);
+  EXPECT_EQ(cleared->frames[0].function, "init_third");
+}
+
 TEST_F(HandWrittenStore, AbsentIdsAndModulesAreRememberedWithinABound) {
   // Every event may name debug ids and modules nobody uploaded (each device build of a system
   // library has its own id): what the resolver remembers about them must stay bounded, and the
