@@ -853,10 +853,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // records, the largest part of producing a batch, while the loop's thread goes on to the next
   // batch. Returns what failed, "" when every record was handed to the producer.
   std::string produceOutputs() {
-    const std::shared_ptr<const void> owner = in_flight.results;
-    for (const auto& [topic, record] : in_flight.outputs) {
-      Status produced = produce(*topic, *record, owner);
-      if (!produced) return produced.error().message();
+    try {
+      const std::shared_ptr<const void> owner = in_flight.results;
+      for (const auto& [topic, record] : in_flight.outputs) {
+        Status produced = produce(*topic, *record, owner);
+        if (!produced) return produced.error().message();
+      }
+    } catch (const std::exception& error) {
+      return std::string("producing the batch's outputs: ") + error.what();
     }
     return {};
   }
