@@ -84,6 +84,9 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
 // retraces without allocating once warm.
 void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, std::optional<uint32_t> input_line,
                    const RetraceContext& context, MethodRetrace& out);
+// The same with hashName(obfuscated_method) computed by the caller.
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, uint64_t method_hash,
+                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& out);
 
 // R8's file-name inference for a restored frame whose class has no `sourceFile` entry: the
 // outer class's simple name, ".kt" for a class named "…Kt" (when the printed file has no
