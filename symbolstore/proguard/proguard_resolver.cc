@@ -366,6 +366,15 @@ struct ProguardResolver::Impl {
         }
       }
     }
+    void clear() {
+      entries.clear();
+      // A table grown for a long run is dropped rather than zeroed on every later run.
+      if (slots.size() > 64) {
+        slots = {};
+      } else {
+        std::fill(slots.begin(), slots.end(), 0);
+      }
+    }
     void place(uint64_t hash, size_t entry) {
       const size_t mask = slots.size() - 1;
       size_t i = hash & mask;
@@ -604,7 +613,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   if (!choice->map) {
     FrameLookup lookup = FrameLookup::missing(choice->missing_id, choice->missing_kind);
     lookup.note = choice->note;
-    context = {};
+    context.reset();
     return lookup;
   }
   const MapHandle& map = *choice->map;
@@ -612,7 +621,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       prepared.ready ? Expected<const ClassRecord*>(prepared.record) : classRecord(map, frame.class_name, memo);
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
-    context = {};
+    context.reset();
     return FrameLookup::notFound(FrameReason::kMalformedSymbols, record.error().message());
   }
   std::string module;
@@ -622,7 +631,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     module = std::move(*prefix);
   }
   if (*record == nullptr) {
-    context = {};
+    context.reset();
     FrameLookup lookup = unchangedFrame(frame, "not in mapping");
     lookup.frames[0].module = std::move(module);
     return lookup;
@@ -634,7 +643,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   } else {
     proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
   }
-  context = {};
+  context.reset();
   context.outline_position = retraced.next_outline_position;
 
   FrameLookup lookup;
@@ -727,7 +736,13 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     return results;
   }
   std::vector<Impl::PreparedClass> prepared(lines.size());
-  Impl::RunClasses run_classes;
+  // Storage reused run after run on this thread; emptied when the run is done, so that it holds
+  // no record beyond the call.
+  thread_local Impl::RunClasses run_classes;
+  struct EmptyAtExit {
+    Impl::RunClasses& run;
+    ~EmptyAtExit() { run.clear(); }
+  } empty_at_exit{run_classes};
   proguard::RetraceContext context;
   Impl::RunMemo memo;
   std::vector<std::pair<size_t, std::vector<std::string>>> merged_headers;  // line, candidates
@@ -750,7 +765,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
       }
       continue;
     }
-    context = {};
+    context.reset();
     if (const auto* exception = stack::asJavaException(line)) {
       result.exception_class = exception->class_name;
       result.lookup.status = FrameStatus::kSymbolicated;

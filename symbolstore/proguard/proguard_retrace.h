@@ -53,6 +53,13 @@ struct RetraceContext {
   std::string thrown_original;
   // Set when the frame above was an outline: its (obfuscated) position.
   std::optional<uint32_t> outline_position;
+
+  // Back to the default state, keeping the strings' storage (called frame after frame).
+  void reset() {
+    thrown_obfuscated.clear();
+    thrown_original.clear();
+    outline_position.reset();
+  }
 };
 
 struct MethodRetrace {
