@@ -40,7 +40,7 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
 // class those a class name may hold before the last '/' (neither kind holds a '/', and a method
 // name holds no '.'), so any other byte in either makes the line no Java frame. That is the
 // same answer as cutting at the last '/' and then the last '.' and checking both names, with
-// each byte read once; the kinds sit on every Java line of every stack.
+// each byte read once (this runs on every Java line of every stack).
 bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   std::string_view text = trimmed;
   if (text.starts_with("at ")) text = scan::trimLeft(text.substr(3));

@@ -127,9 +127,9 @@ struct StackLine {
 //   constinit const LineSyntaxOf<NativeFrameLine> kNativeLine("native", true, parseNativeLine);
 //   inline const NativeFrameLine* asNative(const StackLine& line) { return kNativeLine.payloadOf(line); }
 // A reader may instead fill a default-constructed payload in place (ReadInto, returning false when
-// the line is not of this syntax; the payload is then discarded): the payload is then not moved
-// twice (out of the reader's optional, into the line), which shows for the many-stringed payload
-// of the most common frame lines (java_line.cc).
+// the line is not of this syntax, and the payload is discarded): it is not moved twice (out of
+// the reader's optional, into the line), which shows for the many-stringed payload of the most
+// common frame lines (java_line.cc).
 template <class Payload>
 class LineSyntaxOf final : public LineSyntax {
   static constexpr bool kInline = sizeof(Payload) <= LinePayload::kInlineBytes &&
