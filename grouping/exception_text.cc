@@ -148,41 +148,59 @@ std::vector<GroupingException> readExceptionsFromText(std::string_view text, siz
     const bool was_first = first_line;
     first_line = false;
 
-    if (auto rest = afterPrefix(line, "Caused by:"); !rest.empty()) {
-      if (auto header = parseHeader(rest, false)) {
-        header->relation = "caused_by";
-        out.push_back(std::move(*header));
+    // Every prefix read below starts with one of these letters; frame lines ("at …", "#00 …",
+    // "3   MyApp …"), most of a stack's lines, skip the prefix checks.
+    const char first = line.front();
+    if (first == 'C' || first == 'S' || first == 'E' || first == 'T' || first == 'A' || first == 's') {
+      if (auto rest = afterPrefix(line, "Caused by:"); !rest.empty()) {
+        if (auto header = parseHeader(rest, false)) {
+          header->relation = "caused_by";
+          out.push_back(std::move(*header));
+        }
+        continue;
       }
-      continue;
-    }
-    if (auto rest = afterPrefix(line, "Suppressed:"); !rest.empty()) {
-      if (auto header = parseHeader(rest, false)) {
-        header->relation = "suppressed";
-        out.push_back(std::move(*header));
+      if (auto rest = afterPrefix(line, "Suppressed:"); !rest.empty()) {
+        if (auto header = parseHeader(rest, false)) {
+          header->relation = "suppressed";
+          out.push_back(std::move(*header));
+        }
+        continue;
       }
-      continue;
-    }
-    if (line.starts_with("Exception in thread \"")) {
-      size_t close = line.find('"', 21);
-      if (close != std::string_view::npos) {
-        if (auto header = parseHeader(text::trim(line.substr(close + 1)), false)) out.push_back(std::move(*header));
+      if (line.starts_with("Exception in thread \"")) {
+        size_t close = line.find('"', 21);
+        if (close != std::string_view::npos) {
+          if (auto header = parseHeader(text::trim(line.substr(close + 1)), false)) out.push_back(std::move(*header));
+        }
+        continue;
       }
-      continue;
+      if (auto rest = afterPrefix(line, "Exception Type:"); !rest.empty()) {
+        native.mach_type = std::string(rest);
+        continue;
+      }
+      if (auto rest = afterPrefix(line, "Exception Subtype:"); !rest.empty()) {
+        native.mach_subtype = std::string(rest);
+        continue;
+      }
+      if (auto rest = afterPrefix(line, "Exception Codes:"); !rest.empty()) {
+        native.mach_codes = std::string(rest);
+        continue;
+      }
+      if (auto rest = afterPrefix(line, "Termination Reason:"); !rest.empty()) {
+        native.termination = std::string(rest);
+        continue;
+      }
+      if (auto rest = afterPrefix(line, "Abort message:"); !rest.empty()) {
+        native.abort_message = unquote(rest);
+        continue;
+      }
+      if (auto rest = afterPrefix(line, "Cause:"); !rest.empty()) {
+        native.cause = std::string(rest);
+        continue;
+      }
+      if (readAndroidSignal(line, native)) continue;
     }
-    if (auto rest = afterPrefix(line, "Exception Type:"); !rest.empty()) {
-      native.mach_type = std::string(rest);
-    } else if (auto rest = afterPrefix(line, "Exception Subtype:"); !rest.empty()) {
-      native.mach_subtype = std::string(rest);
-    } else if (auto rest = afterPrefix(line, "Exception Codes:"); !rest.empty()) {
-      native.mach_codes = std::string(rest);
-    } else if (auto rest = afterPrefix(line, "Termination Reason:"); !rest.empty()) {
-      native.termination = std::string(rest);
-    } else if (auto rest = afterPrefix(line, "Abort message:"); !rest.empty()) {
-      native.abort_message = unquote(rest);
-    } else if (auto rest = afterPrefix(line, "Cause:"); !rest.empty()) {
-      native.cause = std::string(rest);
-    } else if (readAndroidSignal(line, native) || readObjcTermination(line, native)) {
-    } else if (was_first && !isFrameLine(line)) {
+    if (readObjcTermination(line, native)) continue;
+    if (was_first && !isFrameLine(line)) {
       // The first line of printStackTrace() output or of a V8 error.stack.
       std::string_view header = line;
       for (std::string_view prefix : {"Uncaught (in promise) ", "Uncaught "}) {

@@ -65,30 +65,55 @@ bool containsAny(std::string_view text, const auto& markers) {
   return false;
 }
 
-// kJavaLibraryPrefixes by first byte, each list in the table's order (the first match wins), so a
-// name is compared with the few prefixes that can match instead of all of them.
-struct PrefixesByFirstByte {
-  std::array<std::vector<std::string_view>, 256> lists;
-  PrefixesByFirstByte() {
-    for (std::string_view prefix : kJavaLibraryPrefixes)
-      lists[static_cast<unsigned char>(prefix.front())].push_back(prefix);
+// kJavaLibraryPrefixes by their first byte and their fifth (those shorter than five bytes by
+// their first alone), so that a name is compared with the one or two prefixes that can match
+// instead of every prefix with its first letter (seventeen start with "com."). No prefix of the
+// table is a prefix of another, so at most one matches and the lists' order does not matter.
+constexpr bool noPrefixStartsAnother() {
+  for (std::string_view a : kJavaLibraryPrefixes) {
+    for (std::string_view b : kJavaLibraryPrefixes) {
+      if (a != b && b.starts_with(a)) return false;
+    }
+  }
+  return true;
+}
+static_assert(noPrefixStartsAnother(), "decideJava relies on at most one prefix matching a name");
+
+struct JavaLibraryPrefixes {
+  static constexpr size_t kShort = 5;  // prefixes shorter than this: by their first byte only
+  static constexpr size_t kBuckets = 512;
+  std::array<std::vector<std::string_view>, 256> short_by_first;
+  std::array<std::vector<std::string_view>, kBuckets> by_first_and_fifth;  // shared buckets are fine
+  static size_t bucket(char first, char fifth) {
+    return (static_cast<unsigned char>(first) * 131u + static_cast<unsigned char>(fifth)) % kBuckets;
+  }
+  JavaLibraryPrefixes() {
+    for (std::string_view prefix : kJavaLibraryPrefixes) {
+      if (prefix.size() < kShort) {
+        short_by_first[static_cast<unsigned char>(prefix.front())].push_back(prefix);
+      } else {
+        by_first_and_fifth[bucket(prefix[0], prefix[4])].push_back(prefix);
+      }
+    }
   }
 };
 
 InAppDecision decideJava(std::string_view name) {
-  static const PrefixesByFirstByte kByFirstByte;
+  static const JavaLibraryPrefixes kPrefixes;
+  auto libraryPackage = [](std::string_view prefix) {
+    std::string reason;
+    reason.reserve(13 + prefix.size());
+    reason.append("java package ").append(prefix);
+    return InAppDecision{false, std::move(reason)};
+  };
   if (!name.empty()) {
-    for (std::string_view prefix : kByFirstByte.lists[static_cast<unsigned char>(name.front())]) {
-      // Most "com." prefixes differ from a name in the letter before their final dot.
-      const size_t last = prefix.size() - 1;
-      if (name.size() <= last || name[last] != prefix[last] || name[last - 1] != prefix[last - 1] ||
-          !name.starts_with(prefix)) {
-        continue;
-      }
-      std::string reason;
-      reason.reserve(13 + prefix.size());
-      reason.append("java package ").append(prefix);
-      return {false, std::move(reason)};
+    for (std::string_view prefix : kPrefixes.short_by_first[static_cast<unsigned char>(name.front())]) {
+      if (name.starts_with(prefix)) return libraryPackage(prefix);
+    }
+  }
+  if (name.size() >= JavaLibraryPrefixes::kShort) {
+    for (std::string_view prefix : kPrefixes.by_first_and_fifth[JavaLibraryPrefixes::bucket(name[0], name[4])]) {
+      if (name.starts_with(prefix)) return libraryPackage(prefix);
     }
   }
   return {true, "java package not a known library"};

@@ -34,45 +34,59 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
   return !require_package || name.find('.') != std::string_view::npos;
 }
 
-}  // namespace
-
-std::optional<JavaFrameLine> parseJavaFrameLine(std::string_view trimmed) {
+// Reads "[at ]<module prefix/>class.method(location)" into `frame` (left partly written when the
+// line is not a Java frame). The class and method are found by one backward pass over
+// "prefix/class.method": the method is the bytes a method name may hold before the last '.', the
+// class those a class name may hold before the last '/' (neither kind holds a '/', and a method
+// name holds no '.'), so any other byte in either makes the line no Java frame. That is the
+// same answer as cutting at the last '/' and then the last '.' and checking both names, with
+// each byte read once (this runs on every Java line of every stack).
+bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   std::string_view text = trimmed;
   if (text.starts_with("at ")) text = scan::trimLeft(text.substr(3));
-  if (text.empty() || text.back() != ')') return std::nullopt;
-  size_t open = text.find('(');
-  if (open == std::string_view::npos || open == 0) return std::nullopt;
-  std::string_view qualified = text.substr(0, open);
-  std::string_view location = text.substr(open + 1, text.size() - open - 2);
-  JavaFrameLine frame;
-  // Java 9+ prefixes the class loader and/or module: "app//a.b.c", "java.base@17/java.lang.X".
-  if (size_t slash = qualified.rfind('/'); slash != std::string_view::npos) {
-    frame.module_prefix = std::string(qualified.substr(0, slash + 1));
-    qualified = qualified.substr(slash + 1);
+  if (text.empty() || text.back() != ')') return false;
+  const size_t open = text.find('(');
+  if (open == std::string_view::npos || open == 0) return false;
+  const char* const qualified = text.data();
+  size_t i = open;  // qualified = text[0, open)
+  while (i > 0 && kNameBytes.in_method[static_cast<unsigned char>(qualified[i - 1])]) --i;
+  if (i == 0 || i == open || qualified[i - 1] != '.') return false;
+  const size_t dot = i - 1;
+  while (i > 0 && kNameBytes.in_class[static_cast<unsigned char>(qualified[i - 1])]) --i;
+  if (i > 0 && qualified[i - 1] != '/') return false;
+  const size_t class_begin = i;  // after the module prefix, if any
+  if (class_begin == dot || scan::isDigit(qualified[class_begin]) || qualified[class_begin] == '.' ||
+      qualified[dot - 1] == '.') {
+    return false;
   }
-  size_t dot = qualified.rfind('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == qualified.size()) return std::nullopt;
-  std::string_view class_name = qualified.substr(0, dot);
-  std::string_view method = qualified.substr(dot + 1);
-  if (!looksLikeClassName(class_name, false)) return std::nullopt;
-  for (char c : method) {
-    if (!kNameBytes.in_method[static_cast<unsigned char>(c)]) return std::nullopt;
-  }
-  frame.class_name = std::string(class_name);
-  frame.method = std::string(method);
   // "File.java:12", "SourceFile:3", "Unknown Source", "Native Method", "File.kt".
-  size_t colon = location.rfind(':');
+  std::string_view location = text.substr(open + 1, text.size() - open - 2);
+  size_t colon = std::string_view::npos;
+  // A loop rather than find_first_of, which calls memchr over its set for every byte.
+  for (size_t k = 0; k < location.size(); ++k) {
+    const char c = location[k];
+    if (c == '(' || c == ')') return false;
+    if (c == ':') colon = k;
+  }
   if (colon != std::string_view::npos) {
     auto line = scan::parseU32(location.substr(colon + 1));
-    if (!line) return std::nullopt;
+    if (!line) return false;
     frame.line = *line;
     location = location.substr(0, colon);
   }
-  // A loop rather than find_first_of, which calls memchr over its set for every byte.
-  for (char c : location) {
-    if (c == '(' || c == ')') return std::nullopt;
-  }
-  frame.file = std::string(location);
+  // Java 9+ prefixes the class loader and/or module: "app//a.b.c", "java.base@17/java.lang.X".
+  if (class_begin > 0) frame.module_prefix.assign(qualified, class_begin);
+  frame.class_name.assign(qualified + class_begin, dot - class_begin);
+  frame.method.assign(qualified + dot + 1, open - dot - 1);
+  frame.file.assign(location);
+  return true;
+}
+
+}  // namespace
+
+std::optional<JavaFrameLine> parseJavaFrameLine(std::string_view trimmed) {
+  JavaFrameLine frame;
+  if (!readJavaFrameLine(trimmed, frame)) return std::nullopt;
   return frame;
 }
 
@@ -124,7 +138,7 @@ std::optional<JavaMoreLine> parseJavaMoreLine(std::string_view trimmed) {
 // Every payload fits in the line (no allocation per line beyond its strings).
 static_assert(sizeof(JavaFrameLine) <= LinePayload::kInlineBytes);
 
-constinit const LineSyntaxOf<JavaFrameLine> kJavaFrameLine("java_frame", true, parseJavaFrameLine);
+constinit const LineSyntaxOf<JavaFrameLine> kJavaFrameLine("java_frame", true, readJavaFrameLine);
 constinit const LineSyntaxOf<JavaExceptionLine> kJavaExceptionLine("java_exception", false, parseJavaExceptionLine);
 constinit const LineSyntaxOf<JavaMoreLine> kJavaMoreLine("java_more", false, parseJavaMoreLine);
 

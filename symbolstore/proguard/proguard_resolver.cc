@@ -244,7 +244,10 @@ struct ProguardResolver::Impl {
   }
 
   Expected<std::shared_ptr<const ClassRecord>> classRecord(const MapHandle& map, std::string_view name) {
-    const uint64_t hash = classes.hashOf(map.load_key, name);
+    return classRecord(map, name, classes.hashOf(map.load_key, name));
+  }
+  // The same with classes.hashOf(map.load_key, name) computed by the caller.
+  Expected<std::shared_ptr<const ClassRecord>> classRecord(const MapHandle& map, std::string_view name, uint64_t hash) {
     std::shared_ptr<const ClassRecord> record;
     if (classes.get(map.load_key, name, hash, record)) return record;
     const std::string key = proguard::classKey(map.load_id, name);
@@ -320,10 +323,64 @@ struct ProguardResolver::Impl {
 
   // A run's frames of the event's mapping, with their class records looked up ahead (null:
   // the class is not in the mapping). `ready` false: not looked up ahead (another mapping, or
-  // an error the frame's own lookup reports).
+  // an error the frame's own lookup reports). The record is kept alive by the run's RunClasses.
   struct PreparedClass {
     bool ready = false;
-    std::shared_ptr<const ClassRecord> record;
+    const ClassRecord* record = nullptr;
+    uint64_t method_hash = 0;  // proguard::hashName(frame.method), set when `record` is
+  };
+
+  // The distinct classes of one run's frames (of the event's mapping), each looked up in the
+  // shared cache once: a trace repeats its classes (the load test's real-sized Java stacks name
+  // about one distinct class per three frames), and every cache lookup takes a shard's mutex,
+  // which the restore threads contend for. Holding the references here also keeps the frames
+  // from touching the records' shared reference counts one by one.
+  struct RunClasses {
+    struct Entry {
+      uint64_t hash = 0;      // classes.hashOf(load_key, name)
+      std::string_view name;  // into the run's lines
+      std::shared_ptr<const ClassRecord> record;
+      bool ready = false;  // looked up without error
+    };
+    std::vector<Entry> entries;
+    std::vector<uint32_t> slots;  // open addressing by hash: entry index + 1, 0 = empty
+
+    // The entry of `name`, added (not yet looked up) when new; `added` tells which.
+    size_t findOrAdd(uint64_t hash, std::string_view name, bool& added) {
+      if ((entries.size() + 1) * 2 > slots.size()) {
+        slots.assign(std::max<size_t>(16, slots.size() * 2), 0);
+        for (size_t e = 0; e < entries.size(); ++e) place(entries[e].hash, e);
+      }
+      const size_t mask = slots.size() - 1;
+      for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        if (slots[i] == 0) {
+          slots[i] = static_cast<uint32_t>(entries.size() + 1);
+          entries.push_back({hash, name, nullptr, false});
+          added = true;
+          return entries.size() - 1;
+        }
+        const Entry& entry = entries[slots[i] - 1];
+        if (entry.hash == hash && entry.name == name) {
+          added = false;
+          return slots[i] - 1;
+        }
+      }
+    }
+    void clear() {
+      entries.clear();
+      // A table grown for a long run is dropped rather than zeroed on every later run.
+      if (slots.size() > 64) {
+        slots = {};
+      } else {
+        std::fill(slots.begin(), slots.end(), 0);
+      }
+    }
+    void place(uint64_t hash, size_t entry) {
+      const size_t mask = slots.size() - 1;
+      size_t i = hash & mask;
+      while (slots[i] != 0) i = (i + 1) & mask;
+      slots[i] = static_cast<uint32_t>(entry + 1);
+    }
   };
 
   // Lines looked up ahead at a time: enough frames for their memory reads to overlap, few
@@ -335,42 +392,61 @@ struct ProguardResolver::Impl {
   // need into the CPU cache, one step over all frames at a time (ClassRecord's prefetch steps):
   // with the decoded records of a large mapping far larger than the CPU caches, the frames'
   // memory reads then overlap instead of waiting for each other (docs/benchmarks.md, ProGuard).
-  // `prepared` holds one entry per line of the run.
+  // Only classes new to the run (`run`) go to the shared cache. `prepared` holds one entry per
+  // line of the run.
   void prepareWindow(const MapChoice& choice, std::span<const stack::StackLine> lines, size_t begin, size_t end,
-                     std::vector<PreparedClass>& prepared) {
+                     RunClasses& run, std::vector<PreparedClass>& prepared) {
     if (!choice.map) return;
     const MapHandle& map = *choice.map;
-    std::array<uint64_t, kPrepareWindow> hashes{};
+    constexpr size_t kNone = SIZE_MAX;
+    std::array<size_t, kPrepareWindow> entry_of;  // the run entry of each frame line, kNone else
+    entry_of.fill(kNone);
+    const size_t first_new = run.entries.size();
     auto frameAt = [&](size_t i) -> const stack::JavaFrameLine* {
       const stack::JavaFrameLine* frame = stack::asJavaFrame(lines[i]);
       return frame != nullptr && !frame->file.starts_with(kMapIdFilePrefix) ? frame : nullptr;
     };
+    const stack::JavaFrameLine* previous = nullptr;
+    size_t previous_entry = kNone;
     for (size_t i = begin; i < end; ++i) {
-      if (const auto* frame = frameAt(i)) {
-        hashes[i - begin] = classes.hashOf(map.load_key, frame->class_name);
-        classes.prefetchSlot(hashes[i - begin]);
+      const stack::JavaFrameLine* frame = frameAt(i);
+      if (frame == nullptr) {
+        previous = nullptr;
+        continue;
       }
-    }
-    for (size_t i = begin; i < end; ++i) {
-      if (const auto* frame = frameAt(i)) classes.prefetchValue(map.load_key, frame->class_name, hashes[i - begin]);
-    }
-    for (size_t i = begin; i < end; ++i) {
-      const auto* frame = frameAt(i);
-      if (frame == nullptr) continue;
-      if (i > 0 && prepared[i - 1].ready && stack::asJavaFrame(lines[i - 1])->class_name == frame->class_name) {
-        prepared[i] = prepared[i - 1];  // consecutive frames of one class: one lookup
+      if (previous != nullptr && previous_entry != kNone && previous->class_name == frame->class_name) {
+        entry_of[i - begin] = previous_entry;  // consecutive frames of one class: no hashing
       } else {
-        auto record = classRecord(map, frame->class_name);
-        if (!record) continue;
-        prepared[i].ready = true;
-        prepared[i].record = std::move(*record);
+        bool added = false;
+        const uint64_t hash = classes.hashOf(map.load_key, frame->class_name);
+        entry_of[i - begin] = run.findOrAdd(hash, frame->class_name, added);
+        if (added) classes.prefetchSlot(hash);
       }
-      if (prepared[i].record) hashes[i - begin] = proguard::hashName(frame->method);
+      previous = frame;
+      previous_entry = entry_of[i - begin];
+    }
+    for (size_t e = first_new; e < run.entries.size(); ++e) {
+      classes.prefetchValue(map.load_key, run.entries[e].name, run.entries[e].hash);
+    }
+    for (size_t e = first_new; e < run.entries.size(); ++e) {
+      RunClasses::Entry& entry = run.entries[e];
+      auto record = classRecord(map, entry.name, entry.hash);
+      if (!record) continue;  // the frame's own lookup reports the error
+      entry.ready = true;
+      entry.record = std::move(*record);
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (entry_of[i - begin] == kNone) continue;
+      const RunClasses::Entry& entry = run.entries[entry_of[i - begin]];
+      if (!entry.ready) continue;
+      prepared[i].ready = true;
+      prepared[i].record = entry.record.get();
+      if (prepared[i].record) prepared[i].method_hash = proguard::hashName(stack::asJavaFrame(lines[i])->method);
     }
     for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
       for (size_t i = begin; i < end; ++i) {
         if (prepared[i].record) {
-          prepared[i].record->prefetchMethod(stack::asJavaFrame(lines[i])->method, hashes[i - begin], step);
+          prepared[i].record->prefetchMethod(stack::asJavaFrame(lines[i])->method, prepared[i].method_hash, step);
         }
       }
     }
@@ -537,15 +613,15 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   if (!choice->map) {
     FrameLookup lookup = FrameLookup::missing(choice->missing_id, choice->missing_kind);
     lookup.note = choice->note;
-    context = {};
+    context.reset();
     return lookup;
   }
   const MapHandle& map = *choice->map;
   auto record =
-      prepared.ready ? Expected<const ClassRecord*>(prepared.record.get()) : classRecord(map, frame.class_name, memo);
+      prepared.ready ? Expected<const ClassRecord*>(prepared.record) : classRecord(map, frame.class_name, memo);
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
-    context = {};
+    context.reset();
     return FrameLookup::notFound(FrameReason::kMalformedSymbols, record.error().message());
   }
   std::string module;
@@ -555,15 +631,19 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     module = std::move(*prefix);
   }
   if (*record == nullptr) {
-    context = {};
+    context.reset();
     FrameLookup lookup = unchangedFrame(frame, "not in mapping");
     lookup.frames[0].module = std::move(module);
     return lookup;
   }
   const ClassRecord& cls = **record;              // alive while `prepared` or `memo` holds it
   thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
-  proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
-  context = {};
+  if (prepared.ready) {
+    proguard::retraceMethod(cls, frame.method, prepared.method_hash, frame.line, context, retraced);
+  } else {
+    proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
+  }
+  context.reset();
   context.outline_position = retraced.next_outline_position;
 
   FrameLookup lookup;
@@ -656,12 +736,20 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     return results;
   }
   std::vector<Impl::PreparedClass> prepared(lines.size());
+  // Storage reused run after run on this thread; emptied when the run is done, so that it holds
+  // no record beyond the call.
+  thread_local Impl::RunClasses run_classes;
+  struct EmptyAtExit {
+    Impl::RunClasses& run;
+    ~EmptyAtExit() { run.clear(); }
+  } empty_at_exit{run_classes};
   proguard::RetraceContext context;
   Impl::RunMemo memo;
   std::vector<std::pair<size_t, std::vector<std::string>>> merged_headers;  // line, candidates
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i % Impl::kPrepareWindow == 0) {
-      impl_->prepareWindow(*event_choice, lines, i, std::min(lines.size(), i + Impl::kPrepareWindow), prepared);
+      impl_->prepareWindow(*event_choice, lines, i, std::min(lines.size(), i + Impl::kPrepareWindow), run_classes,
+                           prepared);
     }
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
@@ -677,7 +765,7 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
       }
       continue;
     }
-    context = {};
+    context.reset();
     if (const auto* exception = stack::asJavaException(line)) {
       result.exception_class = exception->class_name;
       result.lookup.status = FrameStatus::kSymbolicated;

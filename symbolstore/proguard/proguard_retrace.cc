@@ -166,8 +166,13 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
 
 void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, std::optional<uint32_t> input_line,
                    const RetraceContext& context, MethodRetrace& result) {
+  retraceMethod(record, obfuscated_method, hashName(obfuscated_method), input_line, context, result);
+}
+
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, uint64_t method_hash,
+                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& result) {
   result.reset();
-  const MethodRecord* method = record.findMethod(obfuscated_method);
+  const MethodRecord* method = record.findMethod(obfuscated_method, method_hash);
   if (method == nullptr || method->ranges.empty()) return;
   std::optional<uint32_t> position;
   if (input_line && *input_line > 0) position = input_line;

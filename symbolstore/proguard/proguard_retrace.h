@@ -53,6 +53,13 @@ struct RetraceContext {
   std::string thrown_original;
   // Set when the frame above was an outline: its (obfuscated) position.
   std::optional<uint32_t> outline_position;
+
+  // Back to the default state, keeping the strings' storage (called frame after frame).
+  void reset() {
+    thrown_obfuscated.clear();
+    thrown_original.clear();
+    outline_position.reset();
+  }
 };
 
 struct MethodRetrace {
@@ -84,6 +91,9 @@ MethodRetrace retraceMethod(const ClassRecord& record, std::string_view obfuscat
 // retraces without allocating once warm.
 void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, std::optional<uint32_t> input_line,
                    const RetraceContext& context, MethodRetrace& out);
+// The same with hashName(obfuscated_method) computed by the caller.
+void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method, uint64_t method_hash,
+                   std::optional<uint32_t> input_line, const RetraceContext& context, MethodRetrace& out);
 
 // R8's file-name inference for a restored frame whose class has no `sourceFile` entry: the
 // outer class's simple name, ".kt" for a class named "…Kt" (when the printed file has no

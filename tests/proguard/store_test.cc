@@ -1,6 +1,7 @@
 // Store behaviour: which mapping an event uses (app + build, pg_map_id, r8-map-id-<id> source
 // files), re-uploads, missing mappings, record round trips (v1 and v2), the method table, the
 // CLOCK cache, errors on bad uploads, concurrency.
+#include <atomic>
 #include <thread>
 
 #include "formats/proguard/mapping_reader.h"
@@ -331,6 +332,73 @@ TEST(ProguardStore, ConcurrentRetraceFromManyThreads) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// A run looks each of its classes up once and keeps the records for the run
+// (ProguardResolver::retrace, RunClasses, one table per thread reused run after run): runs
+// retraced while the build's mapping is uploaded again and again each use one mapping for all
+// their frames (a frame whose record went with the replaced upload stays as printed), and once
+// the uploads stop every frame restores from the last one. The cache holds a few records only,
+// so lookups keep going to the store.
+TEST(ProguardStore, RunsRetracedWhileTheBuildIsReuploadedUseOneMappingEach) {
+  RetraceHarness harness;
+  auto mappingOf = [](const std::string& package, const std::string& method) {
+    std::string mapping;
+    for (int c = 0; c < 40; ++c) {
+      mapping += package + ".C" + std::to_string(c) + " -> c" + std::to_string(c) + ":\n";
+      mapping += "    1:9:void " + method + "():100:108 -> a\n";
+    }
+    return mapping;
+  };
+  const std::string first = mappingOf("org.first", "m");
+  const std::string second = mappingOf("org.second", "n");
+  ASSERT_TRUE(harness.ingest(first));
+  // 40 frames over 10 classes: the run's own table answers most of them.
+  std::string trace = "java.lang.IllegalStateException: boom\n";
+  for (int i = 0; i < 40; ++i) trace += "\tat c" + std::to_string((i * 3) % 10) + ".a(SourceFile:3)\n";
+  const auto lines = stack::parseStack(trace);
+  ProguardResolverOptions options;
+  options.cache_bytes = 16u << 10;
+  ProguardResolver resolver(harness.store(), options);
+  std::atomic<bool> done{false};
+  std::atomic<int> runs{0}, mixed{0}, failed{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      while (!done.load()) {
+        auto results = resolver.retrace({"app", "1", "android", {}}, lines);
+        if (!results) {
+          ++failed;
+          continue;
+        }
+        bool saw_first = false, saw_second = false;
+        for (const JavaLineResult& result : *results) {
+          if (result.lookup.frames.empty()) continue;
+          const std::string_view function = result.lookup.frames[0].function;
+          saw_first = saw_first || function.starts_with("org.first.");
+          saw_second = saw_second || function.starts_with("org.second.");
+        }
+        if (saw_first && saw_second) ++mixed;
+        ++runs;
+      }
+    });
+  }
+  int uploaded = 0;
+  for (int upload = 0; upload < 20; ++upload) uploaded += harness.ingest(upload % 2 == 0 ? second : first) ? 1 : 0;
+  const int runs_before_end = runs.load();
+  while (runs.load() < runs_before_end + 6) std::this_thread::yield();  // some runs after the last upload too
+  done = true;
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(uploaded, 20);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(mixed.load(), 0);
+  auto last = resolver.retrace({"app", "1", "android", {}}, lines);
+  ASSERT_TRUE(last) << last.error().describe();
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const int c = (static_cast<int>(i - 1) * 3) % 10;
+    ASSERT_FALSE((*last)[i].lookup.frames.empty()) << lines[i].raw;
+    EXPECT_EQ((*last)[i].lookup.frames[0].function, "org.first.C" + std::to_string(c) + ".m") << lines[i].raw;
+  }
 }
 
 }  // namespace
