@@ -596,7 +596,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
-    std::vector<SymbolizedFrame> frames;
+    SymbolizedFrames frames;
     const auto& answer = retraced.alternatives[a];
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
@@ -613,7 +613,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     }
     // Answers that differ only in what the output does not show (parameter types of
     // overloads printed without a line) are shown once.
-    auto same = [&](const std::vector<SymbolizedFrame>& other) {
+    auto same = [&](const auto& other) {
       return std::equal(frames.begin(), frames.end(), other.begin(), other.end(),
                         [](const SymbolizedFrame& x, const SymbolizedFrame& y) {
                           return x.function == y.function && x.file == y.file && x.line == y.line;
@@ -622,7 +622,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     if (a == 0) {
       lookup.frames = std::move(frames);
     } else if (!same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
-      lookup.alternatives.push_back(std::move(frames));
+      lookup.alternatives.emplace_back(std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
     }
   }
   // Several answers the output tells apart: restored, with the candidates listed.

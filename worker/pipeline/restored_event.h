@@ -33,7 +33,7 @@ struct OutputFrame {
   // Why the raw frame is not (fully) restored, on every entry of it; kNone when it is.
   FrameReason reason = FrameReason::kNone;
   SymbolizedFrame frame;  // function/file/line/… when restored
-  std::string tier;
+  std::string_view tier;  // FrameLookup::tier: static storage
   std::string note;
   std::string missing_id;  // kMissingSymbols: the identifier without symbols, and which one it is
   MissingIdKind missing_id_kind = MissingIdKind::kNone;
