@@ -596,7 +596,10 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
-    SymbolizedFrames frames;
+    // The first candidate is built in lookup.frames itself (its first frame is held inline, so a
+    // move would copy it).
+    SymbolizedFrames other;
+    SymbolizedFrames& frames = a == 0 ? lookup.frames : other;
     const auto& answer = retraced.alternatives[a];
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
@@ -619,9 +622,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
                           return x.function == y.function && x.file == y.file && x.line == y.line;
                         });
     };
-    if (a == 0) {
-      lookup.frames = std::move(frames);
-    } else if (!same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
+    if (a != 0 && !same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
       lookup.alternatives.emplace_back(std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
     }
   }
