@@ -53,12 +53,11 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
   }
   const size_t first = frames.size();
   for (size_t i = 0; i < lookup.frames.size(); ++i) {
-    OutputFrame& frame = frames.emplace_back();
+    OutputFrame& frame = frames.emplace_back(std::move(lookup.frames[i]));
     frame.raw = line.raw;
     frame.kind = kind;
     frame.status = FrameStatus::kSymbolicated;
     frame.reason = lookup.reason;
-    frame.frame = std::move(lookup.frames[i]);
     frame.tier = lookup.tier;
     // The last frame of an inline chain takes the lookup's note, the others copy it.
     const bool last = i + 1 == lookup.frames.size();

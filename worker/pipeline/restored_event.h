@@ -27,6 +27,11 @@ using FrameTally = std::array<uint32_t, kFrameTallyKinds * kFrameReasonCount>;
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
 struct OutputFrame {
+  OutputFrame() = default;
+  // A restored frame (RunOutput::frame): constructed from the resolver's frame rather than
+  // default-constructed and then assigned it.
+  explicit OutputFrame(SymbolizedFrame&& restored) : frame(std::move(restored)) {}
+
   std::string raw;
   const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
