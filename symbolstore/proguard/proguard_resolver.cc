@@ -596,14 +596,14 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
-    // The first candidate is built in lookup.frames itself (its first frame is held inline, so a
-    // move would copy it).
+    // Frames are built in place, the first candidate's in lookup.frames itself: the first frame is
+    // held inline (frame_lookup.h), so moving a frame or the list copies it.
     SymbolizedFrames other;
     SymbolizedFrames& frames = a == 0 ? lookup.frames : other;
     const auto& answer = retraced.alternatives[a];
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
-      SymbolizedFrame out;
+      SymbolizedFrame& out = frames.emplace_back();
       out.function.reserve(answer[i].holder.size() + 1 + answer[i].method.size());
       out.function.append(answer[i].holder).append(".").append(answer[i].method);
       auto file = fileFor(map, cls, answer[i].holder, frame.file);
@@ -612,7 +612,6 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       out.line = answer[i].line.value_or(0);
       out.inlined = i + 1 < answer.size();
       out.module = module;
-      frames.push_back(std::move(out));
     }
     // Answers that differ only in what the output does not show (parameter types of
     // overloads printed without a line) are shown once.
