@@ -66,6 +66,10 @@ class [[nodiscard]] Expected {
   Expected(T&& value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
   Expected(const T& value) : storage_(std::in_place_index<0>, value) {}        // NOLINT: implicit on purpose
   Expected(Error error) : storage_(std::move(error)) {}                        // NOLINT: implicit on purpose
+  // The value constructed in place from `args`, not moved in: `Expected<T> result(std::in_place);`
+  // for a function that fills its answer where the caller receives it.
+  template <typename... Args>
+  explicit Expected(std::in_place_t, Args&&... args) : storage_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   bool hasValue() const { return storage_.index() == 0; }
   explicit operator bool() const { return hasValue(); }
   T& value() & {
