@@ -286,8 +286,8 @@ struct SymbolizedFrame {
 
 // The frames one raw frame restores to. Almost every answer has exactly one (inlined calls and
 // ProGuard's inline chains give more), so the first is held inline: a one-frame answer allocates
-// nothing, where a std::vector allocated and freed a block per frame (about a tenth of a warm
-// source-map frame's instructions, docs/benchmarks.md "A lighter answer").
+// nothing. A move of an answer then copies that frame: build answers where they are returned
+// (Expected's std::in_place, emplace_back). docs/benchmarks.md, "a lighter answer".
 using SymbolizedFrames = llvm::SmallVector<SymbolizedFrame, 1>;
 
 struct FrameLookup {

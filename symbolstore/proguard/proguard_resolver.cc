@@ -598,8 +598,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
     // Frames are built in place, the first candidate's in lookup.frames itself: the first frame is
     // held inline (frame_lookup.h), so moving a frame or the list copies it.
-    SymbolizedFrames other;
-    SymbolizedFrames& frames = a == 0 ? lookup.frames : other;
+    SymbolizedFrames later;
+    SymbolizedFrames& frames = a == 0 ? lookup.frames : later;
     const auto& answer = retraced.alternatives[a];
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
