@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <llvm/ADT/SmallVector.h>
+
 namespace restack {
 
 enum class FrameStatus {
@@ -282,6 +284,12 @@ struct SymbolizedFrame {
   uint32_t context_first_line = 0;  // line number of context_lines[0]
 };
 
+// The frames one raw frame restores to. Almost every answer has exactly one (inlined calls and
+// ProGuard's inline chains give more), so the first is held inline: a one-frame answer allocates
+// nothing. A move of an answer then copies that frame: build answers where they are returned
+// (Expected's std::in_place, emplace_back). docs/benchmarks.md, "a lighter answer".
+using SymbolizedFrames = llvm::SmallVector<SymbolizedFrame, 1>;
+
 struct FrameLookup {
   // Every member has its initializer. Provided, so that value-initialization (vector::resize,
   // FrameLookup()) does not zero the whole answer before constructing it.
@@ -292,12 +300,14 @@ struct FrameLookup {
   // defaultFrameReason(status).
   FrameReason reason = FrameReason::kNone;
   // Innermost first: a raw frame that inlined calls restores to several frames.
-  std::vector<SymbolizedFrame> frames;
+  SymbolizedFrames frames;
   // When the symbol data cannot tell between several answers (ProGuard ambiguity), every other
   // candidate is kept here; `frames` holds the first candidate.
   std::vector<std::vector<SymbolizedFrame>> alternatives;
   // Which data answered: "dwarf", "symtab", "objc", "mapping", "sourcemap", "function_map", …
-  std::string tier;
+  // Always a string of static storage (a literal, or a static string the resolver keeps), so the
+  // answer and every output frame point at it instead of copying it.
+  std::string_view tier;
   // For kMissingSymbols: the debug id / mapping id / file name that had no symbols, and which
   // of those it is.
   std::string missing_id;

@@ -61,8 +61,15 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : storage_(std::move(value)) {}      // NOLINT: implicit on purpose
-  Expected(Error error) : storage_(std::move(error)) {}  // NOLINT: implicit on purpose
+  // Two overloads rather than one by value: `return value;` then moves the value once, not twice
+  // (a FrameLookup holds its first frame inline, symbolstore/frame_lookup.h, so a move is not free).
+  Expected(T&& value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
+  Expected(const T& value) : storage_(std::in_place_index<0>, value) {}        // NOLINT: implicit on purpose
+  Expected(Error error) : storage_(std::move(error)) {}                        // NOLINT: implicit on purpose
+  // The value constructed in place from `args`, not moved in: `Expected<T> result(std::in_place);`
+  // for a function that fills its answer where the caller receives it.
+  template <typename... Args>
+  explicit Expected(std::in_place_t, Args&&... args) : storage_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   bool hasValue() const { return storage_.index() == 0; }
   explicit operator bool() const { return hasValue(); }
   T& value() & {

@@ -558,7 +558,7 @@ struct NativeResolver::Impl {
         }
         if (known) {
           if (chunk) {
-            if (auto restored = restoreSymbol(image, frame, *chunk, address)) return *restored;
+            if (auto restored = restoreSymbol(image, frame, *chunk, address)) return std::move(*restored);
           }
           break;
         }
@@ -708,8 +708,9 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     if (first) return std::move(*first);
     return FrameLookup::missing(frame.module, MissingIdKind::kModule);
   }();
+  // Assigned rather than returned, so that every path returns `answer` itself (no move of it).
   if (!answer && records::isUnreadableRecord(answer.error())) {
-    return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+    answer = FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
   }
   return answer;
 }

@@ -676,11 +676,14 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     return lookup;
   }
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
-    std::vector<SymbolizedFrame> frames;
+    // Frames are built in place, the first candidate's in lookup.frames itself: the first frame is
+    // held inline (frame_lookup.h), so moving a frame or the list copies it.
+    SymbolizedFrames later;
+    SymbolizedFrames& frames = a == 0 ? lookup.frames : later;
     const auto& answer = retraced.alternatives[a];
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
-      SymbolizedFrame out;
+      SymbolizedFrame& out = frames.emplace_back();
       out.function.reserve(answer[i].holder.size() + 1 + answer[i].method.size());
       out.function.append(answer[i].holder).append(".").append(answer[i].method);
       auto file = fileFor(map, cls, answer[i].holder, frame.file);
@@ -689,20 +692,17 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
       out.line = answer[i].line.value_or(0);
       out.inlined = i + 1 < answer.size();
       out.module = module;
-      frames.push_back(std::move(out));
     }
     // Answers that differ only in what the output does not show (parameter types of
     // overloads printed without a line) are shown once.
-    auto same = [&](const std::vector<SymbolizedFrame>& other) {
+    auto same = [&](const auto& other) {
       return std::equal(frames.begin(), frames.end(), other.begin(), other.end(),
                         [](const SymbolizedFrame& x, const SymbolizedFrame& y) {
                           return x.function == y.function && x.file == y.file && x.line == y.line;
                         });
     };
-    if (a == 0) {
-      lookup.frames = std::move(frames);
-    } else if (!same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
-      lookup.alternatives.push_back(std::move(frames));
+    if (a != 0 && !same(lookup.frames) && std::none_of(lookup.alternatives.begin(), lookup.alternatives.end(), same)) {
+      lookup.alternatives.emplace_back(std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
     }
   }
   // Several answers the output tells apart: restored, with the candidates listed.

@@ -856,7 +856,7 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   const uint32_t line = frame.line - 1;
   const uint32_t column = generatedColumn(frame);
   // One return of one object: the warm answer is written where the caller receives it.
-  Expected<FrameLookup> result{FrameLookup()};
+  Expected<FrameLookup> result(std::in_place);
   const bool divot = columns == JsColumns::kDivot;
   if (!impl_->warmLookup(scope, frame, line, column, divot, *result)) {
     result = impl_->coldLookup(scope, frame, line, column, divot);

@@ -175,7 +175,7 @@ std::string frames(NativeResolver& resolver, const std::string& debug_id, uint64
   frame.module = module;
   auto lookup = resolver.lookup(EventScope{"demo", "1.0", "android", {}}, frame, address);
   if (!lookup) return "error: " + lookup.error().describe();
-  std::string out = std::string(frameStatusName(lookup->status)) + " " + lookup->tier;
+  std::string out = std::string(frameStatusName(lookup->status)) + " " + std::string(lookup->tier);
   for (const auto& f : lookup->frames) {
     out += " | " + f.function + " " + f.file + ":" + std::to_string(f.line) + (f.inlined ? " inlined" : "");
     if (f.symbol_offset) out += " +" + std::to_string(f.symbol_offset);

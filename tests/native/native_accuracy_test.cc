@@ -65,11 +65,11 @@ std::string withClone(const std::string& function, const std::string& clone) {
 // failing run says which rule differs).
 std::string classify(const std::vector<OracleFrame>& expected, const FrameLookup& got, bool symtab_names) {
   bool oracle_knows = !expected.empty() && !expected[0].function.empty();
-  if (!oracle_knows) return "restored where llvm-symbolizer knows nothing (" + got.tier + ")";
+  if (!oracle_knows) return "restored where llvm-symbolizer knows nothing (" + std::string(got.tier) + ")";
   if (got.status != FrameStatus::kSymbolicated) return "not restored";
   if (got.frames.size() != expected.size()) {
     return std::string("inline chain ") + (got.frames.size() < expected.size() ? "shorter" : "longer") + " (" +
-           got.tier + ")";
+           std::string(got.tier) + ")";
   }
   std::string what;
   for (size_t f = 0; f < expected.size(); ++f) {
@@ -81,7 +81,7 @@ std::string classify(const std::vector<OracleFrame>& expected, const FrameLookup
     if (frame.line != expected[f].line) what += where + "line, ";
     if (frame.column != expected[f].column) what += where + "column, ";
   }
-  return what + "(" + got.tier + ")";
+  return what + "(" + std::string(got.tier) + ")";
 }
 
 struct Agreement {

@@ -118,7 +118,7 @@ Comparison compareWithLlvm(NativeResolver& resolver, const std::string& debug_id
     }
     if (lookup->status == FrameStatus::kSymbolicated) {
       ++result.restored;
-      ++result.tiers[lookup->tier];
+      ++result.tiers[std::string(lookup->tier)];
       if (lookup->frames.size() > 1) ++result.with_inlines;
       result.max_depth = std::max(result.max_depth, lookup->frames.size());
     }
@@ -382,14 +382,16 @@ TEST_F(NativeToolsTest, FramesNotFullyRestoredCarryTheResolversReason) {
   ASSERT_TRUE(no_line) << no_line.error().describe();
   ASSERT_EQ(no_line->status, FrameStatus::kSymbolicated) << describe(*no_line);
   EXPECT_EQ(no_line->tier, "symtab");
-  EXPECT_EQ(no_line->frames.at(0).function, "plain");
-  EXPECT_EQ(no_line->frames.at(0).line, 0u);
+  ASSERT_FALSE(no_line->frames.empty());
+  EXPECT_EQ(no_line->frames[0].function, "plain");
+  EXPECT_EQ(no_line->frames[0].line, 0u);
   EXPECT_EQ(no_line->reason, FrameReason::kNoLineInfo) << frameReasonName(no_line->reason);
 
   auto mangled = resolver.lookup(scope, frame, symbols["_ZN3foo"]);
   ASSERT_TRUE(mangled) << mangled.error().describe();
   ASSERT_EQ(mangled->status, FrameStatus::kSymbolicated) << describe(*mangled);
-  EXPECT_EQ(mangled->frames.at(0).function, "_ZN3foo");
+  ASSERT_FALSE(mangled->frames.empty());
+  EXPECT_EQ(mangled->frames[0].function, "_ZN3foo");
   EXPECT_EQ(mangled->reason, FrameReason::kDemangleFailed) << frameReasonName(mangled->reason);
 
   const CodeRange code = codeRange(so);

@@ -168,8 +168,9 @@ std::string JsNamesAccuracyTest::measure(const std::vector<Variant>& variants, s
         EXPECT_TRUE(result) << result.error().message();
         if (!result) continue;
         ++frames;
-        const std::string restored =
-            result->status == FrameStatus::kSymbolicated ? result->frames.at(0).function.str() : "(not restored)";
+        const std::string restored = result->status == FrameStatus::kSymbolicated && !result->frames.empty()
+                                         ? result->frames[0].function.str()
+                                         : "(not restored)";
         // Every identifier of the original name ("pp$4.raise": pp$4, raise; "get size": size)
         // must be in what was uploaded.
         bool recorded = true;

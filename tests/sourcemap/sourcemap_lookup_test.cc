@@ -111,7 +111,8 @@ TEST_F(SourcemapStoreTest, EveryPositionOfAMultiChunkMapResolves) {
     ASSERT_TRUE(result) << result.error().message();
     const uint32_t k = std::min<uint32_t>(column / 7, kSegments - 1);
     ASSERT_EQ(result->status, FrameStatus::kSymbolicated);
-    const SymbolizedFrame& out = result->frames.at(0);
+    ASSERT_FALSE(result->frames.empty());
+    const SymbolizedFrame& out = result->frames[0];
     ASSERT_EQ(out.file, "s" + std::to_string(k % 3) + ".js") << line << ":" << column;
     ASSERT_EQ(out.line, 2 * line + k + 1);
     ASSERT_EQ(out.column, k + 1);

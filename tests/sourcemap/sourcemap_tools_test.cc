@@ -142,7 +142,8 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
           continue;
         }
         ASSERT_EQ(result->status, FrameStatus::kSymbolicated) << result->note << result->missing_id;
-        const SymbolizedFrame& restored = result->frames.at(0);
+        ASSERT_FALSE(result->frames.empty());
+        const SymbolizedFrame& restored = result->frames[0];
         const std::string restored_file = canonicalPath(map_dir / restored.file.str());
 
         const Reference expected = readReference(frame["expected"]);

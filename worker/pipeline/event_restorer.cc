@@ -34,7 +34,7 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     frame.kind = kind;
     frame.status = lookup.status;
     frame.reason = lookup.reason;
-    frame.tier = std::move(lookup.tier);
+    frame.tier = lookup.tier;
     frame.note = std::move(lookup.note);
     frame.missing_id = std::move(lookup.missing_id);
     frame.missing_id_kind = lookup.missing_id_kind;
@@ -53,15 +53,14 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
   }
   const size_t first = frames.size();
   for (size_t i = 0; i < lookup.frames.size(); ++i) {
-    OutputFrame& frame = frames.emplace_back();
+    OutputFrame& frame = frames.emplace_back(std::move(lookup.frames[i]));
     frame.raw = line.raw;
     frame.kind = kind;
     frame.status = FrameStatus::kSymbolicated;
     frame.reason = lookup.reason;
-    frame.frame = std::move(lookup.frames[i]);
-    // The last frame of an inline chain takes the lookup's strings, the others copy them.
+    frame.tier = lookup.tier;
+    // The last frame of an inline chain takes the lookup's note, the others copy it.
     const bool last = i + 1 == lookup.frames.size();
-    frame.tier = last ? std::move(lookup.tier) : lookup.tier;
     frame.note = last ? std::move(lookup.note) : lookup.note;
     if (i == 0) frame.alternatives = std::move(lookup.alternatives);
   }

@@ -27,13 +27,18 @@ using FrameTally = std::array<uint32_t, kFrameTallyKinds * kFrameReasonCount>;
 // One entry of a thread's "frames" array. A raw frame that restored to several frames (inlining)
 // yields several entries with the same `raw`, innermost first.
 struct OutputFrame {
+  OutputFrame() = default;
+  // A restored frame (RunOutput::frame): constructed from the resolver's frame rather than
+  // default-constructed and then assigned it.
+  explicit OutputFrame(SymbolizedFrame&& restored) : frame(std::move(restored)) {}
+
   std::string raw;
   const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
   // Why the raw frame is not (fully) restored, on every entry of it; kNone when it is.
   FrameReason reason = FrameReason::kNone;
   SymbolizedFrame frame;  // function/file/line/… when restored
-  std::string tier;
+  std::string_view tier;  // FrameLookup::tier: static storage
   std::string note;
   std::string missing_id;  // kMissingSymbols: the identifier without symbols, and which one it is
   MissingIdKind missing_id_kind = MissingIdKind::kNone;

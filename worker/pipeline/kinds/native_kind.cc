@@ -18,7 +18,7 @@ std::string_view basename(std::string_view path) {
 }
 
 // `prefix` then "function + offset (in module) (file:line)", into one string sized once.
-std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, const std::string& tier) {
+std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, std::string_view tier) {
   const std::string_view function = frame.function.empty() ? std::string_view("???") : frame.function;
   const std::string_view file = basename(frame.file);
   std::string text;
