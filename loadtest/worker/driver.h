@@ -18,7 +18,7 @@ struct RunOptions {
   int workers = 1;
   int partitions = 4;
   uint32_t threads = 2;             // worker.threads
-  uint32_t batch = 500;             // worker.batch_size
+  uint32_t batch = 1000;            // worker.batch_size
   uint32_t linger_ms = 50;          // worker.batch_linger_ms
   uint32_t commit_interval_ms = 0;  // worker.min_commit_interval_ms
   std::string delivery = "at_least_once";

@@ -48,7 +48,7 @@ struct Options {
   size_t events = 20000;
   int partitions = 3;
   uint32_t threads = 2;
-  uint32_t batch = 500;
+  uint32_t batch = 1000;
   std::string brokers;
   std::string delivery;  // "" = exactly_once on a real cluster, at_least_once on the mock cluster
   uint32_t rate = 0;     // events/s for the latency run; 0 = the throughput run
@@ -424,7 +424,7 @@ int main(int argc, char** argv) {
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
   app.add_option("--partitions", options.partitions, "Partitions of the events topic")->default_val(3);
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
-  app.add_option("--batch", options.batch, "worker.batch_size")->default_val(500);
+  app.add_option("--batch", options.batch, "worker.batch_size")->default_val(1000);
   app.add_option("--linger-ms", run.linger_ms, "Scenarios: worker.batch_linger_ms, how long a batch waits to fill")
       ->default_val(50);
   app.add_option("--commit-interval-ms", run.commit_interval_ms,

@@ -28,7 +28,7 @@ worker: {threads: 4}
   EXPECT_EQ(config->kafka.properties.at("security.protocol"), "SASL_SSL");
   EXPECT_EQ(config->store.block_cache_mb, 64u);
   EXPECT_EQ(config->worker.threads, 4u);
-  EXPECT_EQ(config->worker.batch_size, 500u);
+  EXPECT_EQ(config->worker.batch_size, 1000u);
 }
 
 TEST(Config, EnvironmentOverridesTheFile) {
