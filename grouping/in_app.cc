@@ -173,7 +173,9 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 // The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
 // the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
 // an NDK's "…/sysroot/usr/include/").
-bool isSystemHeader(std::string_view file) {
+namespace {
+
+bool computeIsSystemHeader(std::string_view file) {
   if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
       file.find("/sysroot/usr/include/") != std::string_view::npos) {
     return true;
@@ -185,16 +187,15 @@ bool isSystemHeader(std::string_view file) {
   return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
 }
 
-namespace {
-
-// isSystemHeader for a native frame's file, memoized per thread: every native frame asks, and its
-// substring searches cost hundreds of instructions where finding a file again costs fewer.
-bool isSystemHeaderFile(std::string_view file) {
-  thread_local StringMemo<bool> system_headers;
-  return system_headers.get(file, isSystemHeader);
-}
-
 }  // namespace
+
+// Memoized per thread: every native frame asks (decideInApp, and annotateStack again for frames
+// not in-app), and the substring searches cost hundreds of instructions where finding a file
+// again costs fewer.
+bool isSystemHeader(std::string_view file) {
+  thread_local StringMemo<bool> system_headers;
+  return system_headers.get(file, computeIsSystemHeader);
+}
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
                           const AppRules* rules) {
@@ -215,7 +216,7 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == &nativeRules() && isSystemHeaderFile(frame.file)) {
+  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
     return {false, "system header"};
   }
   if (frame.in_app.has_value()) {

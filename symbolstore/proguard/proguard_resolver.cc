@@ -638,11 +638,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   }
   const ClassRecord& cls = **record;              // alive while `prepared` or `memo` holds it
   thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
-  if (prepared.ready) {
-    proguard::retraceMethod(cls, frame.method, prepared.method_hash, frame.line, context, retraced);
-  } else {
-    proguard::retraceMethod(cls, frame.method, frame.line, context, retraced);
-  }
+  const uint64_t method_hash = prepared.ready ? prepared.method_hash : proguard::hashName(frame.method);
+  proguard::retraceMethod(cls, frame.method, method_hash, frame.line, context, retraced);
   context.reset();
   context.outline_position = retraced.next_outline_position;
 

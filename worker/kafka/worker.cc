@@ -173,10 +173,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     bool open = false;
     std::vector<BatchEvent> batch;  // its events, for the end-to-end latencies
     // The batch's restored results; `outputs` points into them: the records the publication's
-    // thread produces (with their topics), while the loop's thread restores the next batch. The
+    // thread produces, while the loop's thread restores the next batch. The
     // producer reads them in place: each record in its queues holds a reference (produce).
     std::shared_ptr<std::vector<Expected<pipeline::ProcessResult>>> results;
-    std::vector<std::pair<const std::string*, const pipeline::OutputRecord*>> outputs;
+    std::vector<const pipeline::OutputRecord*> outputs;
     Staged staged;
     BatchCounts counts;
     std::map<int32_t, int64_t> next_offsets;
@@ -855,8 +855,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::string produceOutputs() {
     try {
       const std::shared_ptr<const void> owner = in_flight.results;
-      for (const auto& [topic, record] : in_flight.outputs) {
-        Status produced = produce(*topic, *record, owner);
+      for (const pipeline::OutputRecord* record : in_flight.outputs) {
+        Status produced = produce(topicFor(record->kind), *record, owner);
         if (!produced) return produced.error().message();
       }
     } catch (const std::exception& error) {
@@ -930,8 +930,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // produced by the publication's thread); events that wait for symbols are restored again once
   // any upload not read yet is applied.
   Status produceBatch(std::vector<Expected<pipeline::ProcessResult>>& results,
-                      std::vector<std::pair<const std::string*, const pipeline::OutputRecord*>>& outputs,
-                      Staged& staged, BatchCounts& counts, std::map<int32_t, int64_t>& next_offsets) {
+                      std::vector<const pipeline::OutputRecord*>& outputs, Staged& staged, BatchCounts& counts,
+                      std::map<int32_t, int64_t>& next_offsets) {
     if (batch.empty()) return Status::ok();
     if (results.size() != batch.size()) return Error(ErrorCode::kInternal, "restored results do not match the batch");
     try {
@@ -973,7 +973,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
                            batch[i].offset, result.error);
             }
           }
-          outputs.emplace_back(&topicFor(record.kind), &record);
+          outputs.push_back(&record);
         }
         if (result.pending_symbols) RESTACK_RETURN_IF_ERROR(keepPending(batch[i], result, staged));
         if (result.pending_symbols && demand) observeDemand(batch[i], result);
