@@ -20,7 +20,7 @@ void missingFrames(const RawEvent& raw, const RestoredEvent& restored, const Out
     for (size_t i = 0; i < kept; ++i) {
       const OutputFrame& frame = stack.frames[i];
       if (frame.status != FrameStatus::kMissingSymbols || frame.missing_id.empty()) continue;
-      out.push_back({kindName(frame.kind), frame.missing_id, frame.frame.module, frame.raw});
+      out.push_back({kindName(frame.kind), frame.missing_id, frame.frame.module, std::string(frame.raw)});
     }
   };
   for (size_t t = 0; t < raw.threads.size() && t < restored.threads.size(); ++t) {

@@ -42,13 +42,14 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     // claims (report headers, message lines) and lines past the frame limit stay as they are:
     // the text reads as the platform prints it, and their frames carry the reason.
     if (kind == nullptr) {
-      text_.push_back(line.raw);
+      text_.line(line.raw);
       return;
     }
-    text_.push_back(
-        line.raw + "  (" +
-        notRestoredText(frameReasonName(frame.reason), missingIdKindName(frame.missing_id_kind), frame.missing_id) +
-        ")");
+    std::string& text = text_.line();
+    text += line.raw;
+    text += "  (";
+    text += notRestoredText(frameReasonName(frame.reason), missingIdKindName(frame.missing_id_kind), frame.missing_id);
+    text += ')';
     return;
   }
   const size_t first = frames.size();
@@ -65,7 +66,7 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     if (i == 0) frame.alternatives = std::move(lookup.alternatives);
   }
   if (kind == nullptr) {
-    text_.push_back(line.raw);
+    text_.line(line.raw);
     return;
   }
   kind->render(line, std::span<const OutputFrame>(frames.data() + first, frames.size() - first), text_);
@@ -85,13 +86,15 @@ const char* symbolicationStateName(SymbolicationState state) {
 
 Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std::string_view stack_text,
                                                     RestoredEvent& summary) {
-  const std::vector<stack::StackLine> lines = stack::parseStack(stack_text);
+  std::vector<stack::StackLine> lines = stack::parseStack(stack_text);
   const std::span<const StackKind* const> kinds = stackKinds();
   RestoredStack out;
   // An output frame per line, and room for inlined ones, so the frames are rarely moved.
   out.frames.reserve(lines.size() + lines.size() / 2);
-  std::vector<std::string> text;
-  text.reserve(lines.size());
+  // Restored lines run up to about twice their raw ones (a deobfuscated Java name, inline frames
+  // added); past that the text grows as a string does.
+  out.restored_text.reserve(2 * stack_text.size() + 64);
+  RestoredTextWriter text(out.restored_text);
   RunOutput output(out, text, summary);
   // Lines each kind restored so far in this stack, by registry position.
   std::vector<size_t> earlier(kinds.size(), 0);
@@ -99,7 +102,7 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
   for (size_t i = 0; i < lines.size();) {
     const stack::StackLine& line = lines[i];
     if (line.isBlank()) {
-      text.push_back(line.raw);
+      text.line(line.raw);
       ++i;
       continue;
     }
@@ -132,13 +135,7 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     earlier[slot] += end - i;
     i = end;
   }
-  size_t text_bytes = text.size();
-  for (const std::string& line : text) text_bytes += line.size();
-  out.restored_text.reserve(text_bytes);
-  for (size_t k = 0; k < text.size(); ++k) {
-    if (k) out.restored_text.push_back('\n');
-    out.restored_text += text[k];
-  }
+  out.lines = std::move(lines);  // the frames' raw views move with the vector's buffer
   return out;
 }
 

@@ -32,7 +32,9 @@ struct OutputFrame {
   // default-constructed and then assigned it.
   explicit OutputFrame(SymbolizedFrame&& restored) : frame(std::move(restored)) {}
 
-  std::string raw;
+  // The raw line: a view of the stack's own copy of it (RestoredStack::lines), so the inline
+  // frames of one raw frame share it and no frame copies it.
+  std::string_view raw;
   const StackKind* kind = nullptr;  // the kind that restored it (stack_kinds.h); null: no kind's line
   FrameStatus status = FrameStatus::kUnparsed;
   // Why the raw frame is not (fully) restored, on every entry of it; kNone when it is.
@@ -54,6 +56,15 @@ struct ExceptionSection {
 };
 
 struct RestoredStack {
+  RestoredStack() = default;
+  RestoredStack(RestoredStack&&) noexcept = default;
+  RestoredStack& operator=(RestoredStack&&) noexcept = default;
+  // A copy's frames would still view the original's lines.
+  RestoredStack(const RestoredStack&) = delete;
+  RestoredStack& operator=(const RestoredStack&) = delete;
+
+  // The raw stack's lines, which the frames' `raw` views (a move keeps them where they are).
+  std::vector<stack::StackLine> lines;
   std::vector<OutputFrame> frames;
   std::vector<ExceptionSection> sections;  // Java traces only, in order
   std::string restored_text;               // reads like the platform's own tools would print it

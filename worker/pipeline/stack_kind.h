@@ -27,12 +27,31 @@ namespace restack::pipeline {
 
 class StackKind;
 
+// A stack's restored text (RestoredStack::restored_text), written line by line into the one
+// string: a line is appended where it is printed, not built apart and joined after.
+class RestoredTextWriter {
+ public:
+  explicit RestoredTextWriter(std::string& text) : text_(text) {}
+
+  // Starts a line (after a line break, unless it is the first) and returns the text to append
+  // the line's characters to.
+  std::string& line() {
+    if (lines_++ > 0) text_.push_back('\n');
+    return text_;
+  }
+  void line(std::string_view whole) { line().append(whole); }
+
+ private:
+  std::string& text_;
+  size_t lines_ = 0;
+};
+
 // Where a kind puts what one run restored to. Owned by the restorer, one per stack: it appends
 // output frames, counts them into the event summary, and prints each restored raw line through
 // the kind's `render`.
 class RunOutput {
  public:
-  RunOutput(RestoredStack& stack, std::vector<std::string>& text, RestoredEvent& summary)
+  RunOutput(RestoredStack& stack, RestoredTextWriter& text, RestoredEvent& summary)
       : stack_(stack), text_(text), summary_(summary) {}
 
   // The answer for one raw frame of the run (`kind` null: a line no kind restores). Taken by
@@ -40,7 +59,7 @@ class RunOutput {
   // lookup first.
   void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup);
   // A line of restored text that is no frame (an exception header, "... N more", a raw line).
-  void text(std::string line) { text_.push_back(std::move(line)); }
+  void text(std::string_view line) { text_.line(line); }
   // An exception header; its frames are the ones appended after it.
   void section(std::string prefix, std::string type, std::string message) {
     stack_.sections.push_back({std::move(prefix), std::move(type), std::move(message), stack_.frames.size()});
@@ -49,7 +68,7 @@ class RunOutput {
 
  private:
   RestoredStack& stack_;
-  std::vector<std::string>& text_;
+  RestoredTextWriter& text_;
   RestoredEvent& summary_;
   uint32_t raw_frames_ = 0;
 };
@@ -88,7 +107,7 @@ class StackKind {
   // The restored text of one raw line whose first frame is symbolicated: one text line per
   // frame (innermost first), then the alternatives of an ambiguous answer.
   virtual void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
-                      std::vector<std::string>& out) const = 0;
+                      RestoredTextWriter& out) const = 0;
 
   // Event-level fields this kind restores (Java: the event's exception type and message).
   virtual Status restoreEvent(Symbolizer& symbolizer, const RawEvent& event, const EventScope& scope,

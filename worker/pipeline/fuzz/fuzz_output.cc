@@ -58,7 +58,7 @@ void addFrame(std::string_view part, RestoredStack& stack, uint8_t selector) {
     if (bar == std::string_view::npos) break;
     start = bar + 1;
   }
-  frame.raw = std::string(fields[0]);
+  frame.raw = fields[0];  // a view of the fuzz input, which outlives the written output
   frame.status = static_cast<FrameStatus>((selector >> 3) % 4);
   const size_t kind = (selector >> 5) % (stackKinds().size() + 1);
   frame.kind = kind < stackKinds().size() ? stackKinds()[kind] : nullptr;

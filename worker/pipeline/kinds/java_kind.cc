@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "formats/common/decimal.h"
 #include "formats/stack/java_line.h"
 #include "grouping/kinds/java_rules.h"
 #include "symbolstore/proguard/proguard_records.h"
@@ -18,7 +19,7 @@ void appendFrameText(std::string& text, const SymbolizedFrame& frame) {
   text += frame.file;
   if (frame.line > 0) {
     text += ':';
-    text += std::to_string(frame.line);
+    appendDecimal(text, frame.line);
   }
   text += ')';
 }
@@ -98,17 +99,15 @@ class JavaKind final : public StackKind {
   //   "\tat app//a.a(SourceFile:4)" -> "\tat app//com.example.Foo.bar(Foo.java:12)"  (Java 9+ module
   //                                 and class-loader prefix kept)
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
-              std::vector<std::string>& out) const override {
+              RestoredTextWriter& out) const override {
     const OutputFrame& first = frames.front();
     if (first.note == "not in mapping") {
-      out.push_back(line.raw);
+      out.line(line.raw);
       return;
     }
     const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
     auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
-      std::string& text = out.emplace_back();
-      text.reserve(line.indent.size() + or_prefix.size() + at.size() + frame.module.size() + frame.function.size() +
-                   frame.file.size() + 16);
+      std::string& text = out.line();
       text += line.indent;
       text += or_prefix;
       text += at;
@@ -138,7 +137,7 @@ class JavaKind final : public StackKind {
         std::string text;
         appendFrameText(text, *frame);
         if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
-        out.push_back(line.indent + (printed.empty() ? "" : "<OR> ") + std::string(at) + text);
+        print(printed.empty() ? "" : "<OR> ", *frame);
         printed.push_back(std::move(text));
       }
     }

@@ -13,12 +13,9 @@
 namespace restack::pipeline {
 namespace {
 
-// `prefix` then the frame as the engine prints it ("at fn (file:line:column)", Firefox
-// "fn@file:line:column"), into one string sized once.
-std::string formatJs(std::string_view prefix, const SymbolizedFrame& frame, const stack::JsFrameLine& raw) {
-  std::string text;
-  text.reserve(prefix.size() + frame.function.size() + frame.file.size() + 40);
-  text += prefix;
+// The frame as the engine prints it ("at fn (file:line:column)", Firefox "fn@file:line:column"),
+// appended to a line of restored text.
+void appendJs(std::string& text, const SymbolizedFrame& frame, const stack::JsFrameLine& raw) {
   auto location = [&] {
     text += frame.file;
     if (frame.line != 0) {
@@ -34,20 +31,19 @@ std::string formatJs(std::string_view prefix, const SymbolizedFrame& frame, cons
     text += frame.function;
     text += '@';
     location();
-    return text;
+    return;
   }
   text += "at ";
   if (raw.is_async) text += "async ";
   if (raw.is_constructor) text += "new ";
   if (frame.function.empty()) {
     location();
-    return text;
+    return;
   }
   text += frame.function;
   text += " (";
   location();
   text += ')';
-  return text;
 }
 
 // Engine code ("at Array.map (<anonymous>)") is already as restored as it gets: it counts as
@@ -123,11 +119,20 @@ class JsKind final : public StackKind {
   }
 
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
-              std::vector<std::string>& out) const override {
+              RestoredTextWriter& out) const override {
     const stack::JsFrameLine& raw = *stack::asJsFrame(line);
-    for (const OutputFrame& frame : frames) out.push_back(formatJs(line.indent, frame.frame, raw));
+    for (const OutputFrame& frame : frames) {
+      std::string& text = out.line();
+      text += line.indent;
+      appendJs(text, frame.frame, raw);
+    }
     for (const auto& alternative : frames.front().alternatives) {
-      for (const SymbolizedFrame& frame : alternative) out.push_back(formatJs(line.indent + "<OR> ", frame, raw));
+      for (const SymbolizedFrame& frame : alternative) {
+        std::string& text = out.line();
+        text += line.indent;
+        text += "<OR> ";
+        appendJs(text, frame, raw);
+      }
     }
   }
 

@@ -17,13 +17,10 @@ std::string_view basename(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// `prefix` then "function + offset (in module) (file:line)", into one string sized once.
-std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, std::string_view tier) {
+// "function + offset (in module) (file:line)", appended to a line of restored text.
+void appendNative(std::string& text, const SymbolizedFrame& frame, std::string_view tier) {
   const std::string_view function = frame.function.empty() ? std::string_view("???") : frame.function;
   const std::string_view file = basename(frame.file);
-  std::string text;
-  text.reserve(prefix.size() + function.size() + frame.module.size() + file.size() + 48);
-  text += prefix;
   text += function;
   if (tier == "symtab" && frame.symbol_offset != 0) {
     text += " + ";
@@ -43,14 +40,14 @@ std::string formatNative(std::string_view prefix, const SymbolizedFrame& frame, 
     }
     text += ')';
   }
-  return text;
 }
 
-std::string nativePrefix(const stack::NativeFrameLine& raw) {
-  if (!raw.frame_index) return {};
+// The raw line's frame number as it printed it ("#07 "), when it had one.
+void appendFrameIndex(std::string& text, const stack::NativeFrameLine& raw) {
+  if (!raw.frame_index) return;
   char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "#%02u ", *raw.frame_index);
-  return buffer;
+  const int length = std::snprintf(buffer, sizeof buffer, "#%02u ", *raw.frame_index);
+  text.append(buffer, static_cast<size_t>(length));
 }
 
 class NativeKind final : public StackKind {
@@ -81,13 +78,22 @@ class NativeKind final : public StackKind {
   }
 
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
-              std::vector<std::string>& out) const override {
-    const std::string prefix = line.indent + nativePrefix(*stack::asNative(line));
-    for (const OutputFrame& frame : frames) out.push_back(formatNative(prefix, frame.frame, frame.tier));
+              RestoredTextWriter& out) const override {
+    const stack::NativeFrameLine& raw = *stack::asNative(line);
+    for (const OutputFrame& frame : frames) {
+      std::string& text = out.line();
+      text += line.indent;
+      appendFrameIndex(text, raw);
+      appendNative(text, frame.frame, frame.tier);
+    }
     const OutputFrame& first = frames.front();  // alternatives ride on the first entry
     for (const auto& alternative : first.alternatives) {
-      for (const SymbolizedFrame& frame : alternative)
-        out.push_back(formatNative(line.indent + "<OR> ", frame, first.tier));
+      for (const SymbolizedFrame& frame : alternative) {
+        std::string& text = out.line();
+        text += line.indent;
+        text += "<OR> ";
+        appendNative(text, frame, first.tier);
+      }
     }
   }
 
