@@ -462,8 +462,11 @@ struct ProguardResolver::Impl {
     return proguard::restoreExceptionMessage(message, lookup);
   }
 
-  Expected<FrameLookup> retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
-                                     const PreparedClass& prepared, proguard::RetraceContext& context, RunMemo& memo);
+  // Fills `lookup`, the line's answer where the caller keeps it (default-constructed): a
+  // FrameLookup holds its first frame inline (frame_lookup.h), so returning one and assigning it
+  // would move each frame's strings twice.
+  Status retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame, const PreparedClass& prepared,
+                      proguard::RetraceContext& context, RunMemo& memo, FrameLookup& lookup);
 };
 
 namespace {
@@ -583,25 +586,23 @@ void countMoreLines(std::span<const stack::StackLine> lines, std::vector<JavaLin
   }
 }
 
-FrameLookup unchangedFrame(const stack::JavaFrameLine& frame, std::string note) {
-  FrameLookup lookup;
+// The frame as printed, for a class the mapping does not list, into a fresh `lookup`.
+void fillUnchangedFrame(const stack::JavaFrameLine& frame, std::string_view note, FrameLookup& lookup) {
   lookup.status = FrameStatus::kSymbolicated;
   lookup.tier = "mapping";
-  SymbolizedFrame out;
-  out.function = frame.class_name + "." + frame.method;
+  SymbolizedFrame& out = lookup.frames.emplace_back();
+  out.function.reserve(frame.class_name.size() + 1 + frame.method.size());
+  out.function.append(frame.class_name).append(".").append(frame.method);
   out.file = frame.file;
   out.line = frame.line.value_or(0);
-  lookup.frames.push_back(std::move(out));
-  lookup.note = std::move(note);
-  return lookup;
+  lookup.note = note;
 }
 
 }  // namespace
 
-Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice,
-                                                           const stack::JavaFrameLine& frame,
-                                                           const PreparedClass& prepared,
-                                                           proguard::RetraceContext& context, RunMemo& memo) {
+Status ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice, const stack::JavaFrameLine& frame,
+                                            const PreparedClass& prepared, proguard::RetraceContext& context,
+                                            RunMemo& memo, FrameLookup& lookup) {
   const MapChoice* choice = &event_choice;
   MapChoice frame_choice;
   if (frame.file.starts_with(kMapIdFilePrefix)) {
@@ -611,10 +612,10 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     choice = &frame_choice;
   }
   if (!choice->map) {
-    FrameLookup lookup = FrameLookup::missing(choice->missing_id, choice->missing_kind);
+    lookup = FrameLookup::missing(choice->missing_id, choice->missing_kind);
     lookup.note = choice->note;
     context.reset();
-    return lookup;
+    return Status::ok();
   }
   const MapHandle& map = *choice->map;
   auto record =
@@ -622,7 +623,8 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   if (!record) {
     if (record.error().code() == ErrorCode::kIo) return record.error();
     context.reset();
-    return FrameLookup::notFound(FrameReason::kMalformedSymbols, record.error().message());
+    lookup = FrameLookup::notFound(FrameReason::kMalformedSymbols, record.error().message());
+    return Status::ok();
   }
   std::string module;
   if (!frame.module_prefix.empty()) {
@@ -632,9 +634,9 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   }
   if (*record == nullptr) {
     context.reset();
-    FrameLookup lookup = unchangedFrame(frame, "not in mapping");
+    fillUnchangedFrame(frame, "not in mapping", lookup);
     lookup.frames[0].module = std::move(module);
-    return lookup;
+    return Status::ok();
   }
   const ClassRecord& cls = **record;              // alive while `prepared` or `memo` holds it
   thread_local proguard::MethodRetrace retraced;  // storage reused frame after frame
@@ -643,7 +645,6 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   context.reset();
   context.outline_position = retraced.next_outline_position;
 
-  FrameLookup lookup;
   lookup.status = FrameStatus::kSymbolicated;
   lookup.tier = "mapping";
   lookup.note = retraced.note;
@@ -651,7 +652,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   if (!retraced.method_found && cls.synthesized) {  // a compiler-made class: nothing to show
     lookup.removed = true;
     lookup.note = "frame of a synthesized class";
-    return lookup;
+    return Status::ok();
   }
   if (!retraced.method_found) {
     SymbolizedFrame out;
@@ -666,11 +667,11 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
     lookup.reason = FrameReason::kMethodNotMapped;
     std::string note = "method not in mapping at this line; class name restored";
     lookup.note = lookup.note.empty() ? note : note + "; " + lookup.note;
-    return lookup;
+    return Status::ok();
   }
   if (retraced.removed) {
     lookup.removed = true;
-    return lookup;
+    return Status::ok();
   }
   for (size_t a = 0; a < retraced.alternatives.size(); ++a) {
     // Frames are built in place, the first candidate's in lookup.frames itself: the first frame is
@@ -704,7 +705,7 @@ Expected<FrameLookup> ProguardResolver::Impl::retraceFrame(const MapChoice& even
   }
   // Several answers the output tells apart: restored, with the candidates listed.
   if (!lookup.alternatives.empty()) lookup.reason = FrameReason::kAmbiguous;
-  return lookup;
+  return Status::ok();
 }
 
 ProguardResolver::ProguardResolver(SymbolStore& store, const ProguardResolverOptions& options)
@@ -751,14 +752,12 @@ Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope
     const stack::StackLine& line = lines[i];
     JavaLineResult& result = results[i];
     if (const auto* frame = stack::asJavaFrame(line)) {
-      auto lookup = impl_->retraceFrame(*event_choice, *frame, prepared[i], context, memo);
-      if (lookup) {
-        result.lookup = std::move(*lookup);
-      } else if (records::isUnreadableRecord(lookup.error())) {
+      Status retraced = impl_->retraceFrame(*event_choice, *frame, prepared[i], context, memo, result.lookup);
+      if (!retraced && records::isUnreadableRecord(retraced.error())) {
         // A record this frame needs cannot be read (records::RecordReader): unrestored, with why.
-        result.lookup = FrameLookup::notFound(FrameReason::kMalformedSymbols, lookup.error().message());
-      } else {
-        return lookup.error();
+        result.lookup = FrameLookup::notFound(FrameReason::kMalformedSymbols, retraced.error().message());
+      } else if (!retraced) {
+        return retraced.error();
       }
       continue;
     }
