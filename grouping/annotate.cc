@@ -84,10 +84,11 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
       continue;
     }
     NormalizedName name = normalizeFrame(frame);
-    decision.normalized = name.name;
+    decision.normalized = std::move(name.name);
     notes.steps = std::move(name.steps);
+    const std::string& normalized = decision.normalized;
 
-    InAppDecision in_app = decideInApp(frame, name.name, platform, rules);
+    InAppDecision in_app = decideInApp(frame, normalized, platform, rules);
     decision.in_app = in_app.in_app;
     decision.in_app_reason = std::move(in_app.reason);
     if (in_app.from_app_rule) notes.app_rule = "in_app: " + decision.in_app_reason;
@@ -96,7 +97,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     // a JavaScript name the source map did not cover is minified noise ("t", "e").
     const bool restored = frame.state == FrameState::kRestored ||
                           (frame.state == FrameState::kNotFound && frame.kind->unrestored_name_usable);
-    if (!restored || name.name.empty()) {
+    if (!restored || normalized.empty()) {
       decision.ignored = true;
       decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols" : "no restored name";
       decision.normalized.clear();
@@ -109,7 +110,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     }
     if (rules != nullptr) {
       for (const IgnoreRule& rule : rules->ignore) {
-        if (rule.match.matches(frame, name.name, platform)) {
+        if (rule.match.matches(frame, normalized, platform)) {
           decision.ignored = true;
           decision.ignore_reason = "rule " + rule.origin;
           notes.app_rule = "ignore: rule " + rule.origin;
@@ -127,7 +128,7 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
       decision.ignore_reason = "inlined from a system header";
       continue;
     }
-    if (const char* noise = noiseReason(name.name, *frame.kind)) {
+    if (const char* noise = noiseReason(normalized, *frame.kind)) {
       decision.ignored = true;
       decision.ignore_reason = noise;
       continue;
