@@ -1,111 +1,71 @@
-// SHA-256 compression function and padding as specified in FIPS 180-4 §4.2.2, §5.1.1, §6.2.
 #include "grouping/sha256.h"
 
-#include <algorithm>
-#include <cstring>
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 namespace restack::grouping {
 namespace {
 
-constexpr uint32_t kRound[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+// Fetched once: EVP_sha256() would look the algorithm up in the provider on every init.
+const EVP_MD* sha256Digest() {
+  static const EVP_MD* const digest = [] {
+    EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+    if (fetched == nullptr) {
+      // Only a broken libcrypto installation (no default provider) gets here; no fingerprint can
+      // be computed, so no event could be published correctly.
+      std::fputs("restack: libcrypto has no SHA2-256 digest (is OpenSSL's default provider installed?)\n", stderr);
+      std::abort();
+    }
+    return fetched;
+  }();
+  return digest;
+}
 
-inline uint32_t rotr(uint32_t x, int n) {
-  return (x >> n) | (x << (32 - n));
+// A failure of these calls means memory exhaustion inside libcrypto.
+void check(int ok) {
+  if (ok != 1) {
+    std::fputs("restack: libcrypto failed to compute a SHA-256 digest\n", stderr);
+    std::abort();
+  }
 }
 
 }  // namespace
 
-Sha256::Sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
+  if (context_ == nullptr) check(0);
+  check(EVP_DigestInit_ex2(context_, sha256Digest(), nullptr));
+}
 
-void Sha256::block(const uint8_t* chunk) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (uint32_t(chunk[4 * i]) << 24) | (uint32_t(chunk[4 * i + 1]) << 16) | (uint32_t(chunk[4 * i + 2]) << 8) |
-           uint32_t(chunk[4 * i + 3]);
-  }
-  for (int i = 16; i < 64; ++i) {
-    uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    uint32_t big_s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    uint32_t choose = (e & f) ^ (~e & g);
-    uint32_t t1 = h + big_s1 + choose + kRound[i] + w[i];
-    uint32_t big_s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
-    uint32_t t2 = big_s0 + majority;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(context_);
 }
 
 void Sha256::update(std::string_view bytes) {
-  total_bytes_ += bytes.size();
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  size_t size = bytes.size();
-  if (buffered_ > 0) {
-    size_t take = std::min(size, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, data, take);
-    buffered_ += take;
-    data += take;
-    size -= take;
-    if (buffered_ < buffer_.size()) return;
-    block(buffer_.data());
-    buffered_ = 0;
-  }
-  while (size >= 64) {
-    block(data);
-    data += 64;
-    size -= 64;
-  }
-  if (size > 0) std::memcpy(buffer_.data(), data, size);
-  buffered_ = size;
+  check(EVP_DigestUpdate(context_, bytes.data(), bytes.size()));
 }
 
 std::array<uint8_t, 32> Sha256::finish() {
-  const uint64_t bit_length = total_bytes_ * 8;
-  buffer_[buffered_++] = 0x80;
-  if (buffered_ > 56) {
-    std::memset(buffer_.data() + buffered_, 0, 64 - buffered_);
-    block(buffer_.data());
-    buffered_ = 0;
-  }
-  std::memset(buffer_.data() + buffered_, 0, 56 - buffered_);
-  for (int i = 0; i < 8; ++i) buffer_[56 + i] = uint8_t(bit_length >> (56 - 8 * i));
-  block(buffer_.data());
-  std::array<uint8_t, 32> digest;
-  for (int i = 0; i < 8; ++i) {
-    digest[4 * i] = uint8_t(state_[i] >> 24);
-    digest[4 * i + 1] = uint8_t(state_[i] >> 16);
-    digest[4 * i + 2] = uint8_t(state_[i] >> 8);
-    digest[4 * i + 3] = uint8_t(state_[i]);
-  }
+  std::array<uint8_t, 32> digest{};
+  unsigned int size = 0;
+  check(EVP_DigestFinal_ex(context_, digest.data(), &size));
+  return digest;
+}
+
+std::array<uint8_t, 32> sha256(std::string_view bytes) {
+  // A context per thread, initialised again for each digest: no allocation per fingerprint.
+  struct ThreadContext {
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    ~ThreadContext() { EVP_MD_CTX_free(md); }
+  };
+  thread_local ThreadContext context;
+  if (context.md == nullptr) check(0);
+  std::array<uint8_t, 32> digest{};
+  unsigned int size = 0;
+  check(EVP_DigestInit_ex2(context.md, sha256Digest(), nullptr));
+  check(EVP_DigestUpdate(context.md, bytes.data(), bytes.size()));
+  check(EVP_DigestFinal_ex(context.md, digest.data(), &size));
   return digest;
 }
 

@@ -1,5 +1,6 @@
-// SHA-256 (FIPS 180-4), written for Restack so fingerprints do not depend on a crypto library.
-// The fingerprint is the first 128 bits of SHA-256 over its components (fingerprint.h).
+// SHA-256 for fingerprints, computed by OpenSSL's libcrypto (Debian's libssl-dev): the digest is
+// the standard one whatever computes it, and libcrypto uses the CPU's SHA extensions where it has
+// them. The fingerprint is the first 128 bits of SHA-256 over its components (fingerprint.h).
 #pragma once
 
 #include <array>
@@ -7,21 +8,27 @@
 #include <string>
 #include <string_view>
 
+struct evp_md_ctx_st;  // libcrypto's EVP_MD_CTX (openssl/types.h), kept out of this header
+
 namespace restack::grouping {
 
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
   void update(std::string_view bytes);
+  // The digest of everything updated since construction; the object is spent after it.
   std::array<uint8_t, 32> finish();
 
  private:
-  void block(const uint8_t* chunk);
-  std::array<uint32_t, 8> state_;
-  std::array<uint8_t, 64> buffer_{};
-  size_t buffered_ = 0;
-  uint64_t total_bytes_ = 0;
+  evp_md_ctx_st* context_;
 };
+
+// SHA-256 of `bytes` in one call.
+std::array<uint8_t, 32> sha256(std::string_view bytes);
 
 // Lowercase hex of the first `bytes` bytes of `digest`.
 std::string toHex(const std::array<uint8_t, 32>& digest, size_t bytes = 32);

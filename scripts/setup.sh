@@ -18,7 +18,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates unzip
   clang-19 lld-19 llvm-19 llvm-19-dev libclang-rt-19-dev clang-format-19
   librdkafka-dev librocksdb-dev libsimdjson-dev libspdlog-dev libfmt-dev libcli11-dev
-  libyaml-cpp-dev libzstd-dev libzip-dev zlib1g-dev libcurl4-openssl-dev libjemalloc-dev libmicrohttpd-dev
+  libyaml-cpp-dev libzstd-dev libzip-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libjemalloc-dev libmicrohttpd-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
 )
 if ! $only_build; then
