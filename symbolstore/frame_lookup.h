@@ -306,7 +306,8 @@ struct FrameLookup {
   std::vector<std::vector<SymbolizedFrame>> alternatives;
   // Which data answered: "dwarf", "symtab", "objc", "mapping", "sourcemap", "function_map", …
   // Always a string of static storage (a literal, or a static string the resolver keeps), so the
-  // answer and every output frame point at it instead of copying it.
+  // answer and every output frame point at it instead of copying it; an ASCII name with nothing
+  // to escape in JSON, which the output writer copies as it is.
   std::string_view tier;
   // For kMissingSymbols: the debug id / mapping id / file name that had no symbols, and which
   // of those it is.

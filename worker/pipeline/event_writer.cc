@@ -81,7 +81,7 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
   }
   if (!frame.tier.empty()) {
     json.key("tier");
-    json.string(frame.tier);
+    json.name(frame.tier);  // a name the code spells (FrameLookup::tier): nothing to escape
   }
   if (!frame.missing_id.empty()) {
     json.key("missing_id");
