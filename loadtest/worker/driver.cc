@@ -132,6 +132,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
 
   if (o.rate == 0) {
     auto start = Clock::now();
+    const double cpu_start = cpuSeconds(::getpid());
     for (size_t i = 0; i < o.events; ++i) {
       GeneratedEvent event = generator.make(i);
       Status sent = produce(**producer, topics.events, event.key, event.json, {});
@@ -139,6 +140,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
       (*producer)->poll(0);
     }
     (*producer)->flush(120000);
+    figures.produce_tool_s = cpuSeconds(::getpid()) - cpu_start;
     std::printf("produced %zu events in %.2f s, before the workers start\n", o.events, seconds(Clock::now() - start));
   }
 
@@ -354,6 +356,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     figures.window_rest_s = std::max(0.0, machine.busy_s - window_start.machine.busy_s - figures.window_workers_s -
                                               figures.window_tool_s - figures.window_broker_s);
     figures.window_idle_s = machine.idle_s - window_start.machine.idle_s;
+    figures.window_outputs = arrived - 1;
   }
   if (produce_thread.joinable()) produce_thread.join();
   reader->close();
