@@ -330,7 +330,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
     last_output = now;
     if (o.rate > 0 && produced_at[index] >= warmup_us) figures.latencies_us.push_back(micros() - produced_at[index]);
-    GeneratedEvent expected = generator.make(index);
+    GeneratedEvent expected = generator.expect(index);
     figures.raw_frames += expected.raw_frames;
     std::string problem;
     if (message->topic_name() == topics.dlq) {

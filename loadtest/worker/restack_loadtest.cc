@@ -365,7 +365,7 @@ int checkOutputs(const RunOptions& run, const std::string& path) {
   for (const std::string& line : lines) {
     const size_t index = eventIndex(line);
     if (index == std::string_view::npos) continue;
-    GeneratedEvent expected = generator.make(index);
+    GeneratedEvent expected = generator.expect(index);
     const std::string problem = expected.malformed ? "an unreadable event was restored" : checkRestored(line, expected);
     ++checked;
     if (!problem.empty() && mismatches++ < 20)
