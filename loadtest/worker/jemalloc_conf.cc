@@ -1,0 +1,14 @@
+// restack_loadtest's jemalloc settings, in place of the worker's (worker/allocator/jemalloc_conf.cc).
+//
+// The worker asks for transparent huge pages on all its memory (thp:always) because it reads
+// large symbol caches at random. This tool holds no such caches: it allocates and frees event
+// texts, expectations and librdkafka's message copies and buffers at a high rate, often on one
+// thread and freed on another, and with thp:always it kept faulting in fresh 2 MiB pages that the
+// kernel zeroes (clear_page_erms was the first symbol of its main thread in `perf record`).
+// With the kernel's own policy its CPU per produced event fell by about half (docs/benchmarks.md,
+// "The load generator's own cost"). MALLOC_CONF still overrides this at start-up.
+extern "C" {
+// jemalloc reads this symbol before the first allocation. Its name is fixed by jemalloc.
+// NOLINTNEXTLINE(readability-identifier-naming)
+const char* malloc_conf = "thp:default";
+}
