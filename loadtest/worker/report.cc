@@ -116,6 +116,10 @@ std::string formatReport(const RunFigures& f) {
                   f.window_outputs > 0 ? 1e6 * f.window_tool_s / static_cast<double>(f.window_outputs) : 0,
                   f.latencies_us.empty() ? " (reading and checking)" : " (producing, reading and checking)");
     out += line;
+    std::snprintf(line, sizeof line, "  the broker: CPU %.2f s from first to last output, %.1f ms per 1,000 outputs\n",
+                  f.window_broker_s,
+                  f.window_outputs > 0 ? 1e6 * f.window_broker_s / static_cast<double>(f.window_outputs) : 0);
+    out += line;
   }
   if (f.produce_tool_s > 0) {
     std::snprintf(line, sizeof line, "  this tool: CPU %.2f s producing the events, %.1f ms per 1,000 events\n",
