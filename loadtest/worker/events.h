@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,28 +41,46 @@ struct EventOptions {
   std::string run_id = "r";  // event ids are "lt<index>-<run_id>"
 };
 
-// What one stack (a thread, or one lag sample) must restore to: per raw frame, the functions
-// innermost first; an empty list means the frame must be reported missing_symbols.
-using ExpectedStack = std::vector<std::vector<std::string>>;
+// What one raw frame must restore to: the functions innermost first, pointing into the corpus
+// (which outlives every event); empty means the frame must be reported missing_symbols.
+using ExpectedFrame = std::span<const std::string>;
 
 struct GeneratedEvent {
-  std::string key;  // <app>:<build_id>
-  std::string json;
+  std::string key;   // <app>:<build_id>; empty from EventGenerator::expect
+  std::string json;  // empty from EventGenerator::expect
   bool malformed = false;
-  std::vector<ExpectedStack> stacks;  // in output order: threads, and a lag thread's samples
+  // Every stack's raw frames one after the other, in output order (threads, and a lag thread's
+  // samples); stack_sizes[s] of them are stack s's.
+  std::vector<ExpectedFrame> frames;
+  std::vector<uint32_t> stack_sizes;
   size_t raw_frames = 0;
 };
 
 class EventGenerator {
  public:
+  // Keeps a reference to `corpus`, which must outlive the generator and its events.
   EventGenerator(const Corpus& corpus, EventOptions options);
+  // The event to produce: its key, its text and what it must restore to.
   GeneratedEvent make(size_t index) const;
+  // The same event's expectation alone (no key, no text), for the reader: the same random draws
+  // as make, without writing what only the producer needs.
+  GeneratedEvent expect(size_t index) const;
   const EventOptions& options() const { return options_; }
 
  private:
+  // Per build, each pool frame's line as it appears (JSON-escaped) inside an event's "stack"
+  // string: built once here rather than per frame of every event.
+  struct BuildText {
+    std::string ios_image;      // " [<uuid>]"
+    std::string android_image;  // " libcodec.so [arm64-v8a::<build id>]"
+    std::vector<std::string> java, web, rn;
+  };
+  GeneratedEvent generate(size_t index, bool text) const;
+
   const Corpus& corpus_;
   EventOptions options_;
   std::vector<double> cumulative_;
+  std::vector<BuildText> text_;
 };
 
 // The index of an output whose event id is "lt<index>-...", or npos.

@@ -49,6 +49,9 @@ struct RunFigures {
   // (producing, reading back and checking every output), the Kafka broker it started, everything
   // else (other processes on the machine) and idle. All zero when not measured.
   double window_workers_s = 0, window_tool_s = 0, window_broker_s = 0, window_rest_s = 0, window_idle_s = 0;
+  size_t window_outputs = 0;  // outputs read back in that window (the first one excluded)
+  // Flat-out runs: this tool's CPU seconds producing the events before the workers start.
+  double produce_tool_s = 0;
   double load_average = 0;  // 1-minute load average at the end
 };
 

@@ -8,6 +8,9 @@
 //   build/loadtest/worker/restack_loadtest --write-events events.jsonl --builds 1 --events 2000
 //     writes the scenarios' generated events as JSON Lines and prints each build's symbol files (app,
 //     build id, name, path; tab-separated), for `restack symbolicate --json` and callgrind without Kafka
+//   build/loadtest/worker/restack_loadtest --check-outputs restored.jsonl --builds 1 --events 2000
+//     checks those restored events as the scenarios' reader does and prints this tool's CPU per event
+//     (making events, checking outputs), without a broker
 //
 // Without --scenario, the demo's real sample symbols and events (every stack kind), first through
 // the pipeline alone, then through librdkafka's mock cluster or --brokers:
@@ -29,6 +32,8 @@
 #include <future>
 #include <iostream>
 #include <thread>
+
+#include <time.h>
 
 #include "formats/common/temp_dir.h"
 #include "loadtest/worker/driver.h"
@@ -331,6 +336,49 @@ int writeEvents(const RunOptions& run, const std::string& path) {
   return 0;
 }
 
+// This process's CPU time to the nanosecond (/proc's figures count 10 ms ticks).
+double processCpuSeconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The reader's work without Kafka, timed: every line of `path` (restored events, one per line, e.g.
+// `restack symbolicate --json` of --write-events' events made with the same options) checked as
+// the scenarios check each output, against its event regenerated from the index in its id. Also
+// the producer's side: making --events events. Prints CPU per event of each, for comparing builds
+// of this tool without a broker, or under callgrind.
+int checkOutputs(const RunOptions& run, const std::string& path) {
+  auto corpus = prepareCorpus(run.corpus_dir, run.builds);
+  if (!corpus) return std::fprintf(stderr, "%s\n", corpus.error().message().c_str()), 1;
+  EventGenerator generator(*corpus, run.events_options);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::fprintf(stderr, "cannot read %s\n", path.c_str()), 1;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  size_t bytes = 0;
+  const double make_start = processCpuSeconds();
+  for (size_t i = 0; i < run.events; ++i) bytes += generator.make(i).json.size();
+  const double make_s = processCpuSeconds() - make_start;
+  size_t mismatches = 0, checked = 0;
+  const double check_start = processCpuSeconds();
+  for (const std::string& line : lines) {
+    const size_t index = eventIndex(line);
+    if (index == std::string_view::npos) continue;
+    GeneratedEvent expected = generator.expect(index);
+    const std::string problem = expected.malformed ? "an unreadable event was restored" : checkRestored(line, expected);
+    ++checked;
+    if (!problem.empty() && mismatches++ < 20)
+      std::fprintf(stderr, "mismatch, event %zu: %s\n", index, problem.c_str());
+  }
+  const double check_s = processCpuSeconds() - check_start;
+  std::printf("made %zu events (%.1f MiB) in %.3f CPU s: %.1f us per event\n", run.events,
+              static_cast<double>(bytes) / (1 << 20), make_s, run.events ? 1e6 * make_s / run.events : 0);
+  std::printf("checked %zu outputs in %.3f CPU s: %.1f us per output, %zu mismatches\n", checked, check_s,
+              checked ? 1e6 * check_s / checked : 0, mismatches);
+  return mismatches == 0 && checked > 0 ? 0 : 1;
+}
+
 // The scenarios of the load generator brief, each a set of defaults any flag overrides.
 int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app) {
   auto unless = [&](const char* flag, auto& field, auto value) {
@@ -379,7 +427,7 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
 int main(int argc, char** argv) {
   restack::loadtest::Options options;
   restack::loadtest::RunOptions run;
-  std::string scenario, mix, write_events;
+  std::string scenario, mix, write_events, check_outputs;
   CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone"};
   app.add_option("--scenario", scenario,
                  "standard (flat out, 200k events, 50 builds), latency (10k events/s), memory (1,000 builds), "
@@ -389,6 +437,10 @@ int main(int argc, char** argv) {
   app.add_option("--write-events", write_events,
                  "Write the scenarios' generated events (JSON Lines) to this file, print each build's symbol files "
                  "(app, build id, name, path) and exit");
+  app.add_option("--check-outputs", check_outputs,
+                 "Check the restored events in this file (one per line, e.g. restack symbolicate --json of "
+                 "--write-events' events, same options) as the scenarios check each output; print CPU per event "
+                 "of making events and of checking outputs, and exit");
   app.add_option("--builds", run.builds, "Scenarios: builds in the symbol corpus")->default_val(50);
   app.add_option("--corpus", run.corpus_dir, "Scenarios: corpus folder (made once, grown as needed)")
       ->default_val(restack::loadtest::defaultCorpusDir());
@@ -444,7 +496,7 @@ int main(int argc, char** argv) {
       ->default_val(3);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
-  if (!scenario.empty() || !write_events.empty()) {
+  if (!scenario.empty() || !write_events.empty() || !check_outputs.empty()) {
     run.events = options.events;
     run.partitions = app.count("--partitions") ? options.partitions : 4;
     run.threads = options.threads;
@@ -458,6 +510,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (!write_events.empty()) return restack::loadtest::writeEvents(run, write_events);
+    if (!check_outputs.empty()) return restack::loadtest::checkOutputs(run, check_outputs);
     return restack::loadtest::runScenario(scenario, run, app);
   }
   if (options.rate > 0 && options.brokers.empty()) {
