@@ -56,7 +56,12 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   y += "    symbols_shared: \"" + topics.symbols_shared + "\"\n    symbolicated: \"" + topics.symbolicated + "\"\n";
   y += "    fingerprints: \"" + topics.fingerprints + "\"\n    dlq: \"" + topics.dlq + "\"\n";
   y += "    pending: \"" + topics.pending + "\"\n";
-  if (!o.compression.empty()) y += "  properties:\n    \"compression.type\": \"" + o.compression + "\"\n";
+  if (!o.compression.empty() || !o.kafka_properties.empty()) y += "  properties:\n";
+  if (!o.compression.empty()) y += "    \"compression.type\": \"" + o.compression + "\"\n";
+  for (const std::string& property : o.kafka_properties) {
+    const size_t equals = property.find('=');  // checked by the command line: NAME=VALUE
+    y += "    \"" + property.substr(0, equals) + "\": \"" + property.substr(equals + 1) + "\"\n";
+  }
   const std::string mb = std::to_string(o.cache_mb);
   y += "store:\n  path: \"" + store + "\"\n  block_cache_mb: " + mb + "\n";
   y += "cache:\n  native_mb: " + mb + "\n  proguard_mb: " + mb + "\n  sourcemap_mb: " + mb + "\n";

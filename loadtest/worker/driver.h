@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "loadtest/worker/events.h"
 #include "loadtest/worker/report.h"
@@ -27,6 +28,9 @@ struct RunOptions {
   // Non-empty: the workers' kafka.properties."compression.type" (lz4, zstd, snappy, gzip, none);
   // empty keeps the worker's default (lz4).
   std::string compression;
+  // More of the workers' kafka.properties ("fetch.min.bytes=65536"), after compression: librdkafka
+  // tuning tried without a new build. Each NAME=VALUE; the worker refuses what it must set itself.
+  std::vector<std::string> kafka_properties;
   bool verbose_mismatches = false;
   // Non-empty: `perf record -e cpu-clock -g` on the first worker for the whole run, into this file
   // (hardware counters are not available on the shared machine; the software clock is).

@@ -473,6 +473,15 @@ int main(int argc, char** argv) {
                  "Scenarios: the workers' output compression (kafka.properties.\"compression.type\"); default: the "
                  "worker's, lz4")
       ->check(CLI::IsMember({"lz4", "zstd", "snappy", "gzip", "none"}));
+  app.add_option("--kafka-property", run.kafka_properties,
+                 "Scenarios: one more of the workers' kafka.properties, NAME=VALUE (repeatable), e.g. "
+                 "fetch.min.bytes=65536")
+      ->check([](const std::string& value) {
+        const size_t equals = value.find('=');
+        const bool plain = value.find_first_of("\"\\\n") == std::string::npos;
+        return equals != std::string::npos && equals > 0 && plain ? std::string()
+                                                                  : std::string("expected NAME=VALUE without quotes");
+      });
   app.add_option("--events", options.events, "Events to restore")->default_val(20000);
   app.add_option("--partitions", options.partitions, "Partitions of the events topic")->default_val(3);
   app.add_option("--threads", options.threads, "worker.threads")->default_val(2);
