@@ -165,7 +165,14 @@ class FrameString {
   FrameString& operator=(const std::string& text) { return *this = std::string_view(text); }
   FrameString& operator=(const char* text) { return *this = std::string_view(text); }
   FrameString& operator=(std::string_view text) {
-    owned_.assign(text.data(), text.size());
+    // Into an empty string (a frame just built), append: std::string::assign goes through
+    // _M_replace, which handles overlapping text and costs twice as much; an empty string's bytes
+    // cannot overlap `text`.
+    if (owned_.empty()) {
+      owned_.append(text.data(), text.size());
+    } else {
+      owned_.assign(text.data(), text.size());
+    }
     release();
     return *this;
   }

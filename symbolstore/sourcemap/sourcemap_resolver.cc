@@ -102,9 +102,10 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
 // Whether `name` fits std::string's inline buffer. Such a name is copied into the frame (no
 // allocation) rather than shared: sharing takes a reference on the cache's owner and the frame's
 // destruction drops it, two atomic read-modify-writes that take longer than copying a few bytes.
+// Set once at start-up: a function-local static would test its guard on every frame.
+const size_t kInlineCapacity = std::string().capacity();
 bool fitsInline(const std::string& name) {
-  static const size_t inline_capacity = std::string().capacity();
-  return name.size() <= inline_capacity;
+  return name.size() <= kInlineCapacity;
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies the
