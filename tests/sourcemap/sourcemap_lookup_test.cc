@@ -569,7 +569,8 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
 
 // MapState::find against a scan of every cached chunk, with chunks cached in random order (as frames
 // fill the cache) and starting on the same line as others, on later lines or several lines apart
-// (the per-line directory of chunk starts must follow every insertion).
+// (the per-line directory of chunk starts, and the column buckets of a line with many of them, must
+// follow every insertion).
 TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrderChunksAreCached) {
   using sourcemap_cache::ChunkSlot;
   using sourcemap_cache::MapState;
@@ -579,10 +580,14 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
     // Contiguous chunks: each ends where the next starts, the last one is open.
     std::vector<std::pair<uint32_t, uint32_t>> starts;
     uint32_t line = random() % 3, column = random() % 50;
-    const size_t count = 1 + random() % 40;
+    // One round in twenty: a minified bundle's long lines, up to 300 chunks on few lines (column buckets).
+    const bool long_lines = round % 20 == 0;
+    const size_t count = 1 + random() % (long_lines ? 300 : 40);
+    uint32_t max_column = 0;
     for (size_t i = 0; i < count; ++i) {
       starts.emplace_back(line, column);
-      if (random() % 2 != 0) {
+      max_column = std::max(max_column, column);
+      if (random() % (long_lines ? 40 : 2) == 0) {
         line += 1 + random() % 5;
         column = random() % 30;
       } else {
@@ -610,19 +615,23 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
     std::shuffle(order.begin(), order.end(), random);
     MapState state;
     std::vector<bool> cached(count, false);
-    for (const size_t next : order) {
+    for (size_t inserted = 0; inserted < count; ++inserted) {
+      const size_t next = order[inserted];
       state.insert(chunks[next]);
       cached[next] = true;
+      // Long rounds are checked every 25 insertions and after the last, on every 37th column.
+      if (long_lines && inserted % 25 != 24 && inserted + 1 != count) continue;
       for (uint32_t at_line = 0; at_line < line + 3; ++at_line) {
-        for (uint32_t at_column = 0; at_column < 400; at_column += 3) {
+        for (uint32_t at_column = 0; at_column < max_column + 200; at_column += long_lines ? 37 : 3) {
           const uint64_t key = positionKey(at_line, at_column);
+          // The chunk of the last cached start at or before the position, if the position is before its end.
           const ChunkSlot* expected = nullptr;
-          for (size_t i = 0; i < count; ++i) {
+          for (size_t i = count; i-- > 0;) {
             if (!cached[i] || positionKey(starts[i].first, starts[i].second) > key) continue;
-            expected = nullptr;
             for (const ChunkSlot& slot : state.slots) {
               if (slot.chunk == chunks[i] && key < slot.end) expected = &slot;
             }
+            break;
           }
           ASSERT_EQ(state.find(at_line, at_column), expected)
               << "round " << round << ", position " << at_line << ":" << at_column;
