@@ -72,8 +72,9 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 struct ResolvedAnswer {
   // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
   // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
-  // frame shares the path and the function name (FrameString in symbolstore/frame_lookup.h)
-  // without reading their bytes.
+  // frame borrows the path, the function name and the context lines, kept alive by its one
+  // reference to the answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading
+  // their bytes.
   std::string function_name;
   const std::string* path = nullptr;  // &source->path
   const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"

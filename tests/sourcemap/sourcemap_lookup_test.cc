@@ -641,5 +641,105 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
   }
 }
 
+// The names and context lines a source-map answer lends a frame (SymbolizedFrame::pin, FrameString::borrow,
+// ContextLines::borrow): one reference for the frame, kept borrowed through the frame's moves (vector growth, the
+// worker's OutputFrame), copied as soon as they leave their frame on their own or the frame is copied, so nothing
+// outlives what keeps it alive.
+TEST(SymbolizedFrameTest, BorrowedNamesAndLinesFollowTheirPinAndAreCopiedWhenTheyLeaveIt) {
+  struct Cached {
+    std::string path = "src/components/a-rather-long-path/widget.tsx";
+    std::string function = "render";
+    std::vector<std::string> lines = {"l1", "l2", "l3", "l4"};
+  };
+  auto cached = std::make_shared<Cached>();
+  auto lend = [&cached](SymbolizedFrame& frame) {
+    frame.pin = cached;
+    frame.file.borrow(&cached->path);
+    frame.function.borrow(&cached->function);
+    frame.context_lines.borrow(&cached->lines, 1, 2);
+  };
+  auto expectContent = [](const SymbolizedFrame& frame) {
+    EXPECT_EQ(frame.file, "src/components/a-rather-long-path/widget.tsx");
+    EXPECT_EQ(frame.function, "render");
+    ASSERT_EQ(frame.context_lines.size(), 2u);
+    EXPECT_EQ(frame.context_lines[0], "l2");
+    EXPECT_EQ(frame.context_lines[1], "l3");
+  };
+  auto expectBorrowed = [&cached](const SymbolizedFrame& frame) {
+    EXPECT_TRUE(frame.file.borrowed());
+    EXPECT_EQ(frame.file.data(), cached->path.data());
+    EXPECT_TRUE(frame.function.borrowed());
+    EXPECT_EQ(frame.function.data(), cached->function.data());
+    EXPECT_TRUE(frame.context_lines.borrowed());
+    EXPECT_EQ(&frame.context_lines[0], &cached->lines[1]);
+  };
+  auto expectOwned = [&cached](const SymbolizedFrame& frame) {
+    EXPECT_TRUE(frame.file.owned());
+    EXPECT_NE(frame.file.data(), cached->path.data());
+    EXPECT_TRUE(frame.function.owned());
+    EXPECT_FALSE(frame.context_lines.borrowed());
+    EXPECT_NE(&frame.context_lines[0], &cached->lines[1]);
+  };
+
+  SymbolizedFrames frames;
+  lend(frames.emplace_back());
+  EXPECT_EQ(cached.use_count(), 2);  // one reference for the frame, whatever it borrows
+  expectContent(frames[0]);
+  expectBorrowed(frames[0]);
+
+  // Moves keep the frame's borrowings (the pin moves with them); the moved-from frame lends nothing.
+  frames.emplace_back();  // the inline frame moves to the heap
+  expectBorrowed(frames[0]);
+  SymbolizedFrame moved(std::move(frames[0]));
+  expectContent(moved);
+  expectBorrowed(moved);
+  EXPECT_FALSE(frames[0].file.borrowed());
+  EXPECT_FALSE(frames[0].context_lines.borrowed());
+  EXPECT_TRUE(frames[0].context_lines.empty());
+  EXPECT_EQ(cached.use_count(), 2);
+  SymbolizedFrame assigned;
+  lend(assigned);
+  assigned = std::move(moved);
+  expectBorrowed(assigned);
+  EXPECT_EQ(cached.use_count(), 2);
+
+  // A copy of the frame, or a name or the lines taken out of it on their own, are copies.
+  SymbolizedFrame copy(assigned);
+  expectContent(copy);
+  expectOwned(copy);
+  SymbolizedFrame copy_assigned;
+  copy_assigned = assigned;
+  expectOwned(copy_assigned);
+  FrameString file(std::move(assigned.file));
+  EXPECT_TRUE(file.owned());
+  EXPECT_EQ(file, cached->path);
+  FrameString function;
+  function = std::move(assigned.function);
+  EXPECT_TRUE(function.owned());
+  ContextLines lines(std::move(assigned.context_lines));
+  EXPECT_FALSE(lines.borrowed());
+  ContextLines lines_assigned;
+  lend(assigned);
+  lines_assigned = assigned.context_lines;
+  EXPECT_FALSE(lines_assigned.borrowed());
+
+  // What was copied does not depend on the cached strings any more.
+  assigned = SymbolizedFrame();
+  cached->path.assign(100, 'x');
+  cached->function = "changed";
+  cached->lines.assign(4, "changed");
+  cached.reset();
+  cached = std::make_shared<Cached>();  // for expectOwned's comparisons
+  EXPECT_EQ(copy.file, "src/components/a-rather-long-path/widget.tsx");
+  EXPECT_EQ(copy.function, "render");
+  EXPECT_EQ(copy.context_lines[1], "l3");
+  EXPECT_EQ(copy_assigned.function, "render");
+  EXPECT_EQ(file, "src/components/a-rather-long-path/widget.tsx");
+  EXPECT_EQ(function, "render");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "l2");
+  EXPECT_EQ(lines_assigned[1], "l3");
+}
+
 }  // namespace
 }  // namespace restack
