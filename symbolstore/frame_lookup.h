@@ -88,6 +88,17 @@ struct WithFramePin {
   explicit WithFramePin() = default;
 };
 
+// `to = std::move(from)` for the strings of a frame's moves, most of which are empty (a clone,
+// a scope, the own string of a shared or borrowed name): std::string's move copies even an empty
+// string's terminator with a call to memcpy.
+inline void moveString(std::string& to, std::string& from) noexcept {
+  if (from.empty()) {
+    to.clear();
+  } else {
+    to = std::move(from);
+  }
+}
+
 // Source lines around a frame's line. Resolvers hand out slices of line blocks they keep cached,
 // so every answer that shows the same lines shares one copy instead of copying strings; `owner`
 // keeps the blocks alive, or (borrow) the SymbolizedFrame::pin of the frame holding the slice.
@@ -261,12 +272,12 @@ class FrameString {
   }
   ~FrameString() = default;
   // SymbolizedFrame's moves: a borrowed string stays borrowed (the frame's pin moves with it).
-  FrameString(FrameString&& other, WithFramePin) noexcept
-      : owned_(std::move(other.owned_)), owner_(std::move(other.owner_)), shared_(other.shared_) {
+  FrameString(FrameString&& other, WithFramePin) noexcept : owner_(std::move(other.owner_)), shared_(other.shared_) {
+    moveString(owned_, other.owned_);
     other.shared_ = nullptr;
   }
   void moveWithPin(FrameString&& other) noexcept {
-    owned_ = std::move(other.owned_);
+    moveString(owned_, other.owned_);
     owner_ = std::move(other.owner_);
     shared_ = other.shared_;
     other.shared_ = nullptr;
@@ -405,12 +416,13 @@ struct SymbolizedFrame {
         module(std::move(other.module), WithFramePin()),
         in_app(other.in_app),
         symbol_offset(other.symbol_offset),
-        clone(std::move(other.clone)),
-        scope(std::move(other.scope)),
         name_inferred(other.name_inferred),
         context_lines(std::move(other.context_lines), WithFramePin()),
         context_first_line(other.context_first_line),
-        pin(std::move(other.pin)) {}
+        pin(std::move(other.pin)) {
+    moveString(clone, other.clone);
+    moveString(scope, other.scope);
+  }
   SymbolizedFrame& operator=(SymbolizedFrame&& other) noexcept {
     if (this == &other) return *this;
     function.moveWithPin(std::move(other.function));
@@ -421,8 +433,8 @@ struct SymbolizedFrame {
     module.moveWithPin(std::move(other.module));
     in_app = other.in_app;
     symbol_offset = other.symbol_offset;
-    clone = std::move(other.clone);
-    scope = std::move(other.scope);
+    moveString(clone, other.clone);
+    moveString(scope, other.scope);
     name_inferred = other.name_inferred;
     context_lines.moveWithPin(std::move(other.context_lines));
     context_first_line = other.context_first_line;
