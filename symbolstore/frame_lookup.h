@@ -82,11 +82,29 @@ const char* missingIdKindName(MissingIdKind kind);
 //   "not restored: missing_symbols debug_id 8c17…", "not restored: address_outside_module".
 std::string notRestoredText(std::string_view reason, std::string_view missing_id_kind, std::string_view missing_id);
 
+// Tag of the moves that keep a borrowed ContextLines or FrameString borrowed: SymbolizedFrame's
+// own moves, which move the `pin` that keeps it alive along with it.
+struct WithFramePin {
+  explicit WithFramePin() = default;
+};
+
+// `to = std::move(from)` for the strings of a frame's moves, most of which are empty (a clone,
+// a scope, the own string of a shared or borrowed name): std::string's move copies even an empty
+// string's terminator with a call to memcpy.
+inline void moveString(std::string& to, std::string& from) noexcept {
+  if (from.empty()) {
+    to.clear();
+  } else {
+    to = std::move(from);
+  }
+}
+
 // Source lines around a frame's line. Resolvers hand out slices of line blocks they keep cached,
 // so every answer that shows the same lines shares one copy instead of copying strings; `owner`
-// keeps the blocks alive. Reads like a const std::vector<std::string> (empty, size, [], at,
-// range-for). A slice may run over the end of one block into the start of the next (`tail`),
-// since cached blocks hold a fixed number of lines.
+// keeps the blocks alive, or (borrow) the SymbolizedFrame::pin of the frame holding the slice.
+// Reads like a const std::vector<std::string> (empty, size, [], at, range-for). A slice may run
+// over the end of one block into the start of the next (`tail`), since cached blocks hold a fixed
+// number of lines.
 class ContextLines {
  public:
   ContextLines() = default;
@@ -102,6 +120,66 @@ class ContextLines {
     count_ = static_cast<uint32_t>(owned->size());
     owner_ = std::move(owned);
   }
+
+  // A slice copied or moved on its own, away from its frame, copies a borrowed slice's lines:
+  // the frame's pin may be gone before it.
+  ContextLines(const ContextLines& other)
+      : owner_(other.owner_),
+        head_(other.head_),
+        tail_(other.tail_),
+        first_(other.first_),
+        count_(other.count_),
+        tail_count_(other.tail_count_) {
+    if (borrowed()) ownLines();
+  }
+  ContextLines(ContextLines&& other) : ContextLines(std::move(other), WithFramePin()) {
+    if (borrowed()) ownLines();
+  }
+  ContextLines& operator=(const ContextLines& other) {
+    if (this != &other) moveWithPin(ContextLines(other));
+    return *this;
+  }
+  ContextLines& operator=(ContextLines&& other) {
+    if (this != &other) {
+      moveWithPin(std::move(other));
+      if (borrowed()) ownLines();
+    }
+    return *this;
+  }
+  ~ContextLines() = default;
+  // SymbolizedFrame's moves: a borrowed slice stays borrowed (the frame's pin moves with it).
+  ContextLines(ContextLines&& other, WithFramePin) noexcept
+      : owner_(std::move(other.owner_)),
+        head_(other.head_),
+        tail_(other.tail_),
+        first_(other.first_),
+        count_(other.count_),
+        tail_count_(other.tail_count_) {
+    other.forget();
+  }
+  void moveWithPin(ContextLines&& other) noexcept {
+    owner_ = std::move(other.owner_);
+    head_ = other.head_;
+    tail_ = other.tail_;
+    first_ = other.first_;
+    count_ = other.count_;
+    tail_count_ = other.tail_count_;
+    other.forget();
+  }
+
+  // Makes this the lines of blocks that the pin of the SymbolizedFrame holding this slice keeps
+  // alive, without a reference of its own (see SymbolizedFrame::pin).
+  void borrow(const std::vector<std::string>* head, uint32_t first, uint32_t count,
+              const std::vector<std::string>* tail = nullptr, uint32_t tail_count = 0) {
+    if (owner_) owner_.reset();
+    head_ = head;
+    tail_ = tail;
+    first_ = first;
+    count_ = count;
+    tail_count_ = tail_count;
+  }
+  // Whether the lines are kept alive by the frame's pin rather than by this slice.
+  bool borrowed() const { return head_ != nullptr && !owner_; }
 
   bool empty() const { return size() == 0; }
   size_t size() const { return static_cast<size_t>(count_) + tail_count_; }
@@ -131,6 +209,16 @@ class ContextLines {
   Iterator end() const { return Iterator(this, size()); }
 
  private:
+  void forget() {
+    head_ = tail_ = nullptr;
+    first_ = count_ = tail_count_ = 0;
+  }
+  void ownLines() {
+    std::vector<std::string> lines;
+    lines.reserve(size());
+    for (size_t i = 0; i < size(); ++i) lines.push_back((*this)[i]);
+    moveWithPin(ContextLines(std::move(lines)));
+  }
   std::shared_ptr<const void> owner_;
   const std::vector<std::string>* head_ = nullptr;
   const std::vector<std::string>* tail_ = nullptr;
@@ -139,9 +227,11 @@ class ContextLines {
 
 // A name of a restored frame (SymbolizedFrame::file, ::function): a string of its own, or one the
 // resolver's cache holds and shares with every frame that restores to the same answer, kept alive
-// by `owner` (the source-map resolver's warm lookups: sourcemap_resolver.cc), so that restoring
-// a frame copies no bytes. Reads like a const std::string (implicit conversion, the usual const
-// members); assigning or mutating it gives it a string of its own.
+// by `owner` or (borrow) by the SymbolizedFrame::pin of the frame holding it (the source-map
+// resolver's answers: sourcemap_resolver.cc), so that restoring a frame copies no bytes. Reads
+// like a const std::string (implicit conversion, the usual const members); assigning or mutating
+// it gives it a string of its own, and so does copying or moving a borrowed one on its own, away
+// from its frame.
 class FrameString {
  public:
   using size_type = std::string::size_type;
@@ -155,6 +245,44 @@ class FrameString {
   // `*text`, which `owner` keeps alive and nobody changes.
   FrameString(std::shared_ptr<const void> owner, const std::string* text) : owner_(std::move(owner)), shared_(text) {}
 
+  FrameString(const FrameString& other)
+      : owned_(other.borrowed() ? *other.shared_ : other.owned_),
+        owner_(other.owner_),
+        shared_(other.borrowed() ? nullptr : other.shared_) {}
+  FrameString(FrameString&& other) : FrameString(std::move(other), WithFramePin()) {
+    if (borrowed()) {
+      owned_ = *shared_;
+      shared_ = nullptr;
+    }
+  }
+  FrameString& operator=(const FrameString& other) {
+    if (this == &other) return *this;
+    if (other.owner_) {
+      owner_ = other.owner_;
+      shared_ = other.shared_;
+      return *this;
+    }
+    return *this = other.str();  // its own or borrowed: a copy
+  }
+  FrameString& operator=(FrameString&& other) {
+    if (this == &other) return *this;
+    if (other.borrowed()) return *this = *other.shared_;
+    moveWithPin(std::move(other));
+    return *this;
+  }
+  ~FrameString() = default;
+  // SymbolizedFrame's moves: a borrowed string stays borrowed (the frame's pin moves with it).
+  FrameString(FrameString&& other, WithFramePin) noexcept : owner_(std::move(other.owner_)), shared_(other.shared_) {
+    moveString(owned_, other.owned_);
+    other.shared_ = nullptr;
+  }
+  void moveWithPin(FrameString&& other) noexcept {
+    moveString(owned_, other.owned_);
+    owner_ = std::move(other.owner_);
+    shared_ = other.shared_;
+    other.shared_ = nullptr;
+  }
+
   // Assignments reuse the owned string's buffer (no temporary): resolvers assign names frame
   // after frame.
   FrameString& operator=(std::string&& text) {
@@ -165,7 +293,14 @@ class FrameString {
   FrameString& operator=(const std::string& text) { return *this = std::string_view(text); }
   FrameString& operator=(const char* text) { return *this = std::string_view(text); }
   FrameString& operator=(std::string_view text) {
-    owned_.assign(text.data(), text.size());
+    // Into an empty string (a frame just built), append: std::string::assign goes through
+    // _M_replace, which handles overlapping text and costs twice as much; an empty string's bytes
+    // cannot overlap `text`.
+    if (owned_.empty()) {
+      owned_.append(text.data(), text.size());
+    } else {
+      owned_.assign(text.data(), text.size());
+    }
     release();
     return *this;
   }
@@ -175,6 +310,14 @@ class FrameString {
     owner_ = std::move(owner);
     shared_ = text;
   }
+  // Makes this `*text`, which the pin of the SymbolizedFrame holding this string keeps alive,
+  // without a reference of its own (see SymbolizedFrame::pin).
+  void borrow(const std::string* text) {
+    if (owner_) owner_.reset();
+    shared_ = text;
+  }
+  // Whether the string is kept alive by the frame's pin rather than by this one.
+  bool borrowed() const { return shared_ != nullptr && !owner_; }
 
   const std::string& str() const { return shared_ != nullptr ? *shared_ : owned_; }
   operator const std::string&() const { return str(); }  // NOLINT: implicit on purpose
@@ -259,7 +402,47 @@ class FrameString {
 struct SymbolizedFrame {
   // Every member has its initializer. Provided, so that value-initialization (vector::emplace_back(),
   // SymbolizedFrame{}) does not zero the whole frame before constructing it.
-  SymbolizedFrame() {}   // NOLINT(modernize-use-equals-default)
+  SymbolizedFrame() {}  // NOLINT(modernize-use-equals-default)
+  // Copies copy borrowed names and lines (FrameString, ContextLines); moves keep them borrowed,
+  // moving the pin with them. A member added here is added to both moves.
+  SymbolizedFrame(const SymbolizedFrame&) = default;
+  SymbolizedFrame& operator=(const SymbolizedFrame&) = default;
+  SymbolizedFrame(SymbolizedFrame&& other) noexcept
+      : function(std::move(other.function), WithFramePin()),
+        file(std::move(other.file), WithFramePin()),
+        line(other.line),
+        column(other.column),
+        inlined(other.inlined),
+        module(std::move(other.module), WithFramePin()),
+        in_app(other.in_app),
+        symbol_offset(other.symbol_offset),
+        name_inferred(other.name_inferred),
+        context_lines(std::move(other.context_lines), WithFramePin()),
+        context_first_line(other.context_first_line),
+        pin(std::move(other.pin)) {
+    moveString(clone, other.clone);
+    moveString(scope, other.scope);
+  }
+  SymbolizedFrame& operator=(SymbolizedFrame&& other) noexcept {
+    if (this == &other) return *this;
+    function.moveWithPin(std::move(other.function));
+    file.moveWithPin(std::move(other.file));
+    line = other.line;
+    column = other.column;
+    inlined = other.inlined;
+    module.moveWithPin(std::move(other.module));
+    in_app = other.in_app;
+    symbol_offset = other.symbol_offset;
+    moveString(clone, other.clone);
+    moveString(scope, other.scope);
+    name_inferred = other.name_inferred;
+    context_lines.moveWithPin(std::move(other.context_lines));
+    context_first_line = other.context_first_line;
+    pin = std::move(other.pin);  // last: the old pin goes once no member borrows from it
+    return *this;
+  }
+  ~SymbolizedFrame() = default;
+
   FrameString function;  // demangled / deobfuscated / original name; may be empty
   FrameString file;      // source file; may be empty
   uint32_t line = 0;     // 0 = unknown
@@ -282,7 +465,16 @@ struct SymbolizedFrame {
   bool name_inferred = false;
   ContextLines context_lines;       // source lines around `line` (sourcesContent), if any
   uint32_t context_first_line = 0;  // line number of context_lines[0]
+  // Keeps alive what the members borrow (FrameString::borrow, ContextLines::borrow): one reference
+  // for all of them instead of one each. The source-map resolver's answers borrow the path, the
+  // function name and the context lines from one cached answer (sourcemap_resolver.cc): per frame,
+  // one atomic increment and one decrement instead of two or three of each.
+  std::shared_ptr<const void> pin;
 };
+#if defined(__GLIBCXX__) && defined(__x86_64__)
+// A member added to SymbolizedFrame must be added to its two moves as well; this fails until they are.
+static_assert(sizeof(SymbolizedFrame) == 344, "SymbolizedFrame changed: update its moves, then this");
+#endif
 
 // The frames one raw frame restores to. Almost every answer has exactly one (inlined calls and
 // ProGuard's inline chains give more), so the first is held inline: a one-frame answer allocates

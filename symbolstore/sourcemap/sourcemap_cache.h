@@ -72,8 +72,9 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 struct ResolvedAnswer {
   // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
   // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
-  // frame shares the path and the function name (FrameString in symbolstore/frame_lookup.h)
-  // without reading their bytes.
+  // frame borrows the path, the function name and the context lines, kept alive by its one
+  // reference to the answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading
+  // their bytes.
   std::string function_name;
   const std::string* path = nullptr;  // &source->path
   const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
@@ -250,6 +251,20 @@ struct MapState {
   bool directory_dropped = false;
   static constexpr uint32_t kMaxDirectoryLines = 1u << 18;  // 1 MiB of directory
 
+  // Column buckets of a generated line on which many cached chunks start (a minified bundle's line holds hundreds):
+  // find() then searches the one to three chunk starts of the frame's column bucket, where a binary search over all
+  // of the line's starts took eight steps or more. Rebuilt whenever a chunk starting on the line is cached.
+  struct LineBuckets {
+    static constexpr uint32_t kCount = 128;
+    uint32_t first_column = 0;  // of the line's first cached chunk start
+    uint32_t shift = 0;  // the bucket of column c >= first_column: (c - first_column) >> shift, at most kCount - 1
+    // Per bucket, the first of the line's chunk starts (counted from the line's first) at or past its first column.
+    std::array<uint16_t, kCount + 1> start{};
+  };
+  static constexpr uint32_t kMinBucketedChunks = 8;  // fewer starts on a line: a binary search over them is as short
+  std::vector<uint32_t> line_buckets_index;  // parallel to chunks_before_line: 1 + index into line_buckets, 0: none
+  std::vector<LineBuckets> line_buckets;
+
   // The cached chunk covering (line, column), or nullptr (unpredictableUpperBound over the starts).
   const ChunkSlot* find(uint32_t line, uint32_t column) const {
     const uint64_t key = positionKey(line, column);
@@ -263,6 +278,17 @@ struct MapState {
       // The chunk covering the position starts on its line, else it is the last one before the line.
       first = on_line > 0 ? on_line - 1 : 0;
       count = after_line - first;
+      const uint32_t buckets_at = line < line_buckets_index.size() ? line_buckets_index[line] : 0;
+      if (buckets_at != 0 && column >= line_buckets[buckets_at - 1].first_column) {
+        // The line's first start is at or before the position, so the covering chunk starts on the line: the last
+        // start before the bucket (its lower columns are all before the position) or one inside it.
+        const LineBuckets& buckets = line_buckets[buckets_at - 1];
+        const uint32_t bucket =
+            std::min<uint32_t>((column - buckets.first_column) >> buckets.shift, LineBuckets::kCount - 1);
+        const size_t in_bucket = buckets.start[bucket];
+        first = on_line + (in_bucket > 0 ? in_bucket - 1 : 0);
+        count = on_line + buckets.start[bucket + 1] - first;
+      }
     }
     if (count == 0 || key < chunk_starts[first]) return nullptr;
     // The last start at or before the key (there is one: the check above).
@@ -282,12 +308,46 @@ struct MapState {
     if (start_line >= kMaxDirectoryLines - 1) {
       directory_dropped = true;
       chunks_before_line = {};
+      line_buckets_index = {};
+      line_buckets = {};
       return;
     }
     // Lines past the old directory had every earlier chunk before them.
     const size_t lines = std::max<size_t>(chunks_before_line.size(), size_t{start_line} + 2);
     chunks_before_line.resize(lines, static_cast<uint32_t>(chunk_starts.size() - 1));
+    line_buckets_index.resize(lines, 0);
     for (size_t line = size_t{start_line} + 1; line < lines; ++line) ++chunks_before_line[line];
+    bucketLine(start_line);
+  }
+
+  // Builds `line`'s column buckets (LineBuckets) from the chunk starts cached on it, when there are many.
+  void bucketLine(uint32_t line) {
+    const size_t on_line = chunks_before_line[line];
+    const size_t after_line =
+        line + size_t{1} < chunks_before_line.size() ? chunks_before_line[line + 1] : chunk_starts.size();
+    const size_t count = after_line - on_line;
+    if (count < kMinBucketedChunks || count > UINT16_MAX) {
+      line_buckets_index[line] = 0;  // a dropped table stays in line_buckets, unused: this is rare and small
+      return;
+    }
+    if (line_buckets_index[line] == 0) {
+      line_buckets.emplace_back();
+      line_buckets_index[line] = static_cast<uint32_t>(line_buckets.size());
+    }
+    LineBuckets& buckets = line_buckets[line_buckets_index[line] - 1];
+    auto columnAt = [&](size_t offset) { return static_cast<uint32_t>(chunk_starts[on_line + offset]); };
+    buckets.first_column = columnAt(0);
+    const uint32_t span = columnAt(count - 1) - buckets.first_column;
+    buckets.shift = 0;
+    while ((span >> buckets.shift) >= LineBuckets::kCount) ++buckets.shift;
+    // A start is in bucket (column - first_column) >> shift; find() computes a position's bucket the same way, so
+    // every start before `start[b]` lies before any position of bucket b, and every start from `start[b + 1]` on
+    // lies after it.
+    size_t offset = 0;
+    for (uint32_t bucket = 0; bucket <= LineBuckets::kCount; ++bucket) {
+      while (offset < count && ((columnAt(offset) - buckets.first_column) >> buckets.shift) < bucket) ++offset;
+      buckets.start[bucket] = static_cast<uint16_t>(offset);
+    }
   }
 };
 

@@ -99,28 +99,31 @@ uint32_t identifierColumn(std::string_view line, std::string_view name, uint32_t
   return ResolvedAnswer::kNoColumn;
 }
 
-// Whether `name` fits std::string's inline buffer. Such a name is copied into the frame (no
-// allocation) rather than shared: sharing takes a reference on the cache's owner and the frame's
-// destruction drops it, two atomic read-modify-writes that take longer than copying a few bytes.
+// Whether the module name `name` fits std::string's inline buffer. Such a name is copied into the
+// frame (no allocation) rather than shared with the route: sharing takes a reference on the
+// route's name and the frame's destruction drops it, two atomic read-modify-writes that take longer
+// than copying a few bytes. Set once at start-up: a function-local static would test its guard on
+// every frame.
+const size_t kInlineCapacity = std::string().capacity();
 bool fitsInline(const std::string& name) {
-  static const size_t inline_capacity = std::string().capacity();
-  return name.size() <= inline_capacity;
+  return name.size() <= kInlineCapacity;
 }
 
-// The answer for a resolved segment, written into `result` (a fresh FrameLookup). Copies the
-// tier and the names that fit inline (fitsInline); the file, longer function names and the context
-// lines are shared with the cache, and so is a longer module name when the route's `shared_module`
-// is given (else it is copied). `column_offset` moves the original column past the segment's start
-// (divotOffset).
+// The answer for a resolved segment, written into `result` (a fresh FrameLookup). The frame's pin
+// takes one reference on the cached answer, and the path, the function name and the context lines
+// are borrowed from it (SymbolizedFrame::pin): no bytes copied, one atomic increment (and one
+// decrement when the frame goes) whatever the answer holds. The tier is a static string; a module
+// name that fits inline (fitsInline) is copied, a longer one shared with the route's
+// `shared_module` when given (else copied). `column_offset` moves the original column past the
+// segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
                 uint32_t column_offset, FrameLookup& result,
                 const std::shared_ptr<const std::string>* shared_module = nullptr) {
   const ResolvedAnswer& answer = *entry.answer;
   result.status = FrameStatus::kSymbolicated;
-  result.frames.reserve(1);
   SymbolizedFrame& frame = result.frames.emplace_back();
-  // The path and the function name are shared with the cached answer, not copied (FrameString).
-  frame.file.share(entry.answer, answer.path);
+  frame.pin = entry.answer;
+  frame.file.borrow(answer.path);
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
@@ -132,19 +135,15 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    if (fitsInline(answer.function_name)) {
-      frame.function = answer.function_name;
-    } else {
-      frame.function.share(entry.answer, &answer.function_name);
-    }
+    frame.function.borrow(&answer.function_name);
     frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;
     result.note = answer.note;
   }
   if (answer.count + answer.tail_count > 0) {
-    frame.context_lines = ContextLines(entry.answer, answer.head ? answer.head.get() : &answer.owned, answer.first,
-                                       answer.count, answer.tail.get(), answer.tail_count);
+    frame.context_lines.borrow(answer.head ? answer.head.get() : &answer.owned, answer.first, answer.count,
+                               answer.tail.get(), answer.tail_count);
     frame.context_first_line = answer.context_first_line;
   }
 }

@@ -22,11 +22,12 @@
 // printed (minified) name is kept and `note` says so.
 //
 // Cost: a warm frame is one probe of the route table (none when the thread's previous frame had
-// the same URL and scope), a binary search over the cached chunks starting on its line and a short search
-// inside one chunk, under one shared lock; its answer (source, function, context lines) was
-// resolved the first time any frame hit that segment and is shared, file and context lines included, and the function
-// name unless it is short enough to copy without allocating (sourcemap_cache.h, FrameString). No RocksDB read, and no
-// allocation but the returned FrameLookup's. A cold frame
+// the same URL and scope), a short search over the cached chunks starting on its line (over those of
+// its column bucket on a line where many start) and a short search inside one chunk, under one shared
+// lock; its answer (source, function, context lines) was resolved the first time any frame hit that
+// segment and is shared: the frame takes one reference on it (SymbolizedFrame::pin) and borrows the
+// file, the function name and the context lines (sourcemap_cache.h, FrameString). No RocksDB read,
+// and no allocation but the returned FrameLookup's. A cold frame
 // reads one pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
 // cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several
 // threads.

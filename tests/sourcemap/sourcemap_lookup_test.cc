@@ -569,7 +569,8 @@ TEST(SourcemapRecords, WorkedExampleBytes) {
 
 // MapState::find against a scan of every cached chunk, with chunks cached in random order (as frames
 // fill the cache) and starting on the same line as others, on later lines or several lines apart
-// (the per-line directory of chunk starts must follow every insertion).
+// (the per-line directory of chunk starts, and the column buckets of a line with many of them, must
+// follow every insertion).
 TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrderChunksAreCached) {
   using sourcemap_cache::ChunkSlot;
   using sourcemap_cache::MapState;
@@ -581,10 +582,14 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
     // Contiguous chunks: each ends where the next starts, the last one is open.
     std::vector<std::pair<uint32_t, uint32_t>> starts;
     uint32_t line = random() % 3, column = random() % 50;
-    const size_t count = 1 + random() % 40;
+    // One round in twenty: a minified bundle's long lines, up to 300 chunks on few lines (column buckets).
+    const bool long_lines = round % 20 == 0;
+    const size_t count = 1 + random() % (long_lines ? 300 : 40);
+    uint32_t max_column = 0;
     for (size_t i = 0; i < count; ++i) {
       starts.emplace_back(line, column);
-      if (random() % 2 != 0) {
+      max_column = std::max(max_column, column);
+      if (random() % (long_lines ? 40 : 2) == 0) {
         line += 1 + random() % 5;
         column = random() % 30;
       } else {
@@ -612,23 +617,23 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
     std::shuffle(order.begin(), order.end(), random);
     MapState state;
     std::vector<bool> cached(count, false);
-    for (const size_t next : order) {
+    for (size_t inserted = 0; inserted < count; ++inserted) {
+      const size_t next = order[inserted];
       state.insert(chunks[next]);
       cached[next] = true;
+      // Long rounds are checked every 25 insertions and after the last, on every 37th column.
+      if (long_lines && inserted % 25 != 24 && inserted + 1 != count) continue;
       for (uint32_t at_line = 0; at_line < line + 3; ++at_line) {
-        for (uint32_t at_column = 0; at_column < 400; at_column += 3) {
+        for (uint32_t at_column = 0; at_column < max_column + 200; at_column += long_lines ? 37 : 3) {
           const uint64_t key = positionKey(at_line, at_column);
-          // The cached chunk starting last at or before the position (starts ascend with i),
-          // then its slot if the slot still covers the position.
-          size_t last = count;
-          for (size_t i = 0; i < count; ++i) {
-            if (cached[i] && positionKey(starts[i].first, starts[i].second) <= key) last = i;
-          }
+          // The chunk of the last cached start at or before the position, if the position is before its end.
           const ChunkSlot* expected = nullptr;
-          if (last < count) {
+          for (size_t i = count; i-- > 0;) {
+            if (!cached[i] || positionKey(starts[i].first, starts[i].second) > key) continue;
             for (const ChunkSlot& slot : state.slots) {
-              if (slot.chunk == chunks[last] && key < slot.end) expected = &slot;
+              if (slot.chunk == chunks[i] && key < slot.end) expected = &slot;
             }
+            break;
           }
           ASSERT_EQ(state.find(at_line, at_column), expected)
               << "round " << round << ", position " << at_line << ":" << at_column;
@@ -636,6 +641,106 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
       }
     }
   }
+}
+
+// The names and context lines a source-map answer lends a frame (SymbolizedFrame::pin, FrameString::borrow,
+// ContextLines::borrow): one reference for the frame, kept borrowed through the frame's moves (vector growth, the
+// worker's OutputFrame), copied as soon as they leave their frame on their own or the frame is copied, so nothing
+// outlives what keeps it alive.
+TEST(SymbolizedFrameTest, BorrowedNamesAndLinesFollowTheirPinAndAreCopiedWhenTheyLeaveIt) {
+  struct Cached {
+    std::string path = "src/components/a-rather-long-path/widget.tsx";
+    std::string function = "render";
+    std::vector<std::string> lines = {"l1", "l2", "l3", "l4"};
+  };
+  auto cached = std::make_shared<Cached>();
+  auto lend = [&cached](SymbolizedFrame& frame) {
+    frame.pin = cached;
+    frame.file.borrow(&cached->path);
+    frame.function.borrow(&cached->function);
+    frame.context_lines.borrow(&cached->lines, 1, 2);
+  };
+  auto expectContent = [](const SymbolizedFrame& frame) {
+    EXPECT_EQ(frame.file, "src/components/a-rather-long-path/widget.tsx");
+    EXPECT_EQ(frame.function, "render");
+    ASSERT_EQ(frame.context_lines.size(), 2u);
+    EXPECT_EQ(frame.context_lines[0], "l2");
+    EXPECT_EQ(frame.context_lines[1], "l3");
+  };
+  auto expectBorrowed = [&cached](const SymbolizedFrame& frame) {
+    EXPECT_TRUE(frame.file.borrowed());
+    EXPECT_EQ(frame.file.data(), cached->path.data());
+    EXPECT_TRUE(frame.function.borrowed());
+    EXPECT_EQ(frame.function.data(), cached->function.data());
+    EXPECT_TRUE(frame.context_lines.borrowed());
+    EXPECT_EQ(&frame.context_lines[0], &cached->lines[1]);
+  };
+  auto expectOwned = [&cached](const SymbolizedFrame& frame) {
+    EXPECT_TRUE(frame.file.owned());
+    EXPECT_NE(frame.file.data(), cached->path.data());
+    EXPECT_TRUE(frame.function.owned());
+    EXPECT_FALSE(frame.context_lines.borrowed());
+    EXPECT_NE(&frame.context_lines[0], &cached->lines[1]);
+  };
+
+  SymbolizedFrames frames;
+  lend(frames.emplace_back());
+  EXPECT_EQ(cached.use_count(), 2);  // one reference for the frame, whatever it borrows
+  expectContent(frames[0]);
+  expectBorrowed(frames[0]);
+
+  // Moves keep the frame's borrowings (the pin moves with them); the moved-from frame lends nothing.
+  frames.emplace_back();  // the inline frame moves to the heap
+  expectBorrowed(frames[0]);
+  SymbolizedFrame moved(std::move(frames[0]));
+  expectContent(moved);
+  expectBorrowed(moved);
+  EXPECT_FALSE(frames[0].file.borrowed());
+  EXPECT_FALSE(frames[0].context_lines.borrowed());
+  EXPECT_TRUE(frames[0].context_lines.empty());
+  EXPECT_EQ(cached.use_count(), 2);
+  SymbolizedFrame assigned;
+  lend(assigned);
+  assigned = std::move(moved);
+  expectBorrowed(assigned);
+  EXPECT_EQ(cached.use_count(), 2);
+
+  // A copy of the frame, or a name or the lines taken out of it on their own, are copies.
+  SymbolizedFrame copy(assigned);
+  expectContent(copy);
+  expectOwned(copy);
+  SymbolizedFrame copy_assigned;
+  copy_assigned = assigned;
+  expectOwned(copy_assigned);
+  FrameString file(std::move(assigned.file));
+  EXPECT_TRUE(file.owned());
+  EXPECT_EQ(file, cached->path);
+  FrameString function;
+  function = std::move(assigned.function);
+  EXPECT_TRUE(function.owned());
+  ContextLines lines(std::move(assigned.context_lines));
+  EXPECT_FALSE(lines.borrowed());
+  ContextLines lines_assigned;
+  lend(assigned);
+  lines_assigned = assigned.context_lines;
+  EXPECT_FALSE(lines_assigned.borrowed());
+
+  // What was copied does not depend on the cached strings any more.
+  assigned = SymbolizedFrame();
+  cached->path.assign(100, 'x');
+  cached->function = "changed";
+  cached->lines.assign(4, "changed");
+  cached.reset();
+  cached = std::make_shared<Cached>();  // for expectOwned's comparisons
+  EXPECT_EQ(copy.file, "src/components/a-rather-long-path/widget.tsx");
+  EXPECT_EQ(copy.function, "render");
+  EXPECT_EQ(copy.context_lines[1], "l3");
+  EXPECT_EQ(copy_assigned.function, "render");
+  EXPECT_EQ(file, "src/components/a-rather-long-path/widget.tsx");
+  EXPECT_EQ(function, "render");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "l2");
+  EXPECT_EQ(lines_assigned[1], "l3");
 }
 
 }  // namespace
