@@ -85,6 +85,31 @@ struct NativeReasons {
   std::string objc_type, objc_reason;
 };
 
+// Report lines kept as they read, "<Name>: <value>": Apple's crash report header and Android's
+// tombstone "Cause:". No name is a prefix of another, so a line matches at most one.
+struct ReportField {
+  std::string_view prefix;
+  std::string NativeReasons::* field;
+};
+constexpr ReportField kReportFields[] = {
+    {"Exception Type:", &NativeReasons::mach_type},
+    {"Exception Subtype:", &NativeReasons::mach_subtype},
+    {"Exception Codes:", &NativeReasons::mach_codes},
+    {"Termination Reason:", &NativeReasons::termination},
+    {"Cause:", &NativeReasons::cause},
+};
+
+// Stores a report field's value (a field with no value reads as no field); whether it did.
+bool readReportField(std::string_view line, NativeReasons& reasons) {
+  for (const ReportField& report : kReportFields) {
+    if (auto rest = afterPrefix(line, report.prefix); !rest.empty()) {
+      reasons.*report.field = std::string(rest);
+      return true;
+    }
+  }
+  return false;
+}
+
 // "*** Terminating app due to uncaught exception 'NSRangeException', reason: '*** index 3'"
 bool readObjcTermination(std::string_view line, NativeReasons& reasons) {
   constexpr std::string_view kMarker = "uncaught exception '";
@@ -173,28 +198,9 @@ std::vector<GroupingException> readExceptionsFromText(std::string_view text, siz
         }
         continue;
       }
-      if (auto rest = afterPrefix(line, "Exception Type:"); !rest.empty()) {
-        native.mach_type = std::string(rest);
-        continue;
-      }
-      if (auto rest = afterPrefix(line, "Exception Subtype:"); !rest.empty()) {
-        native.mach_subtype = std::string(rest);
-        continue;
-      }
-      if (auto rest = afterPrefix(line, "Exception Codes:"); !rest.empty()) {
-        native.mach_codes = std::string(rest);
-        continue;
-      }
-      if (auto rest = afterPrefix(line, "Termination Reason:"); !rest.empty()) {
-        native.termination = std::string(rest);
-        continue;
-      }
+      if (readReportField(line, native)) continue;
       if (auto rest = afterPrefix(line, "Abort message:"); !rest.empty()) {
         native.abort_message = unquote(rest);
-        continue;
-      }
-      if (auto rest = afterPrefix(line, "Cause:"); !rest.empty()) {
-        native.cause = std::string(rest);
         continue;
       }
       if (readAndroidSignal(line, native)) continue;

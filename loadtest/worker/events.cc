@@ -2,10 +2,10 @@
 
 #include <simdjson.h>
 
-#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 
+#include "formats/common/decimal.h"
 #include "formats/common/json_text.h"
 
 namespace restack::loadtest {
@@ -30,12 +30,6 @@ void appendHex(std::string& out, uint64_t value, int min_digits) {
   while (n > 0) out += digits[--n];
 }
 
-void appendDecimal(std::string& out, uint64_t value) {
-  char digits[24];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-  out.append(digits, end);
-}
-
 // `bytes` random bytes in lower-case hex ("%02x" each), appended to `out` when it is not null.
 void drawHex(std::mt19937_64& rng, size_t bytes, std::string* out) {
   for (size_t i = 0; i < bytes; ++i) {
@@ -55,9 +49,9 @@ void drawUuid(std::mt19937_64& rng, std::string* out) {
 
 // `text` as inside a JSON string: escaped, without the quotes.
 std::string jsonBody(std::string_view text) {
-  std::string quoted;
-  appendJsonString(quoted, text);
-  return quoted.substr(1, quoted.size() - 2);
+  std::string body(jsonStringRoom(text.size()), '\0');
+  body.resize(static_cast<size_t>(writeJsonStringBody(body.data(), text) - body.data()));
+  return body;
 }
 
 enum Shape { kIos, kNative, kJava, kAnr, kLag, kWeb, kRn, kShapes };

@@ -586,13 +586,18 @@ void countMoreLines(std::span<const stack::StackLine> lines, std::vector<JavaLin
   }
 }
 
+// "holder.method" as a restored frame's function, sized once.
+void setQualifiedName(FrameString& function, std::string_view holder, std::string_view method) {
+  function.reserve(holder.size() + 1 + method.size());
+  function.append(holder).append(".").append(method);
+}
+
 // The frame as printed, for a class the mapping does not list, into a fresh `lookup`.
 void fillUnchangedFrame(const stack::JavaFrameLine& frame, std::string_view note, FrameLookup& lookup) {
   lookup.status = FrameStatus::kSymbolicated;
   lookup.tier = "mapping";
   SymbolizedFrame& out = lookup.frames.emplace_back();
-  out.function.reserve(frame.class_name.size() + 1 + frame.method.size());
-  out.function.append(frame.class_name).append(".").append(frame.method);
+  setQualifiedName(out.function, frame.class_name, frame.method);
   out.file = frame.file;
   out.line = frame.line.value_or(0);
   lookup.note = note;
@@ -655,15 +660,13 @@ Status ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice, const
     return Status::ok();
   }
   if (!retraced.method_found) {
-    SymbolizedFrame out;
-    out.function.reserve(cls.original_name.size() + 1 + frame.method.size());
-    out.function.append(cls.original_name).append(".").append(frame.method);
+    SymbolizedFrame& out = lookup.frames.emplace_back();
+    setQualifiedName(out.function, cls.original_name, frame.method);
     out.module = module;
     auto file = fileFor(map, cls, cls.original_name, frame.file);
     if (!file) return file.error();
     out.file = std::move(*file);
     out.line = frame.line.value_or(0);
-    lookup.frames.push_back(std::move(out));
     lookup.reason = FrameReason::kMethodNotMapped;
     std::string note = "method not in mapping at this line; class name restored";
     lookup.note = lookup.note.empty() ? note : note + "; " + lookup.note;
@@ -682,8 +685,7 @@ Status ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice, const
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
       SymbolizedFrame& out = frames.emplace_back();
-      out.function.reserve(answer[i].holder.size() + 1 + answer[i].method.size());
-      out.function.append(answer[i].holder).append(".").append(answer[i].method);
+      setQualifiedName(out.function, answer[i].holder, answer[i].method);
       auto file = fileFor(map, cls, answer[i].holder, frame.file);
       if (!file) return file.error();
       out.file = std::move(*file);

@@ -45,8 +45,7 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
       text_.line(line.raw);
       return;
     }
-    std::string& text = text_.line();
-    text += line.raw;
+    std::string& text = text_.line(line.raw);
     text += "  (";
     text += notRestoredText(frameReasonName(frame.reason), missingIdKindName(frame.missing_id_kind), frame.missing_id);
     text += ')';

@@ -33,13 +33,12 @@ class RestoredTextWriter {
  public:
   explicit RestoredTextWriter(std::string& text) : text_(text) {}
 
-  // Starts a line (after a line break, unless it is the first) and returns the text to append
-  // the line's characters to.
-  std::string& line() {
+  // Starts a line (after a line break, unless it is the first) with `start` (an indent, or the
+  // whole line) and returns the text to append the rest of the line to.
+  std::string& line(std::string_view start = {}) {
     if (lines_++ > 0) text_.push_back('\n');
-    return text_;
+    return text_.append(start);
   }
-  void line(std::string_view whole) { line().append(whole); }
 
  private:
   std::string& text_;

@@ -106,15 +106,12 @@ class JavaKind final : public StackKind {
       return;
     }
     const std::string_view at = std::string_view(line.raw).substr(line.indent.size()).starts_with("at ") ? "at " : "";
-    auto print = [&](std::string_view or_prefix, const SymbolizedFrame& frame) {
-      std::string& text = out.line();
-      text += line.indent;
-      text += or_prefix;
-      text += at;
-      appendFrameText(text, frame);
-    };
-    if (first.alternatives.empty()) {
-      for (const OutputFrame& frame : frames) print("", frame.frame);
+    if (first.alternatives.empty()) {  // almost every frame: one line per frame, no "<OR> "
+      for (const OutputFrame& frame : frames) {
+        std::string& text = out.line(line.indent);
+        text += at;
+        appendFrameText(text, frame.frame);
+      }
       return;
     }
     // R8 prints an ambiguous answer depth by depth: the distinct innermost frames joined by
@@ -137,7 +134,10 @@ class JavaKind final : public StackKind {
         std::string text;
         appendFrameText(text, *frame);
         if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
-        print(printed.empty() ? "" : "<OR> ", *frame);
+        std::string& printed_line = out.line(line.indent);
+        printed_line += printed.empty() ? "" : "<OR> ";
+        printed_line += at;
+        printed_line += text;
         printed.push_back(std::move(text));
       }
     }

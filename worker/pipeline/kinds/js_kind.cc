@@ -121,18 +121,9 @@ class JsKind final : public StackKind {
   void render(const stack::StackLine& line, std::span<const OutputFrame> frames,
               RestoredTextWriter& out) const override {
     const stack::JsFrameLine& raw = *stack::asJsFrame(line);
-    for (const OutputFrame& frame : frames) {
-      std::string& text = out.line();
-      text += line.indent;
-      appendJs(text, frame.frame, raw);
-    }
+    for (const OutputFrame& frame : frames) appendJs(out.line(line.indent), frame.frame, raw);
     for (const auto& alternative : frames.front().alternatives) {
-      for (const SymbolizedFrame& frame : alternative) {
-        std::string& text = out.line();
-        text += line.indent;
-        text += "<OR> ";
-        appendJs(text, frame, raw);
-      }
+      for (const SymbolizedFrame& frame : alternative) appendJs(out.line(line.indent) += "<OR> ", frame, raw);
     }
   }
 

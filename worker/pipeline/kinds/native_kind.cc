@@ -81,19 +81,14 @@ class NativeKind final : public StackKind {
               RestoredTextWriter& out) const override {
     const stack::NativeFrameLine& raw = *stack::asNative(line);
     for (const OutputFrame& frame : frames) {
-      std::string& text = out.line();
-      text += line.indent;
+      std::string& text = out.line(line.indent);
       appendFrameIndex(text, raw);
       appendNative(text, frame.frame, frame.tier);
     }
     const OutputFrame& first = frames.front();  // alternatives ride on the first entry
     for (const auto& alternative : first.alternatives) {
-      for (const SymbolizedFrame& frame : alternative) {
-        std::string& text = out.line();
-        text += line.indent;
-        text += "<OR> ";
-        appendNative(text, frame, first.tier);
-      }
+      for (const SymbolizedFrame& frame : alternative)
+        appendNative(out.line(line.indent) += "<OR> ", frame, first.tier);
     }
   }
 
