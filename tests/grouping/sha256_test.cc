@@ -1,4 +1,4 @@
-// Our SHA-256 against coreutils' sha256sum on inputs around every padding boundary.
+// SHA-256 (grouping/sha256.h) against coreutils' sha256sum on inputs around every padding boundary.
 #include "grouping/sha256.h"
 
 #include <gtest/gtest.h>
@@ -38,6 +38,8 @@ TEST(Sha256, MatchesSha256sum) {
     Sha256 pieces;
     for (size_t at = 0; at < bytes.size(); at += 7) pieces.update(std::string_view(bytes).substr(at, 7));
     EXPECT_EQ(toHex(pieces.finish()), ours);
+    // The one-call digest fingerprints use (hashComponents).
+    EXPECT_EQ(toHex(sha256(bytes)), ours);
   }
 }
 
