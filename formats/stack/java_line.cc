@@ -34,8 +34,8 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
   return !require_package || name.find('.') != std::string_view::npos;
 }
 
-// Reads "[at ]<module prefix/>class.method(location)" into `frame` (left partly written when the
-// line is not a Java frame). The class and method are found by one backward pass over
+// Reads "[at ]<module prefix/>class.method(location)" into `frame`, a default JavaFrameLine (left
+// partly written when the line is not a Java frame). The class and method are found by one backward pass over
 // "prefix/class.method": the method is the bytes a method name may hold before the last '.', the
 // class those a class name may hold before the last '/' (neither kind holds a '/', and a method
 // name holds no '.'), so any other byte in either makes the line no Java frame. That is the
@@ -75,10 +75,11 @@ bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
     location = location.substr(0, colon);
   }
   // Java 9+ prefixes the class loader and/or module: "app//a.b.c", "java.base@17/java.lang.X".
-  if (class_begin > 0) frame.module_prefix.assign(qualified, class_begin);
-  frame.class_name.assign(qualified + class_begin, dot - class_begin);
-  frame.method.assign(qualified + dot + 1, open - dot - 1);
-  frame.file.assign(location);
+  // `frame` is fresh (its strings empty): append skips assign's handling of overlapping text.
+  if (class_begin > 0) frame.module_prefix.append(qualified, class_begin);
+  frame.class_name.append(qualified + class_begin, dot - class_begin);
+  frame.method.append(qualified + dot + 1, open - dot - 1);
+  frame.file.append(location);
   return true;
 }
 

@@ -9,13 +9,16 @@
 namespace restack::stack {
 
 std::span<const LineSyntax* const> lineSyntaxes() {
-  // Order matters where syntaxes overlap: Java frames start with "at ", like V8 frames; a V8
-  // frame has a URL with ':' line and column, which a Java frame never has inside its
-  // parentheses, so JS goes first. "... N more" and exception headers are the loosest shapes
-  // and go last.
+  // Order matters where syntaxes overlap. Java and JS frames do not: a Java frame ends in ')'
+  // with no byte but name bytes between "at " and its one '(' (java_line.cc), while a JS frame
+  // that ends in ')' is V8's "at fn (url:l:c)", whose " (" a Java frame cannot hold, and
+  // Firefox and Hermes frames end in a number, "[native code]" or '}'. Java goes first because
+  // most lines of the stacks Restack sees are Java's and the V8 reader takes longer to turn one
+  // down than the Java reader a JS line. "... N more" and exception headers are the loosest
+  // shapes and go last.
   static constexpr const LineSyntax* kSyntaxes[] = {
-      &kJsFrameLine,        // V8, Firefox/Safari/JSC, Hermes
       &kJavaFrameLine,      // "at pkg.Class.method(File.java:12)"
+      &kJsFrameLine,        // V8, Firefox/Safari/JSC, Hermes
       &kNativeLine,         // iOS images, Android native frames and tombstones
       &kJavaMoreLine,       // "... N more"
       &kJavaExceptionLine,  // "Caused by: a.b.C: message"

@@ -10,15 +10,30 @@
 namespace restack::stack {
 namespace {
 
-// Parses the Android forms after an optional "#NN": "pc <hex> <path> [abi::id]" or
-// "pc <hex>  <path> (offset 0x1000) (sym+12) (BuildId: id)".
-std::optional<NativeFrameLine> parseAndroid(std::string_view rest, std::optional<uint32_t> index) {
+// The position of the bracket that closes the one `text` starts with, or npos. Symbols may hold
+// brackets of their own ("foo(int)+12"), so brackets are matched by depth. Each step jumps to the
+// next closing bracket and counts the opening ones passed on the way (memchr, not a loop over
+// every byte: the group is most often a 40-digit build id, on every Android frame).
+size_t matchingClose(std::string_view text, char open, char close) {
+  size_t depth = 1;
+  size_t from = 1;
+  while (true) {
+    const size_t end = text.find(close, from);
+    if (end == std::string_view::npos) return end;
+    for (size_t at = text.find(open, from); at < end; at = text.find(open, at + 1)) ++depth;
+    if (--depth == 0) return end;
+    from = end + 1;
+  }
+}
+
+// Reads the Android forms after an optional "#NN" into `frame`, a default NativeFrameLine:
+// "pc <hex> <path> [abi::id]" or "pc <hex>  <path> (offset 0x1000) (sym+12) (BuildId: id)".
+bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFrameLine& frame) {
   std::string_view pc_word = scan::takeToken(rest);
-  if (pc_word != "pc") return std::nullopt;
+  if (pc_word != "pc") return false;
   auto address = scan::parseHex(scan::takeToken(rest));
-  if (!address) return std::nullopt;
+  if (!address) return false;
   rest = scan::trimLeft(rest);
-  NativeFrameLine frame;
   frame.frame_index = index;
   frame.address = *address;
   // The path runs up to " (" or " [" (paths with spaces are rare but exist on some vendors).
@@ -30,9 +45,9 @@ std::optional<NativeFrameLine> parseAndroid(std::string_view rest, std::optional
     }
   }
   std::string_view path = scan::trim(rest.substr(0, path_end));
-  if (path.empty()) return std::nullopt;
-  frame.module_path = std::string(path);
-  frame.module = std::string(scan::basename(path));
+  if (path.empty()) return false;
+  frame.module_path.append(path);
+  frame.module.append(scan::basename(path));
   rest.remove_prefix(path_end);
   while (true) {
     rest = scan::trimLeft(rest);
@@ -40,15 +55,7 @@ std::optional<NativeFrameLine> parseAndroid(std::string_view rest, std::optional
     char open = rest.front();
     char close = open == '(' ? ')' : open == '[' ? ']' : '\0';
     if (close == '\0') break;
-    // Symbols may contain parentheses ("foo(int)+12"): match the closing bracket by depth.
-    size_t depth = 0, end = std::string_view::npos;
-    for (size_t i = 0; i < rest.size(); ++i) {
-      if (rest[i] == open) ++depth;
-      if (rest[i] == close && --depth == 0) {
-        end = i;
-        break;
-      }
-    }
+    const size_t end = matchingClose(rest, open, close);
     if (end == std::string_view::npos) break;
     std::string_view group = rest.substr(1, end - 1);
     rest.remove_prefix(end + 1);
@@ -56,22 +63,23 @@ std::optional<NativeFrameLine> parseAndroid(std::string_view rest, std::optional
       // "[arm64-v8a::ba78e30f…]"
       size_t sep = group.find("::");
       std::string_view id = sep == std::string_view::npos ? group : group.substr(sep + 2);
-      if (sep != std::string_view::npos) frame.abi = std::string(group.substr(0, sep));
+      if (sep != std::string_view::npos) frame.abi.assign(group.substr(0, sep));
       frame.debug_id = normalizeDebugId(scan::trim(id));
     } else if (group.starts_with("BuildId: ")) {
       frame.debug_id = normalizeDebugId(scan::trim(group.substr(9)));
     } else if (group.starts_with("offset ")) {
       // Offset of the mapped library inside an APK: the pc is already a file address.
     } else {
-      frame.symbol_hint = std::string(group);
+      frame.symbol_hint.assign(group);
     }
   }
-  return frame;
+  return true;
 }
 
-// Parses the iOS forms: "<image> <runtime hex> <load hex> + <decimal offset> [uuid]", with an
-// optional leading frame number (Apple crash reports). Image names may contain spaces.
-std::optional<NativeFrameLine> parseIos(std::string_view text) {
+// Reads the iOS forms into `frame`, a default NativeFrameLine: "<image> <runtime hex> <load hex> +
+// <decimal offset> [uuid]", with an optional leading frame number (Apple crash reports). Image
+// names may contain spaces.
+bool readIos(std::string_view text, NativeFrameLine& frame) {
   // The tokens of a line, on the stack for the usual handful: a heap vector per line was one
   // allocation for every native frame of every event. Longer lines (image names with many
   // spaces) continue in `more`.
@@ -99,8 +107,7 @@ std::optional<NativeFrameLine> parseIos(std::string_view text) {
     auto runtime = scan::parseHex(tokens[i]);
     auto load = scan::parseHex(tokens[i + 1]);
     auto offset = scan::parseDecimal(tokens[i + 3]);
-    if (!runtime || !load || !offset) return std::nullopt;
-    NativeFrameLine frame;
+    if (!runtime || !load || !offset) return false;
     size_t first_name = 0;
     if (i >= 2) {
       if (auto number = scan::parseU32(tokens[0])) {
@@ -108,7 +115,7 @@ std::optional<NativeFrameLine> parseIos(std::string_view text) {
         first_name = 1;
       }
     }
-    if (first_name >= i) return std::nullopt;
+    if (first_name >= i) return false;
     // An image name with spaces ("My App") is its tokens joined by one space each.
     for (size_t k = first_name; k < i; ++k) {
       if (k != first_name) frame.module.push_back(' ');
@@ -123,29 +130,38 @@ std::optional<NativeFrameLine> parseIos(std::string_view text) {
         frame.debug_id = normalizeDebugId(id.substr(1, id.size() - 2));
       }
     }
-    return frame;
+    return true;
   }
-  return std::nullopt;
+  return false;
 }
 
-}  // namespace
-
-std::optional<NativeFrameLine> parseNativeLine(std::string_view trimmed) {
+// Reads a native line into `frame`, a default NativeFrameLine (left partly written when the line
+// is not one): the line's payload is filled where it lives, not built aside and moved there
+// through an optional (five strings moved twice for every native frame).
+bool readNativeLine(std::string_view trimmed, NativeFrameLine& frame) {
   std::string_view rest = trimmed;
   std::optional<uint32_t> index;
   if (rest.starts_with('#')) {
     std::string_view number = scan::takeToken(rest);
     index = scan::parseU32(number.substr(1));
-    if (!index) return std::nullopt;
+    if (!index) return false;
   }
-  if (scan::trimLeft(rest).starts_with("pc ")) return parseAndroid(rest, index);
-  if (index) return std::nullopt;
-  return parseIos(trimmed);
+  if (scan::trimLeft(rest).starts_with("pc ")) return readAndroid(rest, index, frame);
+  if (index) return false;
+  return readIos(trimmed, frame);
+}
+
+}  // namespace
+
+std::optional<NativeFrameLine> parseNativeLine(std::string_view trimmed) {
+  NativeFrameLine frame;
+  if (!readNativeLine(trimmed, frame)) return std::nullopt;
+  return frame;
 }
 
 // Every payload fits in the line (no allocation per line beyond its strings).
 static_assert(sizeof(NativeFrameLine) <= LinePayload::kInlineBytes);
 
-constinit const LineSyntaxOf<NativeFrameLine> kNativeLine("native", true, parseNativeLine);
+constinit const LineSyntaxOf<NativeFrameLine> kNativeLine("native", true, readNativeLine);
 
 }  // namespace restack::stack
