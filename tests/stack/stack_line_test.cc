@@ -233,6 +233,56 @@ TEST(StackLine, NormalizeDebugId) {
 
 // Deterministic fuzzing of the line parsers: random and mutated lines must never crash and must
 // always come back with the raw text intact.
+// lineSyntaxes() tries Java frames before JavaScript ones on the grounds that no line is both
+// (line_syntaxes.cc). Real lines of both and mutations of them (the bytes that tell them apart:
+// brackets, spaces, ':', '@') must never be read by both readers.
+TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
+  const std::vector<std::string> seeds = {
+      "at a.b.c(SourceFile:12)",
+      "at com.x.Foo$Bar.<init>(Foo.java:3)",
+      "at app//a.b.c(Unknown Source)",
+      "at java.base@17/java.lang.Thread.run(Thread.java:833)",
+      "at n.capture (https://h/static/js/207.e017fea1.chunk.js:2:3768321)",
+      "at async Promise.all (index 0)",
+      "at new Foo (http://h/a.js:1:2)",
+      "at eval (eval at fn (http://h/a.js:1:2), <anonymous>:1:3)",
+      "at Array.map (<anonymous>)",
+      "at fn (address at index.android.bundle:1:9876)",
+      "at http://h/a(b).js:1:2",
+      "capture@https://h/app.js:1:200",
+      "forEach@[native code]",
+      "global code@http://h/a.js:3:4",
+      R"({"CJSModuleOffset":0,"FunctionID":12,"ByteCodeOffset":34,"SourceURL":"index.android.bundle"})"};
+  std::mt19937 random(4321);
+  const std::string alphabet = "0123456789ab:@()[]{}. /<>$-\"";
+  size_t java = 0, js = 0;
+  for (int i = 0; i < 50000; ++i) {
+    std::string line = seeds[random() % seeds.size()];
+    const int edits = random() % 5;
+    for (int e = 0; e < edits && !line.empty(); ++e) {
+      const size_t at = random() % line.size();
+      switch (random() % 3) {
+        case 0:
+          line[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          line.erase(at, 1 + random() % 3);
+          break;
+        default:
+          line.insert(at, 1, alphabet[random() % alphabet.size()]);
+      }
+    }
+    const bool is_java = parseJavaFrameLine(line).has_value();
+    const bool is_js = parseJsFrameLine(line).has_value();
+    java += is_java;
+    js += is_js;
+    ASSERT_FALSE(is_java && is_js) << "read as both a Java and a JavaScript frame: " << line;
+  }
+  // Both readers accepted many of the lines, so the check above had something to check.
+  EXPECT_GT(java, 5000u);
+  EXPECT_GT(js, 10000u);
+}
+
 TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
   const std::vector<std::string> seeds = {
       "MDAP  0x00000001079b59d3 0x1079b3000 + 10707 [8c17697f-2e84-39e5-b491-fcf5169106ff]",
