@@ -287,8 +287,8 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
   const pid_t broker_pid = pidFromFile(((*broker)->dir() / "broker.pid").string());
   auto brokerCpu = [&] { return broker_pid > 0 ? cpuSeconds(broker_pid) : 0.0; };
   // Every output is checked against its regenerated event: on this thread in a flat-out run, at
-  // idle priority after its arrival was timed in a rate run (idle_work.h). At most 100,000 outputs
-  // (~2.6 GB of their batches) wait for the checker before this thread checks them itself.
+  // idle priority after its arrival was timed in a rate run (idle_work.h). At most 20,000 outputs
+  // (~0.5 GB of restored events) wait for the checker before this thread checks them itself.
   size_t printed_mismatches = 0;
   std::atomic<size_t> mismatches{0}, raw_frames{0}, checked{0};
   auto report = [&](size_t index, const GeneratedEvent& expected, const std::string& problem) {
@@ -301,7 +301,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
   };
   std::optional<OutputChecker> checker;
-  if (o.rate > 0) checker.emplace(generator, 100000, report);
+  if (o.rate > 0) checker.emplace(generator, 20000, report);
   // The restart (o.restart_at): the first life's figures, and when the second one started.
   WorkerFigures first_life;
   Clock::time_point drained_at{}, restarted_at{};
