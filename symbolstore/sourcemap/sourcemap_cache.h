@@ -72,13 +72,17 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 struct ResolvedAnswer {
   // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
   // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
-  // frame borrows the path, the function name and the context lines, kept alive by its one
-  // reference to the answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading
+  // frame borrows the path, the function name, the module name (`module`) and the context lines,
+  // kept alive by its one reference to the answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading
   // their bytes.
   std::string function_name;
   const std::string* path = nullptr;  // &source->path
   const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
   bool ignored = false;               // source->ignored
+  // The served file name (Route::name) of the route the answer was resolved through: a warm frame
+  // through that same route borrows it as its module instead of copying or sharing it (one name
+  // per map almost always; a frame through another route's name copies its own).
+  std::shared_ptr<const std::string> module;
   // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
   // blocks, or `owned` when the window spans more than two blocks).
   uint32_t first = 0, count = 0, tail_count = 0;
