@@ -349,7 +349,7 @@ struct SourcemapResolver::Impl {
       Pending& at = pending[p];
       if (at.entry == nullptr) continue;
       if (at.entry->answer) {
-        __builtin_prefetch(at.entry->answer.get());
+        prefetchAnswer(at.entry->answer.get());
       } else {
         at.entry = nullptr;
       }
