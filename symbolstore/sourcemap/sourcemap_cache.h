@@ -254,7 +254,10 @@ struct MapState {
   std::shared_ptr<const sourcemap::FunctionMap> generated_functions;
   bool generated_functions_first = false;  // from "scopes": ahead of the sources' function maps
   std::vector<uint64_t> chunk_starts;      // sorted: the binary search runs over this dense array
-  std::vector<ChunkSlot> slots;            // parallel to chunk_starts
+  // Parallel to chunk_starts: ChunkSlot::end of each, so that find() reads no slot (a miss per frame
+  // of a large map, on a frame's critical path, where the slot is then fetched ahead of its use).
+  std::vector<uint64_t> chunk_ends;
+  std::vector<ChunkSlot> slots;  // parallel to chunk_starts
   // Answers shared by segments: (source, original line, function, refined column) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*, uint32_t>, std::shared_ptr<const ResolvedAnswer>> answers;
 
@@ -308,8 +311,8 @@ struct MapState {
     if (count == 0 || key < chunk_starts[first]) return nullptr;
     // The last start at or before the key (there is one: the check above).
     const uint64_t* base = unpredictableUpperBound(chunk_starts.data() + first, count, key) - 1;
-    const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
-    return key < candidate.end ? &candidate : nullptr;
+    const size_t index = static_cast<size_t>(base - chunk_starts.data());
+    return key < chunk_ends[index] ? &slots[index] : nullptr;
   }
   void insert(std::shared_ptr<CachedChunk> chunk) {
     const uint64_t start = positionKey(chunk->start_line, chunk->start_column);
@@ -318,7 +321,9 @@ struct MapState {
     if (at != chunk_starts.end() && *at == start) return;  // another thread read it first
     const uint32_t start_line = chunk->start_line;
     chunk_starts.insert(at, start);
-    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), ChunkSlot(std::move(chunk)));
+    ChunkSlot slot(std::move(chunk));
+    chunk_ends.insert(chunk_ends.begin() + static_cast<std::ptrdiff_t>(index), slot.end);
+    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), std::move(slot));
     if (directory_dropped) return;
     if (start_line >= kMaxDirectoryLines - 1) {
       directory_dropped = true;
