@@ -63,6 +63,21 @@ inline const uint64_t* unpredictableUpperBound(const uint64_t* first, size_t cou
   return first + (*first <= key ? 1 : 0);
 }
 
+// unpredictableUpperBound for 1 <= count < 2^kSteps keys in kSteps steps whatever the count, with
+// no branch: a loop's number of steps follows the count, which varies from frame to frame, so its
+// exit mispredicts about once a search.
+template <size_t kSteps>
+inline const uint64_t* fixedStepUpperBound(const uint64_t* first, size_t count, uint64_t key) {
+  size_t below = 0;  // first[0, below) are all <= key
+  for (size_t step = size_t{1} << (kSteps - 1); step > 0; step /= 2) {
+    const size_t probe = below + step;
+    const bool inside = probe <= count;
+    const uint64_t at = first[inside ? probe - 1 : count - 1];  // in bounds whether or not it counts
+    below = unpredictableSelect(inside && at <= key, probe, below);
+  }
+  return first + below;
+}
+
 inline uint64_t positionKey(uint32_t line, uint32_t column) {
   return (static_cast<uint64_t>(line) << 32) | column;
 }
@@ -314,8 +329,11 @@ struct MapState {
       }
     }
     if (count == 0 || key < chunk_starts[first]) return nullptr;
-    // The last start at or before the key (there is one: the check above).
-    const uint64_t* base = unpredictableUpperBound(chunk_starts.data() + first, count, key) - 1;
+    // The last start at or before the key (there is one: the check above). A line bucket holds one
+    // to three starts, searched in two steps whatever their number (fixedStepUpperBound).
+    const uint64_t* starts = chunk_starts.data() + first;
+    const uint64_t* base =
+        (count < 4 ? fixedStepUpperBound<2>(starts, count, key) : unpredictableUpperBound(starts, count, key)) - 1;
     const size_t index = static_cast<size_t>(base - chunk_starts.data());
     return key < chunk_ends[index] ? &slots[index] : nullptr;
   }
