@@ -63,6 +63,21 @@ inline const uint64_t* unpredictableUpperBound(const uint64_t* first, size_t cou
   return first + (*first <= key ? 1 : 0);
 }
 
+// unpredictableUpperBound for 1 <= count < 2^kSteps keys in kSteps steps whatever the count, with
+// no branch: a loop's number of steps follows the count, which varies from frame to frame, so its
+// exit mispredicts about once a search.
+template <size_t kSteps>
+inline const uint64_t* fixedStepUpperBound(const uint64_t* first, size_t count, uint64_t key) {
+  size_t below = 0;  // first[0, below) are all <= key
+  for (size_t step = size_t{1} << (kSteps - 1); step > 0; step /= 2) {
+    const size_t probe = below + step;
+    const bool inside = probe <= count;
+    const uint64_t at = first[inside ? probe - 1 : count - 1];  // in bounds whether or not it counts
+    below = unpredictableSelect(inside && at <= key, probe, below);
+  }
+  return first + below;
+}
+
 inline uint64_t positionKey(uint32_t line, uint32_t column) {
   return (static_cast<uint64_t>(line) << 32) | column;
 }
@@ -70,31 +85,46 @@ inline uint64_t positionKey(uint32_t line, uint32_t column) {
 // What a mapped segment restores to, shared by every segment of the map with the same source,
 // original line and enclosing function. Built the first time one of them is looked up.
 struct ResolvedAnswer {
-  // What every warm frame reads comes first, so that it spans as few cache lines as possible: a
-  // copy of *function, the source's path, tier and ignore-list flag, and the context slice. A
-  // frame borrows the path, the function name and the context lines, kept alive by its one
-  // reference to the answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading
-  // their bytes.
-  std::string function_name;
-  const std::string* path = nullptr;  // &source->path
-  const std::string* tier = nullptr;  // "function_map" (Metro's function map) or "sourcemap"
-  bool ignored = false;               // source->ignored
-  // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
-  // blocks, or `owned` when the window spans more than two blocks).
-  uint32_t first = 0, count = 0, tail_count = 0;
-  uint32_t context_first_line = 0;
-  std::shared_ptr<const std::vector<std::string>> head, tail;
-
-  std::shared_ptr<const SourceRecord> source;
+  // What every warm frame reads comes first (answerInto in sourcemap_resolver.cc), within 96 bytes
+  // of the answer's start: with the reference counts that std::make_shared puts just before it,
+  // two or three cache lines, all fetched ahead (warmGroup). A frame borrows the path, the
+  // function name, the module name and the context lines, kept alive by its one reference to the
+  // answer (SymbolizedFrame::pin in symbolstore/frame_lookup.h), without reading their bytes.
+  const std::string* path = nullptr;      // &source->path
+  const std::string* tier = nullptr;      // "function_map" (Metro's function map) or "sourcemap"
   const std::string* function = nullptr;  // into source->functions.names; null: keep the printed name
-  bool function_inferred = false;         // `function` is V8's inferred name (FunctionMap::inferred)
-  std::string note;                       // the answer's note when `function` is null, built once
   // The original column (0-based) when the map's own is only the line's start: a line-only
   // mapping refined by where the segment's name stands in the source line (refineLineOnly).
   uint32_t column = kNoColumn;
   static constexpr uint32_t kNoColumn = UINT32_MAX;
+  // Context: lines [first, first + count) of `head`, then [0, tail_count) of `tail` (cached text
+  // blocks, or `owned` when the window spans more than two blocks).
+  uint32_t first = 0, count = 0, tail_count = 0;
+  uint32_t context_first_line = 0;
+  bool ignored = false;            // source->ignored
+  bool function_inferred = false;  // `function` is V8's inferred name (FunctionMap::inferred)
+  std::shared_ptr<const std::vector<std::string>> head, tail;
+  // The served file name (Route::name) of the route the answer was resolved through: a warm frame
+  // through that same route borrows it as its module instead of copying or sharing it (one name
+  // per map almost always; a frame through another route's name copies its own).
+  std::shared_ptr<const std::string> module;
+
+  std::string function_name;  // a copy of *function
+  std::shared_ptr<const SourceRecord> source;
+  std::string note;  // the answer's note when `function` is null, built once
   std::vector<std::string> owned;
 };
+
+// Fetches the memory of `answer` that answerInto reads and writes: the reference counts that
+// std::make_shared puts just before it (16 bytes in libstdc++), written by the frame's pin, and its
+// first 96 bytes. The three addresses lie less than a cache line apart, so every line of those 112
+// bytes is fetched wherever they start.
+inline void prefetchAnswer(const ResolvedAnswer* answer) {
+  const char* at = reinterpret_cast<const char*>(answer);
+  __builtin_prefetch(at - 16, 1);
+  __builtin_prefetch(at + 40);
+  __builtin_prefetch(at + 95);
+}
 
 struct SegmentEntry {
   int32_t source = -1;                              // -1: unmapped
@@ -198,10 +228,15 @@ struct ChunkSlot {
     return {positions + (bucket_start[bucket] > 0 ? bucket_start[bucket] - 1 : 0),
             positions + bucket_start[bucket + 1]};
   }
-  // Fetches the positions of `r` ahead of search().
+  // Fetches the positions of `r` ahead of search(): a column bucket's few positions (up to 16,
+  // which span at most three cache lines) whole; of a longer range (a chunk over several lines,
+  // searched whole) the lines of search()'s first steps. Three fetches and no loop, whose exit,
+  // after a number of lines that varies from frame to frame, mispredicted about once a frame.
   static void prefetchPositions(Range r) {
-    for (const uint64_t* at = r.first; at < r.last; at += 8) __builtin_prefetch(at);
-    if (r.last > r.first) __builtin_prefetch(r.last - 1);
+    if (r.last == r.first) return;
+    __builtin_prefetch(r.first);
+    __builtin_prefetch(r.first + (r.last - r.first) / 2);
+    __builtin_prefetch(r.last - 1);
   }
   // Fetches the entries of `r` (at most 8 cache lines) ahead of reading the one search() finds.
   void prefetchEntries(Range r) const {
@@ -239,7 +274,10 @@ struct MapState {
   std::shared_ptr<const sourcemap::FunctionMap> generated_functions;
   bool generated_functions_first = false;  // from "scopes": ahead of the sources' function maps
   std::vector<uint64_t> chunk_starts;      // sorted: the binary search runs over this dense array
-  std::vector<ChunkSlot> slots;            // parallel to chunk_starts
+  // Parallel to chunk_starts: ChunkSlot::end of each, so that find() reads no slot (a miss per frame
+  // of a large map, on a frame's critical path, where the slot is then fetched ahead of its use).
+  std::vector<uint64_t> chunk_ends;
+  std::vector<ChunkSlot> slots;  // parallel to chunk_starts
   // Answers shared by segments: (source, original line, function, refined column) -> answer.
   std::map<std::tuple<int32_t, uint32_t, const std::string*, uint32_t>, std::shared_ptr<const ResolvedAnswer>> answers;
 
@@ -291,10 +329,13 @@ struct MapState {
       }
     }
     if (count == 0 || key < chunk_starts[first]) return nullptr;
-    // The last start at or before the key (there is one: the check above).
-    const uint64_t* base = unpredictableUpperBound(chunk_starts.data() + first, count, key) - 1;
-    const ChunkSlot& candidate = slots[static_cast<size_t>(base - chunk_starts.data())];
-    return key < candidate.end ? &candidate : nullptr;
+    // The last start at or before the key (there is one: the check above). A line bucket holds one
+    // to three starts, searched in two steps whatever their number (fixedStepUpperBound).
+    const uint64_t* starts = chunk_starts.data() + first;
+    const uint64_t* base =
+        (count < 4 ? fixedStepUpperBound<2>(starts, count, key) : unpredictableUpperBound(starts, count, key)) - 1;
+    const size_t index = static_cast<size_t>(base - chunk_starts.data());
+    return key < chunk_ends[index] ? &slots[index] : nullptr;
   }
   void insert(std::shared_ptr<CachedChunk> chunk) {
     const uint64_t start = positionKey(chunk->start_line, chunk->start_column);
@@ -303,7 +344,9 @@ struct MapState {
     if (at != chunk_starts.end() && *at == start) return;  // another thread read it first
     const uint32_t start_line = chunk->start_line;
     chunk_starts.insert(at, start);
-    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), ChunkSlot(std::move(chunk)));
+    ChunkSlot slot(std::move(chunk));
+    chunk_ends.insert(chunk_ends.begin() + static_cast<std::ptrdiff_t>(index), slot.end);
+    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), std::move(slot));
     if (directory_dropped) return;
     if (start_line >= kMaxDirectoryLines - 1) {
       directory_dropped = true;

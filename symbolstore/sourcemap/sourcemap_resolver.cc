@@ -112,10 +112,11 @@ bool fitsInline(const std::string& name) {
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). The frame's pin
 // takes one reference on the cached answer, and the path, the function name and the context lines
 // are borrowed from it (SymbolizedFrame::pin): no bytes copied, one atomic increment (and one
-// decrement when the frame goes) whatever the answer holds. The tier is a static string; a module
-// name that fits inline (fitsInline) is copied, a longer one shared with the route's
-// `shared_module` when given (else copied). `column_offset` moves the original column past the
-// segment's start (divotOffset).
+// decrement when the frame goes) whatever the answer holds. The tier is a static string. The
+// module name is borrowed too when `shared_module` is the route name the answer keeps
+// (ResolvedAnswer::module); else a name that fits inline (fitsInline) is copied, a longer one
+// shared with `shared_module` when given (else copied). `column_offset` moves the original column
+// past the segment's start (divotOffset).
 void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
                 uint32_t column_offset, FrameLookup& result,
                 const std::shared_ptr<const std::string>* shared_module = nullptr) {
@@ -127,7 +128,9 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
   frame.line = entry.original_line + 1;
   frame.column =
       (answer.column != ResolvedAnswer::kNoColumn ? answer.column : entry.original_column) + 1 + column_offset;
-  if (shared_module != nullptr && *shared_module && !fitsInline(module)) {
+  if (shared_module != nullptr && answer.module != nullptr && answer.module == *shared_module) {
+    frame.module.borrow(answer.module.get());
+  } else if (shared_module != nullptr && *shared_module && !fitsInline(module)) {
     frame.module.share(*shared_module, shared_module->get());
   } else {
     frame.module = module;
@@ -346,7 +349,7 @@ struct SourcemapResolver::Impl {
       Pending& at = pending[p];
       if (at.entry == nullptr) continue;
       if (at.entry->answer) {
-        __builtin_prefetch(at.entry->answer.get());
+        prefetchAnswer(at.entry->answer.get());
       } else {
         at.entry = nullptr;
       }
@@ -676,8 +679,9 @@ struct SourcemapResolver::Impl {
 
   // Resolves segment `index` of `chunk` once (source record, function, context), sharing the
   // answer with every other segment of the same source line, function and refined column.
-  Expected<std::shared_ptr<const ResolvedAnswer>> resolveSegment(MapState& state, CachedChunk& chunk, size_t index,
-                                                                 std::string_view module) {
+  Expected<std::shared_ptr<const ResolvedAnswer>> resolveSegment(
+      MapState& state, CachedChunk& chunk, size_t index, std::string_view module,
+      const std::shared_ptr<const std::string>* module_name) {
     {
       std::shared_lock lock(mutex);
       if (chunk.entries[index].answer) return chunk.entries[index].answer;
@@ -731,6 +735,7 @@ struct SourcemapResolver::Impl {
     if (function != nullptr) answer->function_name = *function;
     answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
+    if (module_name != nullptr && *module_name && **module_name == module) answer->module = *module_name;
     static const std::string kFunctionMapTier = "function_map", kSourcemapTier = "sourcemap";
     answer->tier =
         function != nullptr && (*record)->origin == FunctionMapOrigin::kMetro ? &kFunctionMapTier : &kSourcemapTier;
@@ -748,10 +753,11 @@ struct SourcemapResolver::Impl {
   }
 
   // Looks up a 0-based generated position in `map_id` (recursing through index-map sections).
-  // `divot`: the column is JavaScriptCore's (JsColumns::kDivot).
+  // `divot`: the column is JavaScriptCore's (JsColumns::kDivot). `module_name`: the route's name
+  // (Route::name) when `module` is it, kept by a newly resolved answer (ResolvedAnswer::module).
   Expected<FrameLookup> lookupAt(const EventScope& scope, uint64_t map_id, uint32_t line, uint32_t column,
-                                 std::string_view module, std::string_view printed_function, uint32_t depth,
-                                 bool divot) {
+                                 std::string_view module, std::string_view printed_function, uint32_t depth, bool divot,
+                                 const std::shared_ptr<const std::string>* module_name) {
     auto found_state = mapState(map_id);
     if (!found_state) return found_state.error();
     if (!*found_state) {
@@ -787,7 +793,7 @@ struct SourcemapResolver::Impl {
         if (resolved->kind == Route::Kind::kNotFound) return FrameLookup::notFound(resolved->reason, resolved->note);
         child = resolved->map_id;
       }
-      return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1, divot);
+      return lookupAt(scope, child, inner_line, inner_column, module, printed_function, depth + 1, divot, module_name);
     }
 
     auto found_chunk = chunk(state, line, column);
@@ -796,7 +802,7 @@ struct SourcemapResolver::Impl {
     if (index < 0 || (*found_chunk)->entries[static_cast<size_t>(index)].source < 0) {
       return unmapped(module, line, column);
     }
-    auto answer = resolveSegment(state, **found_chunk, static_cast<size_t>(index), module);
+    auto answer = resolveSegment(state, **found_chunk, static_cast<size_t>(index), module, module_name);
     if (!answer) {
       // resolveSegment: the segment names a source whose record is not stored.
       if (answer.error().code() == ErrorCode::kNotFound) {
@@ -834,7 +840,8 @@ struct SourcemapResolver::Impl {
     if (line > UINT32_MAX - found->line_offset) {
       return FrameLookup::notFound(FrameReason::kPositionNotMapped, "line out of range");
     }
-    return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0, divot);
+    return lookupAt(scope, found->map_id, line + found->line_offset, column, name, printed_function, 0, divot,
+                    &found->name);
   }
 };
 
@@ -916,7 +923,7 @@ Expected<FrameLookup> SourcemapResolver::lookupBytecode(const EventScope& scope,
       return FrameLookup::notFound(FrameReason::kPositionNotMapped, "bytecode offset out of range");
     const std::string module = name.empty() ? map.file : std::string(name);
     return impl_->lookupAt(scope, found->map_id, static_cast<uint32_t>(line), static_cast<uint32_t>(column), module, "",
-                           0, /*divot=*/false);
+                           0, /*divot=*/false, &found->name);
   }();
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
   if (!answer && records::isUnreadableRecord(answer.error())) {

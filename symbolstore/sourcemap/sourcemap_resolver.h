@@ -26,7 +26,7 @@
 // its column bucket on a line where many start) and a short search inside one chunk, under one shared
 // lock; its answer (source, function, context lines) was resolved the first time any frame hit that
 // segment and is shared: the frame takes one reference on it (SymbolizedFrame::pin) and borrows the
-// file, the function name and the context lines (sourcemap_cache.h, FrameString). No RocksDB read,
+// file, the function name, the bundle's name and the context lines (sourcemap_cache.h, FrameString). No RocksDB read,
 // and no allocation but the returned FrameLookup's. A cold frame
 // reads one pointer, the map header, one chunk (one SeekForPrev), one source record and at most two text chunks. The
 // cache is bounded by cache_bytes; when full it is dropped and refilled from RocksDB. Safe to call from several

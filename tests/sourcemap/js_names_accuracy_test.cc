@@ -35,6 +35,13 @@
 namespace restack {
 namespace {
 
+// The array `value` holds, returned by value: a range-for over `value.get_array().value()` iterates
+// an array left in a temporary that is destroyed before the loop starts (C++20; AddressSanitizer's
+// stack-use-after-scope).
+simdjson::dom::array arrayOf(simdjson::simdjson_result<simdjson::dom::element> value) {
+  return value.get_array().value();
+}
+
 namespace fs = std::filesystem;
 
 const fs::path kNodeModules = fs::path(RESTACK_DEPS_DIR) / "node" / "node_modules";
@@ -126,9 +133,9 @@ std::string JsNamesAccuracyTest::measure(const std::vector<Variant>& variants, s
   simdjson::dom::element manifest = parser.load((work_ / "names_manifest.json").string()).value();
   SourcemapResolver resolver(*store_, {});
   std::ostringstream table;
-  for (simdjson::dom::element build : manifest["builds"].get_array().value()) {
+  for (simdjson::dom::element build : arrayOf(manifest["builds"])) {
     const std::string name(build["name"].get_string().value());
-    for (simdjson::dom::element unpaired : build["unpaired"].get_array().value()) {
+    for (simdjson::dom::element unpaired : arrayOf(build["unpaired"])) {
       std::cout << "  [unpaired scenario] " << name << ": " << std::string_view(unpaired.get_string().value()) << "\n";
     }
     const std::string map(build["map"].get_string().value());
@@ -139,7 +146,7 @@ std::string JsNamesAccuracyTest::measure(const std::vector<Variant>& variants, s
     // recorded; such frames are counted on their own ("not recorded").
     std::set<std::string> map_names;
     simdjson::dom::parser map_parser;
-    for (simdjson::dom::element entry : map_parser.load(bare)["names"].get_array().value()) {
+    for (simdjson::dom::element entry : arrayOf(map_parser.load(bare)["names"])) {
       map_names.emplace(entry.get_string().value());
     }
     std::ostringstream minified;
@@ -152,7 +159,7 @@ std::string JsNamesAccuracyTest::measure(const std::vector<Variant>& variants, s
       if (variant.with_minified_file) upload(app, bundle);
       EventScope scope{app, "", "javascript", {}};
       int frames = 0, equal = 0, not_recorded = 0, shown = 0;
-      for (simdjson::dom::element frame : build["frames"].get_array().value()) {
+      for (simdjson::dom::element frame : arrayOf(build["frames"])) {
         const std::string raw(frame["raw"].get_string().value());
         simdjson::dom::element original = frame["expected"];
         Expected expected;
@@ -281,9 +288,9 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
   table << "| build | upload | JSC frames | lines equal | columns equal | JSC-named frames | names equal | "
            "whole stacks as Safari web events: positions equal |\n"
         << "|---|---|---|---|---|---|---|---|\n";
-  for (simdjson::dom::element build : manifest["builds"].get_array().value()) {
+  for (simdjson::dom::element build : arrayOf(manifest["builds"])) {
     const std::string name(build["name"].get_string().value());
-    for (simdjson::dom::element unpaired : build["jsc_unpaired"].get_array().value()) {
+    for (simdjson::dom::element unpaired : arrayOf(build["jsc_unpaired"])) {
       std::cout << "  [unpaired scenario] " << name << ": " << std::string_view(unpaired.get_string().value()) << "\n";
     }
     const std::string map(build["map"].get_string().value());
@@ -296,7 +303,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
       if (!with_sources) upload(app, bundle);
       EventScope scope{app, "", "web", {}};
       int frames = 0, lines = 0, positions = 0, named = 0, names = 0;
-      for (simdjson::dom::element frame : build["jsc_frames"].get_array().value()) {
+      for (simdjson::dom::element frame : arrayOf(build["jsc_frames"])) {
         const std::string raw(frame["raw"].get_string().value());
         simdjson::dom::element original = frame["expected"];
         const stack::StackLine line = stack::parseStackLine(raw);
@@ -346,7 +353,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
       Symbolizer symbolizer(*store_, SymbolizerOptions{});
       pipeline::EventProcessor processor(symbolizer, pipeline::ProcessorOptions{});
       int stack_frames = 0, stack_positions = 0;
-      for (simdjson::dom::element stack : build["jsc_stacks"].get_array().value()) {
+      for (simdjson::dom::element stack : arrayOf(build["jsc_stacks"])) {
         pipeline::JsonWriter event;
         event.beginObject();
         event.key("event_id");
@@ -374,7 +381,7 @@ TEST_F(JsNamesAccuracyTest, JavaScriptCoreRunsRestoreToTheOriginalRun) {
         simdjson::dom::element restored = output_parser.parse(processed->records.at(0).value).value();
         simdjson::dom::array expected = stack["expected"].get_array().value();
         size_t next = 0;
-        for (simdjson::dom::element frame : restored["threads"].at(0)["frames"].get_array().value()) {
+        for (simdjson::dom::element frame : arrayOf(restored["threads"].at(0)["frames"])) {
           std::string_view file;
           if (frame["file"].get_string().get(file) || !file.ends_with("/main.js")) continue;
           if (next >= expected.size()) break;

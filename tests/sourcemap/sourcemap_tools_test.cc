@@ -22,6 +22,13 @@
 namespace restack {
 namespace {
 
+// The array `value` holds, returned by value: a range-for over `value.get_array().value()` iterates
+// an array left in a temporary that is destroyed before the loop starts (C++20; AddressSanitizer's
+// stack-use-after-scope).
+simdjson::dom::array arrayOf(simdjson::simdjson_result<simdjson::dom::element> value) {
+  return value.get_array().value();
+}
+
 namespace fs = std::filesystem;
 
 const fs::path kNodeModules = fs::path(RESTACK_DEPS_DIR) / "node" / "node_modules";
@@ -88,7 +95,7 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
   simdjson::dom::element manifest = parser.load((work_ / "manifest.json").string()).value();
   std::map<std::string, EventScope> scopes;
   // Ingest every map first: the "url" index-map case needs the esbuild upload.
-  for (simdjson::dom::element c : manifest["cases"].get_array().value()) {
+  for (simdjson::dom::element c : arrayOf(manifest["cases"])) {
     const std::string name(c["name"].get_string().value());
     const std::string platform(c["platform"].get_string().value());
     UploadMeta meta;
@@ -117,11 +124,11 @@ TEST_F(SourcemapToolsTest, RestoredFramesMatchOriginalRunsAndReferenceTools) {
     }
     return text.substr(text.rfind('.') + 1);
   };
-  for (simdjson::dom::element c : manifest["cases"].get_array().value()) {
+  for (simdjson::dom::element c : arrayOf(manifest["cases"])) {
     const std::string name(c["name"].get_string().value());
     const fs::path map_dir(std::string(c["map_dir"].get_string().value()));
     int scenario_index = 0;
-    for (simdjson::dom::element scenario : c["scenarios"].get_array().value()) {
+    for (simdjson::dom::element scenario : arrayOf(c["scenarios"])) {
       simdjson::dom::array frames = scenario["frames"].get_array().value();
       // The bundled run printed exactly as many of our frames as the original run.
       ASSERT_EQ(frames.size(), scenario["expected_count"].get_uint64().value())
