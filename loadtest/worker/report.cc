@@ -111,10 +111,10 @@ std::string formatReport(const RunFigures& f) {
     out += line;
     // Per output, so that runs of different lengths and rates compare: what producing (rate runs
     // only), reading back and checking one event costs this tool.
-    std::snprintf(
-        line, sizeof line, "  this tool: CPU %.2f s from first to last output, %.1f ms per 1,000 outputs%s\n",
-        f.window_tool_s, f.window_outputs > 0 ? 1e6 * f.window_tool_s / static_cast<double>(f.window_outputs) : 0,
-        f.latencies_us.empty() ? " (reading and checking)" : " (producing, reading, and checking at idle priority)");
+    std::snprintf(line, sizeof line, "  this tool: CPU %.2f s from first to last output, %.1f ms per 1,000 outputs%s\n",
+                  f.window_tool_s,
+                  f.window_outputs > 0 ? 1e6 * f.window_tool_s / static_cast<double>(f.window_outputs) : 0,
+                  f.latencies_us.empty() ? " (reading and checking)" : " (producing, reading and checking)");
     out += line;
     // The workers' own figure at full rate: their start-up (opening the store, catching up the
     // symbol topics) is outside the window, where the whole-run figure above counts it.
@@ -125,13 +125,6 @@ std::string formatReport(const RunFigures& f) {
     std::snprintf(line, sizeof line, "  the broker: CPU %.2f s from first to last output, %.1f ms per 1,000 outputs\n",
                   f.window_broker_s,
                   f.window_outputs > 0 ? 1e6 * f.window_broker_s / static_cast<double>(f.window_outputs) : 0);
-    out += line;
-  }
-  if (!f.latencies_us.empty()) {
-    std::snprintf(line, sizeof line,
-                  "  this tool at idle priority: %zu of %zu events made ahead, at most %zu outputs waiting for their "
-                  "check, the last checked %.2f s after the last output (CPU %.2f s)\n",
-                  f.events_made_ahead, f.events, f.outputs_waiting_for_check, f.check_drain_s, f.check_drain_tool_s);
     out += line;
   }
   if (f.produce_tool_s > 0) {

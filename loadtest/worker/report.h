@@ -52,11 +52,6 @@ struct RunFigures {
   size_t window_outputs = 0;  // outputs read back in that window (the first one excluded)
   // Flat-out runs: this tool's CPU seconds producing the events before the workers start.
   double produce_tool_s = 0;
-  // Rate runs, the work this tool does at idle priority (idle_work.h): how many events were made
-  // ahead (the rest were made at their produce time), the most outputs that waited for their
-  // check, and how long the checks went on after the last output, with this tool's CPU then.
-  size_t events_made_ahead = 0, outputs_waiting_for_check = 0;
-  double check_drain_s = 0, check_drain_tool_s = 0;
   double load_average = 0;  // 1-minute load average at the end
 };
 
