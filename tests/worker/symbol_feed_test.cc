@@ -351,7 +351,10 @@ TEST(SymbolFeed, ACatchUpGivesUpOnlyWithoutProgress) {
   auto dir = TempDir::create("symbol-feed-");
   ASSERT_TRUE(dir);
   config::Config config = feedConfig(kafka, dir->path(), "feed-stall");
-  config.uploads.catch_up_stall_s = 1;
+  // Twice the time one upload takes between two steps of progress, and more than the margin a
+  // loaded machine (CI runs two tests at once on two cores) adds to the 600 ms of each: with 1 s,
+  // a step slowed by 400 ms read as a stall and failed the test.
+  config.uploads.catch_up_stall_s = 2;
   const auto& topics = config.kafka.topics;
   kafka.createSymbolTopics(topics);
   kafka.createTopic(topics.dlq);
@@ -361,7 +364,7 @@ TEST(SymbolFeed, ACatchUpGivesUpOnlyWithoutProgress) {
   }
   produce(kafka.bootstrap(), topics.symbols, uploads);
 
-  // Each upload takes 600 ms: the catch-up takes three times the stall limit, but progresses.
+  // Each upload takes 600 ms: the catch-up takes longer than the stall limit, but progresses.
   ScriptedFetch slow;
   slow.path = library.path;
   slow.delay = std::chrono::milliseconds(600);
