@@ -233,6 +233,25 @@ TEST(StackLine, NormalizeDebugId) {
 
 // Deterministic fuzzing of the line parsers: random and mutated lines must never crash and must
 // always come back with the raw text intact.
+// `line` after `edits` random edits: a byte replaced by one of `alphabet`, 1 to `max_erase` bytes
+// erased, or one of `alphabet` inserted.
+std::string mutated(std::string line, int edits, const std::string& alphabet, size_t max_erase, std::mt19937& random) {
+  for (int e = 0; e < edits && !line.empty(); ++e) {
+    const size_t at = random() % line.size();
+    switch (random() % 3) {
+      case 0:
+        line[at] = alphabet[random() % alphabet.size()];
+        break;
+      case 1:
+        line.erase(at, 1 + random() % max_erase);
+        break;
+      default:
+        line.insert(at, 1, alphabet[random() % alphabet.size()]);
+    }
+  }
+  return line;
+}
+
 // lineSyntaxes() tries Java frames before JavaScript ones on the grounds that no line is both
 // (line_syntaxes.cc). Real lines of both and mutations of them (the bytes that tell them apart:
 // brackets, spaces, ':', '@') must never be read by both readers.
@@ -259,19 +278,7 @@ TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
   for (int i = 0; i < 50000; ++i) {
     std::string line = seeds[random() % seeds.size()];
     const int edits = random() % 5;
-    for (int e = 0; e < edits && !line.empty(); ++e) {
-      const size_t at = random() % line.size();
-      switch (random() % 3) {
-        case 0:
-          line[at] = alphabet[random() % alphabet.size()];
-          break;
-        case 1:
-          line.erase(at, 1 + random() % 3);
-          break;
-        default:
-          line.insert(at, 1, alphabet[random() % alphabet.size()]);
-      }
-    }
+    line = mutated(std::move(line), edits, alphabet, 3, random);
     const bool is_java = parseJavaFrameLine(line).has_value();
     const bool is_js = parseJsFrameLine(line).has_value();
     java += is_java;
@@ -295,20 +302,8 @@ TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
   const std::string alphabet = "0123456789abcdefx:@()[]#+. \t/<>$-\"";
   for (int i = 0; i < 20000; ++i) {
     std::string line = seeds[random() % seeds.size()];
-    int edits = 1 + random() % 6;
-    for (int e = 0; e < edits && !line.empty(); ++e) {
-      size_t at = random() % line.size();
-      switch (random() % 3) {
-        case 0:
-          line[at] = alphabet[random() % alphabet.size()];
-          break;
-        case 1:
-          line.erase(at, 1 + random() % 4);
-          break;
-        default:
-          line.insert(at, 1, alphabet[random() % alphabet.size()]);
-      }
-    }
+    const int edits = 1 + random() % 6;
+    line = mutated(std::move(line), edits, alphabet, 4, random);
     StackLine parsed = parseStackLine(line);
     EXPECT_EQ(parsed.raw, line);
   }
