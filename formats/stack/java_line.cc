@@ -35,12 +35,12 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
 }
 
 // Reads "[at ]<module prefix/>class.method(location)" into `frame`, a default JavaFrameLine (left
-// partly written when the line is not a Java frame). The class and method are found by one backward pass over
-// "prefix/class.method": the method is the bytes a method name may hold before the last '.', the
-// class those a class name may hold before the last '/' (neither kind holds a '/', and a method
-// name holds no '.'), so any other byte in either makes the line no Java frame. That is the
-// same answer as cutting at the last '/' and then the last '.' and checking both names, with
-// each byte read once (this runs on every Java line of every stack).
+// partly written when the line is not a Java frame). The class and method are found by one
+// backward pass over "prefix/class.method": the method is the bytes a method name may hold
+// before the last '.', the class those a class name may hold before the last '/' (neither kind
+// holds a '/', and a method name holds no '.'), so any other byte in either makes the line no
+// Java frame. That is the same answer as cutting at the last '/' and then the last '.' and
+// checking both names, with each byte read once (this runs on every Java line of every stack).
 bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   std::string_view text = trimmed;
   if (text.starts_with("at ")) text = scan::trimLeft(text.substr(3));

@@ -12,12 +12,8 @@ constinit const LineSyntax kUnknownLine("unknown", false);
 std::string normalizeDebugId(std::string_view text) {
   // Most ids arrive as they are kept (lowercase hex, no dashes; Android build ids always): one
   // pass that only checks, then a copy.
-  // Unsigned differences, so that the compiler checks many bytes at a time.
   bool plain = true;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    plain &= (static_cast<unsigned char>(byte - '0') < 10) | (static_cast<unsigned char>(byte - 'a') < 6);
-  }
+  for (char c : text) plain &= (c >= '0' && c <= '9') | (c >= 'a' && c <= 'f');
   if (plain) return std::string(text);
   // Written in place and cut to length once: a push_back per digit checked the capacity each time.
   std::string out(text.size(), '\0');
