@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 namespace restack::loadtest {
 namespace {
 
@@ -82,6 +86,21 @@ Expected<Corpus> prepareCorpus(const std::string& dir, size_t builds) {
   const std::string command = "node " +
                               shellQuote(std::string(RESTACK_SOURCE_DIR) + "/loadtest/worker/make_corpus.mjs") +
                               " --out " + shellQuote(dir) + " --builds " + std::to_string(builds) + " >&2";
+  // One run at a time per folder, from making the corpus to reading its index: two runs that
+  // share a corpus (ctest runs the tiny scenarios side by side) would otherwise write the same
+  // files at once, and one read the other's half-written corpus.json.
+  const std::string lock_path = dir + ".lock";
+  std::error_code ignored;  // open() below says what failed
+  std::filesystem::create_directories(std::filesystem::path(lock_path).parent_path(), ignored);
+  struct Lock {
+    int fd;
+    ~Lock() {
+      if (fd >= 0) ::close(fd);  // releases the lock
+    }
+  } lock{::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+  if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
+    return Error(ErrorCode::kIo, "cannot lock " + lock_path + " to make the symbol corpus");
+  }
   if (std::system(command.c_str()) != 0) {
     return Error(ErrorCode::kInternal,
                  "making the symbol corpus failed: " + command +
