@@ -153,12 +153,6 @@ bool readNativeLine(std::string_view trimmed, NativeFrameLine& frame) {
 
 }  // namespace
 
-std::optional<NativeFrameLine> parseNativeLine(std::string_view trimmed) {
-  NativeFrameLine frame;
-  if (!readNativeLine(trimmed, frame)) return std::nullopt;
-  return frame;
-}
-
 // Every payload fits in the line (no allocation per line beyond its strings).
 static_assert(sizeof(NativeFrameLine) <= LinePayload::kInlineBytes);
 

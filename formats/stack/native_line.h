@@ -23,9 +23,6 @@ struct NativeFrameLine {
   std::string symbol_hint;  // a symbol the device already printed ("abort+164")
 };
 
-// Returns std::nullopt when the (trimmed) line is not a native frame. Exposed for tests and fuzzing.
-std::optional<NativeFrameLine> parseNativeLine(std::string_view trimmed);
-
 extern const LineSyntaxOf<NativeFrameLine> kNativeLine;
 
 inline const NativeFrameLine* asNative(const StackLine& line) {

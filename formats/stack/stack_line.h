@@ -124,12 +124,12 @@ struct StackLine {
 // A syntax whose payload is a `Payload`, read by `read` (which returns nullopt when the line is
 // not of this syntax). Define one per syntax in its kind's .cc file as a constinit object and
 // give it a typed accessor in the kind's header:
-//   constinit const LineSyntaxOf<NativeFrameLine> kNativeLine("native", true, parseNativeLine);
-//   inline const NativeFrameLine* asNative(const StackLine& line) { return kNativeLine.payloadOf(line); }
+//   constinit const LineSyntaxOf<JsFrameLine> kJsFrameLine("js_frame", true, parseJsFrameLine);
+//   inline const JsFrameLine* asJsFrame(const StackLine& line) { return kJsFrameLine.payloadOf(line); }
 // A reader may instead fill a default-constructed payload in place (ReadInto, returning false when
 // the line is not of this syntax, and the payload is discarded): it is not moved twice (out of
-// the reader's optional, into the line), which shows for the many-stringed payload of the most
-// common frame lines (java_line.cc).
+// the reader's optional, into the line), which shows for the many-stringed payloads of the most
+// common frame lines (java_line.cc, native_line.cc).
 template <class Payload>
 class LineSyntaxOf final : public LineSyntax {
   static constexpr bool kInline = sizeof(Payload) <= LinePayload::kInlineBytes &&

@@ -186,7 +186,6 @@ struct CachedChunk {
 // range instead of a binary search over the whole chunk.
 struct ChunkSlot {
   static constexpr uint32_t kBuckets = 32;
-  uint64_t end = 0;  // positionKey of the first position after the chunk
   const uint64_t* positions = nullptr;
   SegmentEntry* entries = nullptr;
   uint32_t count = 0;
@@ -196,7 +195,6 @@ struct ChunkSlot {
   std::shared_ptr<CachedChunk> chunk;                 // owns positions and entries
 
   explicit ChunkSlot(std::shared_ptr<CachedChunk> owned) : chunk(std::move(owned)) {
-    end = positionKey(chunk->end_line, chunk->end_column);
     positions = chunk->positions.data();
     entries = chunk->entries.data();
     count = static_cast<uint32_t>(chunk->positions.size());
@@ -274,8 +272,9 @@ struct MapState {
   std::shared_ptr<const sourcemap::FunctionMap> generated_functions;
   bool generated_functions_first = false;  // from "scopes": ahead of the sources' function maps
   std::vector<uint64_t> chunk_starts;      // sorted: the binary search runs over this dense array
-  // Parallel to chunk_starts: ChunkSlot::end of each, so that find() reads no slot (a miss per frame
-  // of a large map, on a frame's critical path, where the slot is then fetched ahead of its use).
+  // Parallel to chunk_starts: the positionKey of the first position after each chunk, here and not
+  // in its slot so that find() reads no slot (a miss per frame of a large map, on a frame's
+  // critical path, where the slot is then fetched ahead of its use).
   std::vector<uint64_t> chunk_ends;
   std::vector<ChunkSlot> slots;  // parallel to chunk_starts
   // Answers shared by segments: (source, original line, function, refined column) -> answer.
@@ -344,9 +343,9 @@ struct MapState {
     if (at != chunk_starts.end() && *at == start) return;  // another thread read it first
     const uint32_t start_line = chunk->start_line;
     chunk_starts.insert(at, start);
-    ChunkSlot slot(std::move(chunk));
-    chunk_ends.insert(chunk_ends.begin() + static_cast<std::ptrdiff_t>(index), slot.end);
-    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), std::move(slot));
+    chunk_ends.insert(chunk_ends.begin() + static_cast<std::ptrdiff_t>(index),
+                      positionKey(chunk->end_line, chunk->end_column));
+    slots.insert(slots.begin() + static_cast<std::ptrdiff_t>(index), ChunkSlot(std::move(chunk)));
     if (directory_dropped) return;
     if (start_line >= kMaxDirectoryLines - 1) {
       directory_dropped = true;

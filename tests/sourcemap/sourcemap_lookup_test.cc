@@ -631,7 +631,9 @@ TEST(SourcemapCacheTest, MapStateFindsTheChunkCoveringEachPositionWhateverTheOrd
           for (size_t i = count; i-- > 0;) {
             if (!cached[i] || positionKey(starts[i].first, starts[i].second) > key) continue;
             for (const ChunkSlot& slot : state.slots) {
-              if (slot.chunk == chunks[i] && key < slot.end) expected = &slot;
+              if (slot.chunk == chunks[i] && key < positionKey(slot.chunk->end_line, slot.chunk->end_column)) {
+                expected = &slot;
+              }
             }
             break;
           }
