@@ -460,6 +460,12 @@ bool isBundleUrl(const stack::JsFrameLine& frame) {
          frame.url.ends_with(".jsbundle") || frame.url.find(".bundle?") != std::string::npos;
 }
 
+// A line of a console stack that reads as a frame to a person: V8's "at …" or "fn@…".
+bool looksLikeJsFrame(std::string_view line) {
+  const std::string_view text = trim(line);
+  return text.starts_with("at ") || text.find('@') != std::string_view::npos;
+}
+
 void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& report) {
   ReportThread thread{"main", true, ""};
   bool react_native = false;
@@ -469,6 +475,11 @@ void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& rep
     if (const auto* frame = stack::asJsFrame(parsed)) {
       react_native = react_native || isBundleUrl(*frame);
       if (!thread.stack.empty()) thread.stack += "\n";
+      thread.stack += std::string(line);
+    } else if (!thread.stack.empty() && looksLikeJsFrame(line)) {
+      // A frame line no reader knows stays in the stack, printed as it came and marked
+      // unparsed, rather than vanishing from the restored report.
+      thread.stack += "\n";
       thread.stack += std::string(line);
     } else if (thread.stack.empty() && message_line.empty() && !trim(line).empty()) {
       message_line = line;

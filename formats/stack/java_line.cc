@@ -34,6 +34,13 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
   return !require_package || name.find('.') != std::string_view::npos;
 }
 
+// What a JVM hidden class prints after the '/' of its name: its address in hex ("0x7f3c1c00a000")
+// or, on Java 8, a decimal number.
+bool isHiddenClassSuffix(std::string_view suffix) {
+  if (suffix.starts_with("0x")) return scan::parseHex(suffix).has_value();
+  return scan::parseDecimal(suffix).has_value();
+}
+
 // Reads "[at ]<module prefix/>class.method(location)" into `frame`, a default JavaFrameLine (left
 // partly written when the line is not a Java frame). The class and method are found by one
 // backward pass over "prefix/class.method": the method is the bytes a method name may hold
@@ -54,7 +61,16 @@ bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   const size_t dot = i - 1;
   while (i > 0 && kNameBytes.in_class[static_cast<unsigned char>(qualified[i - 1])]) --i;
   if (i > 0 && qualified[i - 1] != '/') return false;
-  const size_t class_begin = i;  // after the module prefix, if any
+  size_t class_begin = i;  // after the module prefix, if any
+  if (i > 1 && isHiddenClassSuffix(text.substr(i, dot - i))) {
+    // A JVM hidden class (a lambda's proxy) prints its address after a '/', which is part of
+    // its name, not a module: "Main$$Lambda$14/0x0000000800c03000.run", Java 8's
+    // "Main$$Lambda$1/1831932724.run".
+    size_t k = i - 1;
+    while (k > 0 && kNameBytes.in_class[static_cast<unsigned char>(qualified[k - 1])]) --k;
+    if (k == i - 1 || (k > 0 && qualified[k - 1] != '/')) return false;
+    class_begin = k;
+  }
   if (class_begin == dot || scan::isDigit(qualified[class_begin]) || qualified[class_begin] == '.' ||
       qualified[dot - 1] == '.') {
     return false;

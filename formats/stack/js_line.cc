@@ -27,6 +27,39 @@ bool splitLocation(std::string_view location, JsFrameLine& frame) {
   return !frame.url.empty();
 }
 
+// V8's frame of a Promise combinator waiting on one of its elements: "at async Promise.all (index 0)".
+bool isPromiseElement(std::string_view location) {
+  return location.starts_with("index ") && scan::parseU32(location.substr(6)).has_value();
+}
+
+// JavaScriptCore's names for code outside any function: a script's, a module's, eval'd code's.
+bool isTopLevelCode(std::string_view function) {
+  return function == "global code" || function == "module code" || function == "eval code";
+}
+
+// What SpiderMonkey writes before '*' on the first frame after an async boundary ("async",
+// "promise callback", "setTimeout handler", "EventListener.handleEvent"): words, spaces, dots.
+bool isAsyncCause(std::string_view cause) {
+  if (cause.empty()) return false;
+  for (char c : cause) {
+    if (!(scan::isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == ' ' || c == '.' || c == '_'))
+      return false;
+  }
+  return true;
+}
+
+// A function name JavaScriptCore prints for code that has no URL ("fn@", eval'd or built from a
+// string): identifier bytes and dots only, so that no other text ending in '@' reads as a frame.
+bool isPlainName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!(scan::isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '.' ||
+          static_cast<unsigned char>(c) >= 0x80))
+      return false;
+  }
+  return true;
+}
+
 std::optional<JsFrameLine> parseV8(std::string_view text) {
   JsFrameLine frame;
   frame.style = JsStyle::kV8;
@@ -59,7 +92,7 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     frame.style = JsStyle::kHermes;
     location.remove_prefix(11);
   }
-  if (!frame.function.empty() && (location == "<anonymous>" || location == "native")) {
+  if (!frame.function.empty() && (location == "<anonymous>" || location == "native" || isPromiseElement(location))) {
     frame.builtin = true;
     frame.url = std::string(location);
     return frame;
@@ -74,6 +107,13 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
   if (at == std::string_view::npos) return std::nullopt;
   JsFrameLine frame;
   frame.style = JsStyle::kFirefox;
+  // The function as printed, an async cause included ("promise callback*run"): the restored
+  // text and grouping read it as before; only the checks below look past the cause.
+  std::string_view name = text.substr(0, at);
+  if (size_t star = name.rfind('*'); star != std::string_view::npos && isAsyncCause(name.substr(0, star))) {
+    frame.is_async = true;
+    name.remove_prefix(star + 1);
+  }
   frame.function = std::string(text.substr(0, at));
   std::string_view location = text.substr(at + 1);
   if (location == "[native code]") {  // JavaScriptCore's engine code ("forEach@[native code]")
@@ -81,13 +121,18 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
     frame.url = std::string(location);
     return frame;
   }
+  // Spaces and parentheses mean this is not a frame, but in JavaScriptCore's "global code@…"
+  // (likewise "module code", "eval code").
+  if (name.find(' ') != std::string_view::npos && !isTopLevelCode(name)) return std::nullopt;
+  if (location.empty()) {
+    // JavaScriptCore prints code that has no URL (eval'd, or from a string) as "eval code@" or
+    // "fn@": a frame with no script position (line 0), nothing to look up.
+    if (!isTopLevelCode(name) && !isPlainName(name)) return std::nullopt;
+    return frame;
+  }
   if (location.find(' ') != std::string_view::npos) return std::nullopt;
   // Java's "Object@1a2b" or e-mail-like text has no ":line" suffix and is rejected here.
   if (!splitLocation(location, frame)) return std::nullopt;
-  if (frame.function.find_first_of("() ") != std::string::npos && frame.function != "global code") {
-    // Safari prints "global code@…"; other spaces/parentheses mean this is not a frame.
-    if (frame.function.find(' ') != std::string::npos) return std::nullopt;
-  }
   return frame;
 }
 

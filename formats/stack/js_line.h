@@ -15,17 +15,19 @@ enum class JsStyle { kV8, kFirefox, kHermes };
 
 struct JsFrameLine {
   JsStyle style = JsStyle::kV8;
-  std::string function;  // may be empty ("at url:line:col", "@url:line:col")
-  std::string url;       // as printed
-  uint32_t line = 0;     // 1-based as printed
-  uint32_t column = 0;   // 1-based as printed (Hermes bytecode: the bytecode offset)
-  bool is_async = false;
+  // May be empty ("at url:line:col", "@url:line:col"). Firefox's async cause stays in it as
+  // printed ("promise callback*run"; is_async tells).
+  std::string function;
+  std::string url;               // as printed; empty for JavaScriptCore's "eval code@" or "fn@"
+  uint32_t line = 0;             // 1-based as printed; 0 when the frame prints no position
+  uint32_t column = 0;           // 1-based as printed (Hermes bytecode: the bytecode offset)
+  bool is_async = false;         // V8's "at async fn (…)", SpiderMonkey's "<cause>*fn@…"
   bool is_constructor = false;   // "at new Foo (…)"
   bool hermes_bytecode = false;  // "(address at …)": column is a bytecode offset
   bool is_eval = false;          // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
-  // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)",
-  // JavaScriptCore's "forEach@[native code]", Hermes {"NativeCode":true}. `url` holds what was printed; there is
-  // nothing to restore.
+  // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)", a
+  // Promise combinator's element "at async Promise.all (index 0)", JavaScriptCore's "forEach@[native code]", Hermes
+  // {"NativeCode":true}. `url` holds what was printed; there is nothing to restore.
   bool builtin = false;
   // Hermes crash reports (the VM's crash callstack, one JSON object per frame, as Hermes writes
   // it) give (SegmentID, FunctionID, ByteCodeOffset) instead of a position:
@@ -39,6 +41,13 @@ struct JsFrameLine {
   uint32_t function_id = 0;
   uint32_t bytecode_offset = 0;
 };
+
+// The function's name without SpiderMonkey's async cause: "promise callback*run" -> "run".
+inline std::string_view functionName(const JsFrameLine& frame) {
+  const std::string_view function = frame.function;
+  if (!frame.is_async || frame.style != JsStyle::kFirefox) return function;
+  return function.substr(function.rfind('*') + 1);
+}
 
 // Returns std::nullopt when the (trimmed) line is not a JS frame. Exposed for tests and fuzzing.
 std::optional<JsFrameLine> parseJsFrameLine(std::string_view trimmed);

@@ -117,7 +117,7 @@ bool fitsInline(const std::string& name) {
 // (ResolvedAnswer::module); else a name that fits inline (fitsInline) is copied, a longer one
 // shared with `shared_module` when given (else copied). `column_offset` moves the original column
 // past the segment's start (divotOffset).
-void answerInto(const SegmentEntry& entry, const std::string& module, const std::string& printed_function,
+void answerInto(const SegmentEntry& entry, const std::string& module, std::string_view printed_function,
                 uint32_t column_offset, FrameLookup& result,
                 const std::shared_ptr<const std::string>* shared_module = nullptr) {
   const ResolvedAnswer& answer = *entry.answer;
@@ -154,7 +154,7 @@ void answerInto(const SegmentEntry& entry, const std::string& module, const std:
 FrameLookup answerFor(const SegmentEntry& entry, std::string_view module, std::string_view printed_function,
                       uint32_t column_offset) {
   FrameLookup result;
-  answerInto(entry, std::string(module), std::string(printed_function), column_offset, result);
+  answerInto(entry, std::string(module), printed_function, column_offset, result);
   return result;
 }
 
@@ -276,7 +276,7 @@ struct SourcemapResolver::Impl {
     if (index < 0 || !slot->entries[index].answer) return false;
     const uint32_t offset =
         divot ? divotOffset(column, static_cast<uint32_t>(slot->positions[index]), slot->chunk->nameLength(index)) : 0;
-    answerInto(slot->entries[index], name, frame.function, offset, out, &route.name);
+    answerInto(slot->entries[index], name, stack::functionName(frame), offset, out, &route.name);
     return true;
   }
 
@@ -362,7 +362,8 @@ struct SourcemapResolver::Impl {
                                   ? divotOffset(at.column, static_cast<uint32_t>(at.slot->positions[index]),
                                                 at.slot->chunk->nameLength(index))
                                   : 0;
-      answerInto(*at.entry, *at.route->name, frames[at.frame].frame->function, offset, out[at.frame], &at.route->name);
+      answerInto(*at.entry, *at.route->name, stack::functionName(*frames[at.frame].frame), offset, out[at.frame],
+                 &at.route->name);
       answered |= 1u << at.frame;
     }
     return answered;
@@ -822,7 +823,7 @@ struct SourcemapResolver::Impl {
                                    uint32_t column, bool divot) {
     const std::string_view name = sourcemap::minifiedFileNameView(frame.url);
     if (!isScriptName(name)) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
-    auto answer = lookupName(scope, name, line, column, frame.function, divot);
+    auto answer = lookupName(scope, name, line, column, stack::functionName(frame), divot);
     // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why.
     if (!answer && records::isUnreadableRecord(answer.error())) {
       return FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());

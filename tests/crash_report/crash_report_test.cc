@@ -225,6 +225,26 @@ TEST(CrashReport, BrowserConsoleStacksOfEveryEngine) {
   EXPECT_EQ(readableFrames(*firefox), 2u);
 }
 
+// A line of the stack that reads as a frame to a person but to no reader stays in the thread,
+// to be printed as it came (marked unparsed), rather than vanishing; text after the stack that
+// looks like no frame is left out.
+TEST(CrashReport, UnreadFrameLinesOfAConsoleStackStay) {
+  auto v8 = parseCrashReport(
+      "TypeError: x is not a function\n"
+      "    at n (https://cdn.example.com/app.js:1:60)\n"
+      "    at <some future V8 frame shape>\n"
+      "    at https://cdn.example.com/app.js:1:255\n"
+      "\n"
+      "Press F12 for details\n");
+  ASSERT_TRUE(v8) << v8.error().message();
+  ASSERT_EQ(v8->threads.size(), 1u);
+  EXPECT_EQ(v8->threads[0].stack,
+            "    at n (https://cdn.example.com/app.js:1:60)\n"
+            "    at <some future V8 frame shape>\n"
+            "    at https://cdn.example.com/app.js:1:255");
+  EXPECT_EQ(readableFrames(*v8), 2u);
+}
+
 TEST(CrashReport, ReactNativeStacksAreTold) {
   auto hermes = parseCrashReport(
       "TypeError: Cannot read property 'token' of null\n\nThis error is located at:\n    in Profile\n\n"

@@ -9,6 +9,7 @@
 //     lines and columns.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -230,6 +231,83 @@ TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
   EXPECT_NE(output.find(")  (" + reason + ")\n"), std::string::npos) << output;
   EXPECT_NE(output.find("\nnot restored:\n"), std::string::npos) << output;
   EXPECT_NE(output.find("\n      " + reason + " (node built-in module)\n"), std::string::npos) << output;
+}
+
+const char* kJobsJs = R"(export async function loadAll(ids) {
+  const jobs = await Promise.all(ids.map((id) => loadOne(id)));
+  return jobs;
+}
+
+async function loadOne(id) {
+  await null;
+  if (id < 0) throw new RangeError("no job " + id);
+  return { id };
+}
+)";
+const char* kJobsMainJs = R"(import { loadAll } from "./jobs.mjs";
+
+class Queue {
+  constructor(ids) { this.ids = ids; }
+  async drain() {
+    const done = await loadAll(this.ids);
+    return done.length;
+  }
+}
+
+try {
+  await new Queue([3, -4]).drain();
+} catch (error) {
+  console.log(error.stack);
+}
+)";
+
+// An async stack as V8 prints it: frames of async functions after an await ("at async fn"), and
+// the Promise combinator waiting on the element that failed ("at async Promise.all (index 1)"),
+// which has no position. Every frame of the original run is printed, in its order, and every
+// frame with a position gets the original's file, line and column.
+TEST(SymbolicateText, AnAsyncBundleStackKeepsEveryFrameOfTheOriginalRun) {
+  const std::string esbuild = kDepsDir + "/node/node_modules/.bin/esbuild";
+  ASSERT_TRUE(std::filesystem::exists(esbuild)) << esbuild << " is missing: run scripts/setup.sh";
+  ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
+  auto dir = TempDir::create("restack-symbolicate-async-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeTextFile(root + "/src/jobs.mjs", kJobsJs);
+  writeTextFile(root + "/src/main.mjs", kJobsMainJs);
+  auto built = runCommand(shellQuote(esbuild) +
+                              " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
+                              "--log-level=error",
+                          root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  auto original = runCommand("node src/main.mjs", root);
+  auto bundled = runCommand("node dist/app.mjs", root);
+  ASSERT_EQ(original.exit_code, 0) << original.output;
+  ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
+  writeTextFile(root + "/pasted.txt", bundled.output);
+  const std::string output = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+
+  std::vector<std::string> expected_frames;
+  for (const std::string& line : lines(original.output)) {
+    if (trimmed(line).starts_with("at ")) expected_frames.push_back(trimmed(line));
+  }
+  std::vector<std::string> restored_frames;
+  for (const std::string& line : restoredThread(output)) {
+    if (line.starts_with("at ")) restored_frames.push_back(line);
+  }
+  // The run printed what this test is about.
+  const std::string combinator = "at async Promise.all (index 1)";
+  ASSERT_NE(std::find(expected_frames.begin(), expected_frames.end(), combinator), expected_frames.end())
+      << original.output;
+  ASSERT_GE(positions(expected_frames).size(), 3u) << original.output;
+  EXPECT_EQ(restored_frames.size(), expected_frames.size()) << "restack printed:\n"
+                                                            << output << "\noriginal run:\n"
+                                                            << original.output;
+  EXPECT_EQ(positions(restored_frames), positions(expected_frames)) << "restack printed:\n"
+                                                                    << output << "\noriginal run:\n"
+                                                                    << original.output;
+  EXPECT_NE(std::find(restored_frames.begin(), restored_frames.end(), combinator), restored_frames.end()) << output;
+  // Engine code counts as restored: nothing is listed as not restored.
+  EXPECT_EQ(output.find("not restored:"), std::string::npos) << output;
 }
 
 }  // namespace

@@ -94,6 +94,24 @@ TEST(StackLine, JavaFramesAndTraceStructure) {
   EXPECT_EQ(asJavaException(caused)->class_name, "a.b.c");
   EXPECT_FALSE(asJavaException(caused)->has_message);
 
+  // A JVM hidden class (a lambda's proxy) has its address after a '/' in its name.
+  StackLine hidden = parseStackLine("\tat com.x.Main$$Lambda$14/0x0000000800c03000.run(Unknown Source)");
+  ASSERT_EQ(hidden.kindName(), "java_frame");
+  EXPECT_EQ(asJavaFrame(hidden)->module_prefix, "");
+  EXPECT_EQ(asJavaFrame(hidden)->class_name, "com.x.Main$$Lambda$14/0x0000000800c03000");
+  EXPECT_EQ(asJavaFrame(hidden)->method, "run");
+  StackLine java8 = parseStackLine("at Main$$Lambda$1/1831932724.run(Unknown Source)");
+  ASSERT_EQ(java8.kindName(), "java_frame");
+  EXPECT_EQ(asJavaFrame(java8)->class_name, "Main$$Lambda$1/1831932724");
+  StackLine form =
+      parseStackLine("at java.base/java.lang.invoke.LambdaForm$DMH/0x0000000800c0c400.invokeStatic(LambdaForm$DMH)");
+  ASSERT_EQ(form.kindName(), "java_frame");
+  EXPECT_EQ(asJavaFrame(form)->module_prefix, "java.base/");
+  EXPECT_EQ(asJavaFrame(form)->class_name, "java.lang.invoke.LambdaForm$DMH/0x0000000800c0c400");
+  EXPECT_EQ(asJavaFrame(form)->method, "invokeStatic");
+  // A module name alone before the number is no class.
+  EXPECT_EQ(parseStackLine("at /0x12.run(Unknown Source)").kindName(), "unknown");
+
   StackLine suppressed = parseStackLine("\tSuppressed: x.y.Z: closing");
   ASSERT_EQ(suppressed.kindName(), "java_exception");
   EXPECT_EQ(asJavaException(suppressed)->prefix, "Suppressed: ");
@@ -156,6 +174,46 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_EQ(asJsFrame(jsc_builtin)->url, "[native code]");
   EXPECT_TRUE(asJsFrame(parseStackLine("@[native code]"))->builtin);
   EXPECT_FALSE(asJsFrame(chrome)->builtin);
+
+  // V8's Promise combinator waiting on one element: engine code, no position.
+  StackLine combinator = parseStackLine("    at async Promise.all (index 1)");
+  ASSERT_EQ(combinator.kindName(), "js_frame");
+  EXPECT_TRUE(asJsFrame(combinator)->builtin);
+  EXPECT_TRUE(asJsFrame(combinator)->is_async);
+  EXPECT_EQ(asJsFrame(combinator)->function, "Promise.all");
+  EXPECT_EQ(asJsFrame(combinator)->url, "index 1");
+  EXPECT_EQ(parseStackLine("at Promise.any (index x)").kindName(), "unknown");
+
+  // SpiderMonkey's async causes: the function keeps the cause as printed, is_async tells.
+  for (const char* printed : {"async*main@https://h/a.js:1:40", "promise callback*main@https://h/a.js:1:40",
+                              "setTimeout handler*main@https://h/a.js:1:40"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    EXPECT_TRUE(asJsFrame(line)->is_async);
+    EXPECT_TRUE(asJsFrame(line)->function.ends_with("*main"));
+    EXPECT_EQ(asJsFrame(line)->column, 40u);
+  }
+  EXPECT_FALSE(asJsFrame(firefox)->is_async);
+  // A cause is words: a message with a '*' in it is still no frame.
+  EXPECT_EQ(parseStackLine("Error: 2*x@h:1:2").kindName(), "unknown");
+
+  // JavaScriptCore's top-level code of a module or of eval, and code with no URL.
+  StackLine module = parseStackLine("module code@https://h/app.js:7:3");
+  ASSERT_EQ(module.kindName(), "js_frame");
+  EXPECT_EQ(asJsFrame(module)->function, "module code");
+  EXPECT_EQ(asJsFrame(module)->line, 7u);
+  for (const char* printed : {"eval code@", "global code@", "onTick@", "Foo.bar@"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    EXPECT_TRUE(asJsFrame(line)->url.empty());
+    EXPECT_EQ(asJsFrame(line)->line, 0u);
+    EXPECT_FALSE(asJsFrame(line)->builtin);
+  }
+  for (const char* other : {"mail me@", "some code@https://h/a.js:1:2", "x(y)@", "@"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
 
   StackLine hermes = parseStackLine("    at render (address at index.android.bundle:1:9876)");
   ASSERT_EQ(hermes.kindName(), "js_frame");
@@ -271,6 +329,10 @@ TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
       "capture@https://h/app.js:1:200",
       "forEach@[native code]",
       "global code@http://h/a.js:3:4",
+      "promise callback*run@http://h/a.js:3:4",
+      "eval code@",
+      "at Main$$Lambda$1/1831932724.run(Unknown Source)",
+      "at java.base/java.lang.invoke.LambdaForm$DMH/0x0000000800c0c400.invokeStatic(LambdaForm$DMH)",
       R"({"CJSModuleOffset":0,"FunctionID":12,"ByteCodeOffset":34,"SourceURL":"index.android.bundle"})"};
   std::mt19937 random(4321);
   const std::string alphabet = "0123456789ab:@()[]{}. /<>$-\"";

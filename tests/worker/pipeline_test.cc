@@ -265,6 +265,17 @@ TEST_F(PipelineTest, JavaScriptCoreStacksRestoreToTheDivotFirefoxStacksToTheCall
   EXPECT_EQ(columns("web", frames + R"(\nforEach@[native code]\nglobal code@https://h/app.js:1:2)"),
             (std::vector<uint64_t>{9, 18, 9}));
   EXPECT_EQ(columns("web", frames + R"(\nrun/<@https://h/app.js:1:2)"), (std::vector<uint64_t>{5, 13, 5}));
+  // SpiderMonkey's async causes are Firefox's alone; JavaScriptCore's module code is its own.
+  EXPECT_EQ(columns("web", frames + R"(\npromise callback*run@https://h/app.js:1:2)"),
+            (std::vector<uint64_t>{5, 13, 5}));
+  EXPECT_EQ(columns("web", frames + R"(\nmodule code@https://h/app.js:1:2)"), (std::vector<uint64_t>{9, 18, 9}));
+  // The cause is no part of the function's name; the restored text keeps it before the name, as
+  // Firefox prints it. (This map names no function: the name is the one printed.)
+  auto firefox = process(R"({"event_id":"f","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
+                         R"("threads":[{"stack":"setTimeout handler*a@https://h/app.js:1:2"}]})");
+  const std::string& restored = firefox.records.at(0).value;
+  EXPECT_NE(restored.find(R"("function":"a","file":"app.js","line":3,"column":5)"), std::string::npos) << restored;
+  EXPECT_NE(restored.find(R"("restored":"setTimeout handler*a@app.js:3:5")"), std::string::npos) << restored;
   // The engine frame is kept, restored as itself.
   auto safari = process(R"({"event_id":"s","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
                         R"("threads":[{"stack":"forEach@[native code]"}]})");

@@ -28,6 +28,7 @@ void appendJs(std::string& text, const SymbolizedFrame& frame, const stack::JsFr
     }
   };
   if (raw.style == stack::JsStyle::kFirefox) {
+    if (raw.is_async) text += std::string_view(raw.function).substr(0, raw.function.rfind('*') + 1);  // the cause
     text += frame.function;
     text += '@';
     location();
@@ -65,15 +66,14 @@ FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
 // iOS WebView: JavaScriptCore) and Firefox share it; a Safari stack is told by JavaScriptCore's
 // own frames, engine code "fn@[native code]" and top-level "global code", "module code" or "eval
 // code", which Firefox never prints (its engine code is "self-hosted", a nested function
-// "outer/<", an async frame "async*fn"). An undecided web stack keeps Firefox's reading, the
-// segment's start.
+// "outer/<", a frame after an async boundary "async*fn", "promise callback*fn"). An undecided web stack keeps Firefox's
+// reading, the segment's start.
 JsColumns columnsOf(const StackRun& run) {
   bool javascriptcore = run.scope.platform == "react_native";
   for (const stack::StackLine& line : run.lines) {
     const stack::JsFrameLine& js = *stack::asJsFrame(line);
     if (js.style != stack::JsStyle::kFirefox) continue;
-    if (js.url.starts_with("self-hosted") || js.function.find("/<") != std::string::npos ||
-        js.function.starts_with("async*")) {
+    if (js.url.starts_with("self-hosted") || js.function.find("/<") != std::string::npos || js.is_async) {
       return JsColumns::kCallStart;
     }
     if (js.url == "[native code]" || js.function == "global code" || js.function == "module code" ||
