@@ -42,7 +42,7 @@ enum class FrameReason : uint8_t {
   kPositionNotMapped,     // JS: the source map has no mapping at this line:column (or segment)
   kNoPosition,            // JS: the frame prints no script position to look up
   kBundleUnknown,         // JS: the frame names no bundle and the build has several maps
-  kRuntimeCode,           // JS: code built into the runtime (node:internal/…): no upload exists
+  kRuntimeCode,           // no upload exists: JS built into node, Android JIT / ART-compiled code
   kNotCovered,            // the symbols do not cover the frame, for no more specific reason
   // Not restored, status unparsed.
   kUnparsed,    // the line is no frame of any stack kind

@@ -180,6 +180,12 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
   }
   std::string out = image + " " + hex(*address, 16) + " " + hex(*load, 0) + " + " + std::to_string(*address - *load);
   if (found != images.end() && !found->second.uuid.empty()) out += " [" + found->second.uuid + "]";
+  // A frame the device symbolicated ("__pthread_kill + 8") keeps that symbol after the id: shown
+  // for a frame Restack cannot restore (a system library), rather than lost.
+  if (!after.empty() && !after.starts_with("0x")) {
+    out += ' ';
+    out += after;
+  }
   return out;
 }
 
@@ -279,6 +285,15 @@ std::string ipsFrame(simdjson::dom::element frame, simdjson::dom::array images) 
   std::string out =
       std::string(name) + " " + hex(base + offset, 16) + " " + hex(base, 0) + " + " + std::to_string(offset);
   if (!uuid.empty()) out += " [" + dashedUuid(uuid) + "]";
+  // The device's symbol of the frame, when it has one (system libraries are symbolicated on the
+  // device): {"symbol":"__pthread_kill","symbolLocation":8}.
+  std::string_view symbol;
+  if (!frame["symbol"].get(symbol) && !symbol.empty()) {
+    uint64_t location = 0;
+    out += ' ';
+    out += symbol;
+    if (!frame["symbolLocation"].get(location)) out += " + " + std::to_string(location);
+  }
   return out;
 }
 

@@ -69,6 +69,8 @@ bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFra
       frame.debug_id = normalizeDebugId(scan::trim(group.substr(9)));
     } else if (group.starts_with("offset ")) {
       // Offset of the mapped library inside an APK: the pc is already a file address.
+    } else if (group == "deleted") {
+      // The mapped file was deleted ("/memfd:jit-cache (deleted)"): no symbol.
     } else {
       frame.symbol_hint.assign(group);
     }
@@ -124,11 +126,19 @@ bool readIos(std::string_view text, NativeFrameLine& frame) {
     frame.runtime_address = *runtime;
     frame.load_address = *load;
     frame.address = *offset;
-    if (i + 4 < tokens.size()) {
-      std::string_view id = tokens[i + 4];
+    size_t next = i + 4;
+    if (next < tokens.size()) {
+      std::string_view id = tokens[next];
       if (id.size() >= 2 && id.front() == '[' && id.back() == ']') {
         frame.debug_id = normalizeDebugId(id.substr(1, id.size() - 2));
+        ++next;
       }
+    }
+    // What follows is the symbol the device printed, when a report gave one ("__pthread_kill + 8";
+    // formats/crash_report keeps it there), its tokens joined by one space each.
+    for (size_t k = next; k < tokens.size(); ++k) {
+      if (k != next) frame.symbol_hint.push_back(' ');
+      frame.symbol_hint.append(tokens[k]);
     }
     return true;
   }

@@ -20,7 +20,9 @@ struct NativeFrameLine {
   uint64_t address = 0;                 // address relative to the image: iOS offset, Android pc
   std::optional<uint64_t> runtime_address;
   std::optional<uint64_t> load_address;
-  std::string symbol_hint;  // a symbol the device already printed ("abort+164")
+  // The symbol the device already printed: a tombstone's "(abort+164)", or what follows the
+  // offset and id of an iOS line ("__pthread_kill + 8", kept there by Apple report readers).
+  std::string symbol_hint;
 };
 
 extern const LineSyntaxOf<NativeFrameLine> kNativeLine;

@@ -681,8 +681,44 @@ NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions& 
     : impl_(new Impl(store, options)) {}
 NativeResolver::~NativeResolver() = default;
 
+std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame) {
+  // Android prints the memory map's name where the pc ran; iOS frames name an image and never
+  // match these. Told by the first byte, since every native frame of every event comes here.
+  const std::string_view path = frame.module_path.empty() ? std::string_view(frame.module) : frame.module_path;
+  if (path.empty()) return std::nullopt;
+  switch (path.front()) {
+    case '<':
+      if (path == "<unknown>") {
+        return FrameLookup::notFound(FrameReason::kAddressOutsideModule, "the device found no mapping at this address");
+      }
+      if (path.starts_with("<anonymous")) break;
+      return std::nullopt;
+    case '[':
+      if (path == "[vdso]") return FrameLookup::notFound(FrameReason::kRuntimeCode, "the kernel's vDSO");
+      if (path.starts_with("[anon:")) break;
+      return std::nullopt;
+    case '/': {
+      if (path.starts_with("/memfd:") && path.find("jit") != std::string_view::npos) {
+        return FrameLookup::notFound(FrameReason::kRuntimeCode, "ART's JIT code cache");
+      }
+      // ART's ahead-of-time compiled Java: a method of the app's or the framework's dex code,
+      // which the Java frames of the same stack restore; no native symbol file exists for it.
+      for (std::string_view ending : {".oat", ".odex", ".art", ".vdex"}) {
+        if (path.ends_with(ending)) {
+          return FrameLookup::notFound(FrameReason::kRuntimeCode, "ART's compiled Java code (.oat/.odex)");
+        }
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+  return FrameLookup::notFound(FrameReason::kRuntimeCode, "code in anonymous memory (JIT or generated at run time)");
+}
+
 Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
                                              uint64_t lookup_address) {
+  if (auto unrestorable = unrestorableNativeFrame(frame)) return std::move(*unrestorable);
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why;
   // the rest of the event is still restored.
   auto answer = [&]() -> Expected<FrameLookup> {

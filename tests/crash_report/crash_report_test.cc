@@ -84,6 +84,11 @@ TEST(CrashReport, AppleCrashReportFramesGetTheirImagesUuidAndOffset) {
   ASSERT_EQ(crashed.size(), 3u);
   EXPECT_EQ(stack::asNative(crashed[0])->address, 0x61b0u);  // 0x1e1a2b1b0 - 0x1e1a25000
   EXPECT_EQ(stack::asNative(crashed[0])->debug_id, "11111111222233334444555555555555");
+  // The symbols the device printed stay with their frames; unsymbolicated frames have none.
+  EXPECT_EQ(stack::asNative(crashed[0])->symbol_hint, "__pthread_kill + 8");
+  EXPECT_EQ(stack::asNative(lines[1])->symbol_hint, "-[CartViewController total] + 64");
+  EXPECT_EQ(stack::asNative(crashed[1])->symbol_hint, "");
+  EXPECT_EQ(stack::asNative(lines[0])->symbol_hint, "");
   // An image missing from Binary Images keeps its printed offset, and the report says so.
   EXPECT_EQ(stack::asNative(crashed[2])->address, 16777216u);
   EXPECT_EQ(stack::asNative(crashed[2])->debug_id, "");
@@ -105,7 +110,8 @@ TEST(CrashReport, AppleIpsReportFramesComeFromUsedImages) {
       "\n"
       R"({"exception":{"type":"EXC_BAD_ACCESS","signal":"SIGSEGV","subtype":"KERN_INVALID_ADDRESS at 0x8"},
           "threads":[{"id":1},{"triggered":true,"queue":"com.apple.main-thread",
-                      "frames":[{"imageOffset":16448,"imageIndex":0},{"imageOffset":100,"imageIndex":1}]}],
+                      "frames":[{"imageOffset":16448,"imageIndex":0},
+                                {"imageOffset":100,"symbol":"dyld4::start","symbolLocation":12,"imageIndex":1}]}],
           "usedImages":[{"base":4372643840,"name":"Shop","uuid":"4C4C44BE-5555-3144-A18F-B1819E548735"},
                         {"base":4294967296,"name":"dyld","uuid":"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"}]})";
   auto report = parseCrashReport(ips);
@@ -123,6 +129,10 @@ TEST(CrashReport, AppleIpsReportFramesComeFromUsedImages) {
   EXPECT_EQ(stack::asNative(lines[0])->address, 16448u);
   EXPECT_EQ(stack::asNative(lines[0])->debug_id, "4c4c44be55553144a18fb1819e548735");
   EXPECT_EQ(stack::asNative(lines[1])->module, "dyld");
+  // The device's own symbol of a frame stays with it (shown when Restack cannot restore it).
+  EXPECT_EQ(stack::asNative(lines[0])->symbol_hint, "");
+  EXPECT_EQ(stack::asNative(lines[1])->symbol_hint, "dyld4::start + 12");
+  EXPECT_EQ(stack::asNative(lines[1])->address, 100u);
 }
 
 TEST(CrashReport, AnIpsReportWithABrokenBodySaysSo) {

@@ -30,6 +30,21 @@ TEST(StackLine, AppleCrashReportFrameWithSpacesInImageName) {
   EXPECT_EQ(asNative(line)->module, "Google Maps");
   EXPECT_EQ(asNative(line)->address, 33764u);
   EXPECT_TRUE(asNative(line)->debug_id.empty());
+  EXPECT_TRUE(asNative(line)->symbol_hint.empty());
+
+  // An Apple report's frame the device symbolicated, as formats/crash_report rewrites it: the
+  // symbol follows the offset and the image's id.
+  StackLine symbolized = parseStackLine(
+      "libsystem_kernel.dylib 0x00000001e1a2b1b0 0x1e1a25000 + 25008 [11111111-2222-3333-4444-555555555555] "
+      "__pthread_kill + 8");
+  ASSERT_EQ(symbolized.kindName(), "native");
+  EXPECT_EQ(asNative(symbolized)->address, 25008u);
+  EXPECT_EQ(asNative(symbolized)->debug_id, "11111111222233334444555555555555");
+  EXPECT_EQ(asNative(symbolized)->symbol_hint, "__pthread_kill + 8");
+  StackLine without_id = parseStackLine("Shop 0x0000000104a18040 0x104a14000 + 16448 -[Cart total] + 64");
+  ASSERT_EQ(without_id.kindName(), "native");
+  EXPECT_TRUE(asNative(without_id)->debug_id.empty());
+  EXPECT_EQ(asNative(without_id)->symbol_hint, "-[Cart total] + 64");
 }
 
 TEST(StackLine, AndroidSdkNativeFrame) {

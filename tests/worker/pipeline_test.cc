@@ -127,6 +127,58 @@ TEST_F(PipelineTest, MissingSymbolsArePendingAndNamed) {
             2u);
 }
 
+// A tombstone's frames in code no upload can restore (the runtime's JIT cache, ART's compiled
+// Java, the kernel's vDSO, no mapping at all) are not_found and hold no event for symbols; a
+// frame not restored keeps the symbol the device printed for it, outside grouping.
+TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept) {
+  auto event = [](const std::string& id, const std::string& stack) {
+    return R"({"event_id":")" + id + R"(","kind":"crash","platform":"android","app":"shop","build_id":"1.0",)" +
+           R"("exception":{"type":"SIGABRT","message":"Abort message: x"},"threads":[{"name":"main","stack":")" +
+           stack + R"("}]})";
+  };
+  const std::string runtime =
+      R"(#00 pc 0000000000016b08  [anon:dalvik-jit-code-cache] (offset 0x2000000)\n)"
+      R"(#01 pc 00000000000c2d3c  /system/framework/arm64/boot-framework.oat (android.os.Handler.dispatchMessage+204) (BuildId: 7c3a11)\n)"
+      R"(#02 pc 0000000000054a70  <unknown>\n)"
+      R"(#03 pc 0000000000001f40  /memfd:jit-cache (deleted) (offset 0x2000000)\n)"
+      R"(#04 pc 0000000000000a10  [vdso])";
+  auto only_runtime = process(event("r1", runtime));
+  ASSERT_FALSE(only_runtime.dead_letter) << only_runtime.error;
+  EXPECT_FALSE(only_runtime.pending_symbols);
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(only_runtime.records.at(0).value).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "partial");
+  EXPECT_EQ(root["symbolication"]["missing"].get_array().size(), 0u);
+  std::vector<std::string> reasons;
+  for (simdjson::dom::element frame : root["threads"].at(0)["frames"].get_array()) {
+    EXPECT_EQ(std::string_view(frame["status"]), "not_found");
+    reasons.emplace_back(std::string_view(frame["reason"]));
+  }
+  EXPECT_EQ(reasons, (std::vector<std::string>{"runtime_code", "runtime_code", "address_outside_module", "runtime_code",
+                                               "runtime_code"}));
+  EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(1)["device_symbol"]),
+            "android.os.Handler.dispatchMessage+204");
+  EXPECT_TRUE(root["threads"].at(0)["frames"].at(0)["device_symbol"].error());
+  EXPECT_TRUE(root["threads"].at(0)["frames"].at(3)["device_symbol"].error());  // "(deleted)" is no symbol
+
+  // A system library's frame still waits for its symbols (an operator may upload them as shared
+  // images), with the device's symbol kept; grouping does not read it (no frame in the record).
+  auto with_libc = process(
+      event("r2", R"(#00 pc 000000000004a6c8  /apex/com.android.runtime/lib64/bionic/libc.so (abort+164) (BuildId: )"
+                  R"(1f2e3d4c5b6a79881f2e3d4c5b6a7988)\n)" +
+                      runtime));
+  ASSERT_FALSE(with_libc.dead_letter) << with_libc.error;
+  EXPECT_TRUE(with_libc.pending_symbols);
+  ASSERT_EQ(parser_.parse(with_libc.records.at(0).value).get(root), simdjson::SUCCESS);
+  ASSERT_EQ(root["symbolication"]["missing"].get_array().size(), 1u);
+  EXPECT_EQ(std::string_view(root["symbolication"]["missing"].at(0)), "1f2e3d4c5b6a79881f2e3d4c5b6a7988");
+  simdjson::dom::element libc = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(libc["status"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(libc["device_symbol"]), "abort+164");
+  EXPECT_TRUE(libc["function"].error());
+  EXPECT_EQ(root["fingerprint"]["frames"].get_array().size(), 0u);
+}
+
 TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
   const NativeLibrary& library = nativeLibrary();
   char line[128];

@@ -7,7 +7,8 @@
 
 namespace restack::pipeline {
 
-void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup) {
+void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup,
+                      std::string_view device_symbol) {
   // Restored without a frame to show counts as not covered.
   if (lookup.status == FrameStatus::kSymbolicated && lookup.frames.empty() && !lookup.removed) {
     lookup.status = FrameStatus::kNotFound;
@@ -38,6 +39,7 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
     frame.note = std::move(lookup.note);
     frame.missing_id = std::move(lookup.missing_id);
     frame.missing_id_kind = lookup.missing_id_kind;
+    frame.device_symbol = device_symbol;
     // A kind's frame keeps its raw line with why it is not restored after it. Lines no kind
     // claims (report headers, message lines) and lines past the frame limit stay as they are:
     // the text reads as the platform prints it, and their frames carry the reason.

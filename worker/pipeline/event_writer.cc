@@ -91,6 +91,10 @@ void writeFrame(JsonWriter& json, const OutputFrame& frame) {
     json.key("missing_id_kind");
     json.name(missingIdKindName(frame.missing_id_kind));
   }
+  if (!frame.device_symbol.empty()) {
+    json.key("device_symbol");
+    json.string(frame.device_symbol);
+  }
   if (frame.reason == FrameReason::kAmbiguous && !frame.alternatives.empty()) writeCandidates(json, frame);
   if (!frame.note.empty()) {
     json.key("note");
@@ -181,8 +185,8 @@ size_t estimatedBytes(const RawEvent& raw, const RestoredEvent& restored, std::s
   auto stack = [&bytes](const RestoredStack& restored_stack) {
     bytes += restored_stack.restored_text.size() + 64;
     for (const OutputFrame& frame : restored_stack.frames) {
-      bytes +=
-          160 + frame.raw.size() + frame.frame.function.size() + frame.frame.file.size() + frame.frame.module.size();
+      bytes += 160 + frame.raw.size() + frame.frame.function.size() + frame.frame.file.size() +
+               frame.frame.module.size() + frame.device_symbol.size();
     }
   };
   fields(raw.passthrough);

@@ -45,6 +45,10 @@ struct OutputFrame {
   std::string missing_id;  // kMissingSymbols: the identifier without symbols, and which one it is
   MissingIdKind missing_id_kind = MissingIdKind::kNone;
   std::vector<std::vector<SymbolizedFrame>> alternatives;
+  // On a frame not restored: the symbol the device printed for it ("abort+164" in a tombstone,
+  // "__pthread_kill + 8" in an Apple report), as printed. Not Restack's answer, so no part of
+  // `frame` or of grouping.
+  std::string device_symbol;
 };
 
 // A Java exception header inside a stack ("Caused by: a.b.C: msg") and where its frames start.

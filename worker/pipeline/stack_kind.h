@@ -55,8 +55,10 @@ class RunOutput {
 
   // The answer for one raw frame of the run (`kind` null: a line no kind restores). Taken by
   // reference: its strings and frames are moved into the output, without a move of the whole
-  // lookup first.
-  void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup);
+  // lookup first. `device_symbol`: what the raw line printed as the frame's symbol, kept on a
+  // frame that is not restored (OutputFrame::device_symbol).
+  void frame(const StackKind* kind, const stack::StackLine& line, FrameLookup&& lookup,
+             std::string_view device_symbol = {});
   // A line of restored text that is no frame (an exception header, "... N more", a raw line).
   void text(std::string_view line) { text_.line(line); }
   // An exception header; its frames are the ones appended after it.

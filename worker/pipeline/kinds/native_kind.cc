@@ -72,7 +72,7 @@ class NativeKind final : public StackKind {
           run.symbolizer.noteImage(native.debug_id);
         }
       }
-      out.frame(this, line, std::move(*lookup));
+      out.frame(this, line, std::move(*lookup), native.symbol_hint);
     }
     return Status::ok();
   }
