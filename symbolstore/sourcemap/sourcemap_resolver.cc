@@ -859,6 +859,11 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
   // Node's built-in modules are compiled into node: no upload can ever restore them, so they
   // are not missing symbols (an event is not "partial" for its listOnTimeout frame).
   if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
+  // Hermes's own JavaScript (its Promise and other built-ins, compiled into the engine) prints as
+  // "InternalBytecode.js": no bundle and no map of the app's holds it.
+  if (sourcemap::minifiedFileNameView(frame.url) == "InternalBytecode.js") {
+    return FrameLookup::notFound(FrameReason::kRuntimeCode, "Hermes built-in code (InternalBytecode.js)");
+  }
   impl_->checkGeneration();
   const uint32_t line = frame.line - 1;
   const uint32_t column = generatedColumn(frame);

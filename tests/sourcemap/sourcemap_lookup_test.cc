@@ -221,6 +221,14 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   EXPECT_EQ(builtin->status, FrameStatus::kNotFound);
   EXPECT_EQ(builtin->note, "node built-in module");
   EXPECT_EQ(builtin->reason, FrameReason::kRuntimeCode);
+  // Nor does Hermes's own JavaScript ("at anonymous (address at InternalBytecode.js:1:9016)"),
+  // while the app's bundle beside it is restored.
+  for (const char* url : {"InternalBytecode.js", "/InternalBytecode/InternalBytecode.js"}) {
+    auto hermes = resolver.lookup(eventScope("shop", "1.0", "react_native"), frame(url, 1, 9016));
+    ASSERT_TRUE(hermes);
+    EXPECT_EQ(hermes->status, FrameStatus::kNotFound) << url;
+    EXPECT_EQ(hermes->reason, FrameReason::kRuntimeCode) << url;
+  }
 }
 
 TEST_F(SourcemapStoreTest, IndexMapSectionsInlineAndByUrl) {
