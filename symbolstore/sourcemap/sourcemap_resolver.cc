@@ -846,6 +846,23 @@ struct SourcemapResolver::Impl {
   }
 };
 
+const char* scriptNoUploadRestores(std::string_view url) {
+  // Node's built-in modules are compiled into node (an event is not "partial" for its
+  // listOnTimeout frame).
+  if (url.starts_with("node:")) return "node built-in module";
+  // Hermes's own JavaScript (its Promise and other built-ins, compiled into the engine).
+  if (sourcemap::minifiedFileNameView(url) == "InternalBytecode.js")
+    return "Hermes built-in code (InternalBytecode.js)";
+  // A user's browser extension runs in the page; the app's builds hold none of its code.
+  for (std::string_view scheme :
+       {"chrome-extension:", "moz-extension:", "safari-extension:", "safari-web-extension:", "ms-browser-extension:"}) {
+    if (url.starts_with(scheme)) return "a browser extension's code";
+  }
+  // Code made at run time from a string: its URL names no file a map was uploaded for.
+  if (url.starts_with("blob:") || url.starts_with("data:")) return "code created at run time (blob: or data: URL)";
+  return nullptr;
+}
+
 SourcemapResolver::SourcemapResolver(SymbolStore& store, const SourcemapResolverOptions& options)
     : impl_(new Impl(store, options)) {}
 SourcemapResolver::~SourcemapResolver() = default;
@@ -856,14 +873,7 @@ Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const s
     return lookupBytecode(scope, frame.url, frame.segment_id, frame.function_id, frame.bytecode_offset);
   }
   if (frame.line == 0) return FrameLookup::notFound(FrameReason::kNoPosition, "frame has no script position");
-  // Node's built-in modules are compiled into node: no upload can ever restore them, so they
-  // are not missing symbols (an event is not "partial" for its listOnTimeout frame).
-  if (frame.url.starts_with("node:")) return FrameLookup::notFound(FrameReason::kRuntimeCode, "node built-in module");
-  // Hermes's own JavaScript (its Promise and other built-ins, compiled into the engine) prints as
-  // "InternalBytecode.js": no bundle and no map of the app's holds it.
-  if (sourcemap::minifiedFileNameView(frame.url) == "InternalBytecode.js") {
-    return FrameLookup::notFound(FrameReason::kRuntimeCode, "Hermes built-in code (InternalBytecode.js)");
-  }
+  if (const char* why = scriptNoUploadRestores(frame.url)) return FrameLookup::notFound(FrameReason::kRuntimeCode, why);
   impl_->checkGeneration();
   const uint32_t line = frame.line - 1;
   const uint32_t column = generatedColumn(frame);

@@ -48,6 +48,12 @@
 
 namespace restack {
 
+// Why no upload can restore a script printed at `url` (its frames are not_found runtime_code
+// and hold no event for symbols), or nullptr: node's built-in modules ("node:internal/timers"),
+// Hermes's built-ins ("InternalBytecode.js"), browser extensions ("chrome-extension://…",
+// "moz-extension://…", Safari's), code made at run time ("blob:…", "data:…").
+const char* scriptNoUploadRestores(std::string_view url);
+
 struct SourcemapResolverOptions {
   // Decoded records kept in memory in front of RocksDB. Default 256 MiB.
   size_t cache_bytes = 256u << 20;

@@ -221,9 +221,12 @@ TEST_F(SourcemapStoreTest, MissingMapsUnmappedPositionsAndScopes) {
   EXPECT_EQ(builtin->status, FrameStatus::kNotFound);
   EXPECT_EQ(builtin->note, "node built-in module");
   EXPECT_EQ(builtin->reason, FrameReason::kRuntimeCode);
-  // Nor does Hermes's own JavaScript ("at anonymous (address at InternalBytecode.js:1:9016)"),
-  // while the app's bundle beside it is restored.
-  for (const char* url : {"InternalBytecode.js", "/InternalBytecode/InternalBytecode.js"}) {
+  // Nor do Hermes's own JavaScript ("at anonymous (address at InternalBytecode.js:1:9016)"), a
+  // browser extension's scripts and code made at run time.
+  for (const char* url :
+       {"InternalBytecode.js", "/InternalBytecode/InternalBytecode.js",
+        "chrome-extension://abcdefghijklmnop/content.js", "moz-extension://1234-5678/inject.js",
+        "safari-web-extension://A1B2/script.js", "blob:https://h/1234-abcd", "data:text/javascript,x"}) {
     auto hermes = resolver.lookup(eventScope("shop", "1.0", "react_native"), frame(url, 1, 9016));
     ASSERT_TRUE(hermes);
     EXPECT_EQ(hermes->status, FrameStatus::kNotFound) << url;
