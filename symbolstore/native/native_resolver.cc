@@ -682,11 +682,17 @@ NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions& 
 NativeResolver::~NativeResolver() = default;
 
 std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame) {
-  // Android prints the memory map's name where the pc ran; iOS frames name an image and never
-  // match these. Told by the first byte, since every native frame of every event comes here.
+  // Android prints the memory map's name where the pc ran, Apple "???" for an address in no
+  // image (a call through a null pointer). Told by the first byte, since every native frame of
+  // every event comes here.
   const std::string_view path = frame.module_path.empty() ? std::string_view(frame.module) : frame.module_path;
   if (path.empty()) return std::nullopt;
   switch (path.front()) {
+    case '?':
+      if (path == "???") {
+        return FrameLookup::notFound(FrameReason::kAddressOutsideModule, "the device found no image at this address");
+      }
+      return std::nullopt;
     case '<':
       if (path == "<unknown>") {
         return FrameLookup::notFound(FrameReason::kAddressOutsideModule, "the device found no mapping at this address");

@@ -31,8 +31,9 @@ namespace restack {
 // A frame no upload can restore, told by where the device says it ran (Android's memory-map
 // names): `runtime_code` for JIT caches and other anonymous memory ("[anon:dalvik-jit-code-cache]",
 // "/memfd:jit-cache (deleted)"), ART's compiled Java (".oat", ".odex") and the kernel's "[vdso]";
-// `address_outside_module` for "<unknown>". Such frames do not hold an event for symbols that
-// will never come. std::nullopt for an image like any other.
+// `address_outside_module` for Android's "<unknown>" and Apple's "???" (an address in no
+// image). Such frames do not hold an event for symbols that will never come. std::nullopt for an
+// image like any other.
 std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame);
 
 struct NativeResolverOptions {

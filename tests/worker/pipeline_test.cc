@@ -177,6 +177,14 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_EQ(std::string_view(libc["device_symbol"]), "abort+164");
   EXPECT_TRUE(libc["function"].error());
   EXPECT_EQ(root["fingerprint"]["frames"].get_array().size(), 0u);
+
+  // Apple prints "???" for an address in no image (a call through a null pointer).
+  auto apple = process(R"({"event_id":"r3","kind":"crash","platform":"ios","app":"shop","build_id":"1.0",)"
+                       R"("threads":[{"stack":"0   ???   0x0000000000000000 0x0 + 0"}]})");
+  ASSERT_FALSE(apple.dead_letter) << apple.error;
+  EXPECT_FALSE(apple.pending_symbols);
+  ASSERT_EQ(parser_.parse(apple.records.at(0).value).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), "address_outside_module");
 }
 
 TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
