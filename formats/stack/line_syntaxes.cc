@@ -5,6 +5,7 @@
 #include "formats/stack/js_line.h"
 #include "formats/stack/native_line.h"
 #include "formats/stack/stack_line.h"
+#include "formats/stack/thread_note_line.h"
 
 namespace restack::stack {
 
@@ -14,12 +15,14 @@ std::span<const LineSyntax* const> lineSyntaxes() {
   // that ends in ')' is V8's "at fn (url:l:c)", whose " (" a Java frame cannot hold, and
   // Firefox and Hermes frames end in a number, "[native code]" or '}'. Java goes first because
   // most lines of the stacks Restack sees are Java's and the V8 reader takes longer to turn one
-  // down than the Java reader a JS line. "... N more" and exception headers are the loosest
-  // shapes and go last.
+  // down than the Java reader a JS line. Thread notes go before exception headers, which would
+  // read jstack's "java.lang.Thread.State: WAITING" as one. "... N more" and exception headers
+  // are the loosest shapes and go last.
   static constexpr const LineSyntax* kSyntaxes[] = {
       &kJavaFrameLine,      // "at pkg.Class.method(File.java:12)"
       &kJsFrameLine,        // V8, Firefox/Safari/JSC, Hermes
       &kNativeLine,         // iOS images, Android native frames and tombstones
+      &kThreadNoteLine,     // thread dumps: "- waiting on <0x…> (a X)", "\"main\" prio=5 tid=1 Native"
       &kJavaMoreLine,       // "... N more"
       &kJavaExceptionLine,  // "Caused by: a.b.C: message"
   };

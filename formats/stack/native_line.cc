@@ -150,6 +150,9 @@ bool readIos(std::string_view text, NativeFrameLine& frame) {
 // through an optional (five strings moved twice for every native frame).
 bool readNativeLine(std::string_view trimmed, NativeFrameLine& frame) {
   std::string_view rest = trimmed;
+  // Android's ANR dumps print a thread's native frames among its Java ones as
+  // "native: #00 pc 00000000000a33b8  /apex/…/libc.so (__epoll_pwait+8) (BuildId: …)".
+  if (rest.starts_with("native: #")) rest.remove_prefix(8);
   std::optional<uint32_t> index;
   if (rest.starts_with('#')) {
     std::string_view number = scan::takeToken(rest);

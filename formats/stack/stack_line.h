@@ -20,6 +20,7 @@
 //   "\tat tg.a.e(MethodRecorder.kt:1)"          -> "java_frame"
 //   "Caused by: a.b.c: boom"                    -> "java_exception"
 //   "\t... 12 more"                             -> "java_more"
+//   "  - waiting on <0x0c2d3e4f> (a java.lang.Object)" -> "thread_note" (no frame; thread_note_line.h)
 //   "    at n.capture (https://h/static/js/207.e017fea1.chunk.js:2:3768321)" -> "js_frame" (V8)
 //   "capture@https://h/app.js:1:200"             -> "js_frame" (Firefox/Safari/JSC)
 //   "    at fn (address at index.android.bundle:1:9876)" -> "js_frame" (Hermes bytecode)

@@ -443,6 +443,9 @@ TEST_F(NativeToolsTest, AndroidLinesFindTheUploadByEveryIdForm) {
       "pc " + std::string(hex) + " libapm.so [arm64-v8a::" + breakpad + "]",
       "#00 pc " + std::string(hex) + "  /data/app/lib/arm64/libapm.so (BuildId: " + build_id + ")",
       "#00 pc " + std::string(hex) + "  /data/app/lib/arm64/libapm.so",
+      // An ANR dump's native frame, among the thread's Java frames, with the device's symbol.
+      "  native: #00 pc " + std::string(hex) +
+          "  /data/app/lib/arm64/libapm.so (Java_apm_Native_run+8) (BuildId: " + build_id + ")",
   };
   NativeResolver resolver(*store.store, {});
   EventScope scope{"apm", "7.8.0", "android", {}};

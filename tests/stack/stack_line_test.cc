@@ -77,6 +77,35 @@ TEST(StackLine, TombstoneFrames) {
   EXPECT_TRUE(asNative(apk)->debug_id.empty());
 }
 
+// Android ANR dumps (ART) and jstack print notes about the thread among its frames; ART prints
+// the thread's native frames with a "native: " prefix.
+TEST(StackLine, ThreadDumpNotesAndAnrNativeFrames) {
+  for (const char* note :
+       {"\"main\" prio=5 tid=1 Native", "\"Signal Catcher\" daemon prio=10 tid=6 Runnable",
+        "\"main\" #1 prio=5 os_prio=0 cpu=120.53ms tid=0x00007f nid=0x1a2b waiting on condition",
+        "  | group=\"main\" sCount=1 ucsCount=0 flags=1 obj=0x72d6f8b8",
+        "  | held mutexes=", "  - waiting on <0x0c2d3e4f> (a java.lang.Object)", "  - locked <0x0a1b2c3d> (a a.b.c)",
+        "  - waiting to lock <0x0a1b2c3d> (a a.b.c) held by thread 12", "  - sleeping on <0x01> (a java.lang.Object)",
+        "\t- parking to wait for  <0x000000071a4c2b58> (a java.util.concurrent.CountDownLatch$Sync)",
+        "   java.lang.Thread.State: WAITING (parking)", "  (no managed stack frames)"}) {
+    StackLine line = parseStackLine(note);
+    EXPECT_EQ(line.kindName(), "thread_note") << note;
+    EXPECT_FALSE(line.isFrame()) << note;
+  }
+  for (const char* other : {"- something else", "| no properties", "\"quoted\" text", "- locked"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
+  StackLine native = parseStackLine(
+      "  native: #01 pc 0000000000012d4c  /system/lib64/libutils.so (android::Looper::pollOnce(int, int*, int*, "
+      "void**)+180) (BuildId: 0a1b2c3d)");
+  ASSERT_EQ(native.kindName(), "native");
+  EXPECT_EQ(asNative(native)->frame_index, 1u);
+  EXPECT_EQ(asNative(native)->address, 0x12d4cu);
+  EXPECT_EQ(asNative(native)->module, "libutils.so");
+  EXPECT_EQ(asNative(native)->symbol_hint, "android::Looper::pollOnce(int, int*, int*, void**)+180");
+  EXPECT_EQ(asNative(native)->debug_id, "0a1b2c3d");
+}
+
 TEST(StackLine, JavaFramesAndTraceStructure) {
   StackLine sdk = parseStackLine("tg.a.e(MethodRecorder.kt:1)");
   ASSERT_EQ(sdk.kindName(), "java_frame");

@@ -187,6 +187,30 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), "address_outside_module");
 }
 
+// An ANR dump's notes about the thread (ART's header and properties, the monitors it holds or
+// waits for) are no frames: they stay in the restored text, in place, and count nowhere.
+TEST_F(PipelineTest, ThreadDumpNotesStayInTheTextAndAreNoFrames) {
+  const std::string stack =
+      R"(\"main\" prio=5 tid=1 Blocked\n  | group=\"main\" sCount=1 ucsCount=0 flags=1\n)"
+      R"(  at java.lang.Object.wait(Native method)\n  - waiting on <0x0c2d3e4f> (a java.lang.Object)\n)"
+      R"(  at android.os.Handler.dispatchMessage(Handler.java:9))";
+  auto result = process(R"({"event_id":"t1","kind":"anr","platform":"android","app":"shop","build_id":"1.0",)"
+                        R"("threads":[{"name":"main","stack":")" +
+                        stack + R"("}]})");
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(result.records.at(0).value).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(uint64_t(root["symbolication"]["frames_total"]), 2u);
+  for (simdjson::dom::element frame : root["threads"].at(0)["frames"].get_array()) {
+    EXPECT_TRUE(std::string_view(frame["raw"]).starts_with("  at ")) << std::string_view(frame["raw"]);
+  }
+  const std::string_view text = root["threads"].at(0)["restored"];
+  EXPECT_TRUE(text.starts_with("\"main\" prio=5 tid=1 Blocked\n  | group=")) << text;
+  EXPECT_NE(text.find(")\n  - waiting on <0x0c2d3e4f> (a java.lang.Object)\n  at android.os.Handler"),
+            std::string::npos)
+      << text;
+}
+
 TEST_F(PipelineTest, UnrecognisedLinesAreUnparsedAndLagSamplesAreRestored) {
   const NativeLibrary& library = nativeLibrary();
   char line[128];

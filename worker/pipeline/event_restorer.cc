@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 
+#include "formats/stack/thread_note_line.h"
 #include "worker/pipeline/stack_kinds.h"
 
 namespace restack::pipeline {
@@ -104,7 +105,9 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
 
   for (size_t i = 0; i < lines.size();) {
     const stack::StackLine& line = lines[i];
-    if (line.isBlank()) {
+    // Blank lines and a thread dump's notes about the thread ("- waiting on <0x…>") are no
+    // frames: they stay in the text as they came.
+    if (line.isBlank() || stack::isThreadNote(line)) {
       text.line(line.raw);
       ++i;
       continue;
