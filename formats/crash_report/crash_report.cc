@@ -12,6 +12,7 @@
 #include "formats/stack/js_line.h"
 #include "formats/stack/native_line.h"
 #include "formats/stack/text_scan.h"
+#include "formats/stack/thread_note_line.h"
 
 namespace restack::crash_report {
 namespace {
@@ -449,6 +450,34 @@ void readJavaTrace(const std::vector<std::string_view>& lines, CrashReport& repo
   report.threads.push_back(std::move(thread));
 }
 
+// An ANR dump as ART writes it (traces.txt, a bug report's "VM TRACES", Play Console's ANR
+// stacks): threads under "name" … tid=… headers; the main thread is the one the ANR blocked.
+void readAnrDump(const std::vector<std::string_view>& lines, CrashReport& report) {
+  report.format = ReportFormat::kAndroidAnr;
+  report.platform = "android";
+  report.kind = "anr";
+  report.exception_type = "ANR";
+  ReportThread* current = nullptr;
+  for (std::string_view raw : lines) {
+    const std::string_view line = trim(raw);
+    if (auto command = field(line, "Cmd line:")) {
+      // The process's name: the package, then ":name" for an app's other processes.
+      if (report.app.empty()) report.app = std::string(trim(command->substr(0, command->find(':'))));
+    } else if (auto subject = field(line, "Subject:")) {
+      if (report.exception_message.empty()) report.exception_message = std::string(*subject);
+    } else if (stack::isThreadDumpHeader(line)) {
+      const std::string name(line.substr(1, line.find('"', 1) - 1));
+      report.threads.push_back({name, name == "main", std::string(raw)});
+      current = &report.threads.back();
+    } else if (line.starts_with("----- end")) {
+      current = nullptr;
+    } else if (current != nullptr && !line.empty()) {
+      current->stack += "\n";
+      current->stack += std::string(raw);
+    }
+  }
+}
+
 void readLogcat(const std::vector<std::string_view>& lines, CrashReport& report) {
   report.format = ReportFormat::kAndroidLogcat;
   std::vector<std::string_view> trace;
@@ -537,8 +566,8 @@ size_t countFrames(const CrashReport& report) {
 }
 
 constexpr const char* kFormatsList =
-    "Apple .crash or .ips, Android tombstone, logcat AndroidRuntime, printStackTrace() text, browser console "
-    "(V8, SpiderMonkey, JavaScriptCore), React Native red-box or Hermes, or raw frames";
+    "Apple .crash or .ips, Android tombstone, ANR dump or logcat AndroidRuntime, printStackTrace() text, browser "
+    "console (V8, SpiderMonkey, JavaScriptCore), React Native red-box or Hermes, or raw frames";
 
 }  // namespace
 
@@ -552,6 +581,8 @@ const char* reportFormatName(ReportFormat format) {
       return "Android tombstone";
     case ReportFormat::kAndroidLogcat:
       return "logcat AndroidRuntime trace";
+    case ReportFormat::kAndroidAnr:
+      return "Android ANR dump";
     case ReportFormat::kJavaTrace:
       return "Java stack trace";
     case ReportFormat::kBrowserConsole:
@@ -576,7 +607,8 @@ Expected<CrashReport> parseCrashReport(std::string_view text) {
     if (Status read = readAppleIps(start, report); !read) return read.error();
   } else {
     const std::vector<std::string_view> lines = reportLines(start);
-    bool apple = false, tombstone = false, logcat = false, java = false, javascript = false, native = false;
+    bool apple = false, anr = false, tombstone = false, logcat = false, java = false, javascript = false,
+         native = false;
     for (std::string_view raw : lines) {
       std::string_view line = trim(raw);
       if (line.starts_with("Incident Identifier:") || line.starts_with("Exception Type:") ||
@@ -591,6 +623,7 @@ Expected<CrashReport> parseCrashReport(std::string_view text) {
         if (*tag == "AndroidRuntime") logcat = true;
         if (*tag == "DEBUG" && trim(message).starts_with("#")) tombstone = true;
       }
+      if (stack::isThreadDumpHeader(line)) anr = true;
       stack::StackLine parsed = stack::parseStackLine(message);
       if (stack::asJavaFrame(parsed)) java = true;
       if (stack::asJsFrame(parsed)) javascript = true;
@@ -601,6 +634,8 @@ Expected<CrashReport> parseCrashReport(std::string_view text) {
     }
     if (apple) {
       readAppleCrash(lines, report);
+    } else if (anr) {
+      readAnrDump(lines, report);
     } else if (tombstone) {
       readTombstone(lines, report);
     } else if (logcat) {

@@ -5,6 +5,8 @@
 //   Apple .crash text     "Incident Identifier:", "Exception Type:" or "Binary Images:"
 //   Apple .ips (iOS 15+)  a JSON header line with "bug_type", then the JSON report
 //   Android tombstone     "*** *** ***", "backtrace:" or "#00 pc …" frame lines
+//   Android ANR dump      thread headers ("main" prio=5 tid=1 Blocked) over Java and
+//                         "native: #00 pc …" frames (traces.txt, Play Console)
 //   logcat AndroidRuntime lines tagged "AndroidRuntime" around a Java trace
 //   printStackTrace()     a Java exception line followed by "at …" frames
 //   browser console       V8 ("    at fn (url:l:c)"), SpiderMonkey and JavaScriptCore
@@ -33,6 +35,7 @@ enum class ReportFormat {
   kAppleIps,
   kAndroidTombstone,
   kAndroidLogcat,
+  kAndroidAnr,
   kJavaTrace,
   kBrowserConsole,
   kReactNative,

@@ -34,6 +34,22 @@ bool looksLikeClassName(std::string_view name, bool require_package) {
   return !require_package || name.find('.') != std::string_view::npos;
 }
 
+// A location as the JVM prints it, for the spaced form (Play Console), which V8's "at fn (loc)"
+// also has: a file name and at most one ":line", or the JVM's words. V8 prints a line and a
+// column, "<anonymous>", "native" or "index N", and URLs; none of those passes.
+bool isPlainJavaLocation(std::string_view location) {
+  if (location == "Native method" || location == "Native Method" || location == "Unknown Source") return true;
+  const size_t colon = location.find(':');
+  const std::string_view file = location.substr(0, colon);
+  if (colon != std::string_view::npos &&
+      (location.find(':', colon + 1) != std::string_view::npos || !scan::parseU32(location.substr(colon + 1)))) {
+    return false;
+  }
+  if (file == "Unknown Source") return true;
+  if (file.empty() || file.find_first_of("/<> ") != std::string_view::npos) return false;
+  return file == "SourceFile" || file.ends_with(".java") || file.ends_with(".kt");
+}
+
 // What a JVM hidden class prints after the '/' of its name: its address in hex ("0x7f3c1c00a000")
 // or, on Java 8, a decimal number.
 bool isHiddenClassSuffix(std::string_view suffix) {
@@ -54,10 +70,13 @@ bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   if (text.empty() || text.back() != ')') return false;
   const size_t open = text.find('(');
   if (open == std::string_view::npos || open == 0) return false;
+  // Play Console prints a space before the location: "at a.b.c (SourceFile:12)".
+  const bool spaced = text[open - 1] == ' ';
+  const size_t name_end = spaced ? open - 1 : open;
   const char* const qualified = text.data();
-  size_t i = open;  // qualified = text[0, open)
+  size_t i = name_end;  // qualified = text[0, name_end)
   while (i > 0 && kNameBytes.in_method[static_cast<unsigned char>(qualified[i - 1])]) --i;
-  if (i == 0 || i == open || qualified[i - 1] != '.') return false;
+  if (i == 0 || i == name_end || qualified[i - 1] != '.') return false;
   const size_t dot = i - 1;
   while (i > 0 && kNameBytes.in_class[static_cast<unsigned char>(qualified[i - 1])]) --i;
   if (i > 0 && qualified[i - 1] != '/') return false;
@@ -77,6 +96,7 @@ bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   }
   // "File.java:12", "SourceFile:3", "Unknown Source", "Native Method", "File.kt".
   std::string_view location = text.substr(open + 1, text.size() - open - 2);
+  if (spaced && !isPlainJavaLocation(location)) return false;
   size_t colon = std::string_view::npos;
   // A loop rather than find_first_of, which calls memchr over its set for every byte.
   for (size_t k = 0; k < location.size(); ++k) {
@@ -94,7 +114,7 @@ bool readJavaFrameLine(std::string_view trimmed, JavaFrameLine& frame) {
   // `frame` is fresh (its strings empty): append skips assign's handling of overlapping text.
   if (class_begin > 0) frame.module_prefix.append(qualified, class_begin);
   frame.class_name.append(qualified + class_begin, dot - class_begin);
-  frame.method.append(qualified + dot + 1, open - dot - 1);
+  frame.method.append(qualified + dot + 1, name_end - dot - 1);
   frame.file.append(location);
   return true;
 }

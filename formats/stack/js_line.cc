@@ -6,8 +6,8 @@
 namespace restack::stack {
 namespace {
 
-// Splits "url:line:col" (or "url:line") from the right.
-bool splitLocation(std::string_view location, JsFrameLine& frame) {
+// Splits "url:line:col" (or "url:line", unless `column_required`) from the right.
+bool splitLocation(std::string_view location, JsFrameLine& frame, bool column_required = false) {
   size_t last = location.rfind(':');
   if (last == std::string_view::npos) return false;
   auto tail = scan::parseU32(location.substr(last + 1));
@@ -22,6 +22,7 @@ bool splitLocation(std::string_view location, JsFrameLine& frame) {
       return !frame.url.empty();
     }
   }
+  if (column_required) return false;
   frame.line = *tail;  // Safari sometimes prints no column
   frame.url = std::string(head);
   return !frame.url.empty();
@@ -98,7 +99,9 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     return frame;
   }
   if (location.find(' ') != std::string_view::npos) return std::nullopt;
-  if (!splitLocation(location, frame)) return std::nullopt;
+  // V8 prints a line and a column; "at a.b.c (SourceFile:12)" is a Java frame as Play Console
+  // prints it (java_line.cc).
+  if (!splitLocation(location, frame, /*column_required=*/true)) return std::nullopt;
   return frame;
 }
 

@@ -3,6 +3,14 @@
 
 namespace restack::stack {
 
+bool isThreadDumpHeader(std::string_view trimmed) {
+  if (!trimmed.starts_with('"')) return false;
+  const size_t close = trimmed.find("\" ", 1);
+  if (close == std::string_view::npos) return false;
+  const std::string_view rest = trimmed.substr(close + 1);
+  return rest.find(" prio=") != std::string_view::npos || rest.find(" tid=") != std::string_view::npos;
+}
+
 std::optional<ThreadNoteLine> parseThreadNoteLine(std::string_view trimmed) {
   if (trimmed.starts_with("- ")) {
     // A monitor the thread holds or waits for.
@@ -13,11 +21,7 @@ std::optional<ThreadNoteLine> parseThreadNoteLine(std::string_view trimmed) {
     }
     return std::nullopt;
   }
-  // ART's thread header ("main" prio=5 tid=1 Native) and jstack's ("main" #1 prio=5 os_prio=0 …).
-  if (trimmed.starts_with('"') && trimmed.find("\" ", 1) != std::string_view::npos &&
-      trimmed.find(" prio=") != std::string_view::npos) {
-    return ThreadNoteLine{};
-  }
+  if (isThreadDumpHeader(trimmed)) return ThreadNoteLine{};
   // ART's thread properties ("| group=… sCount=…", "| sysTid=…", "| held mutexes=").
   if (trimmed.starts_with("| ") && trimmed.find('=') != std::string_view::npos) return ThreadNoteLine{};
   if (trimmed.starts_with("java.lang.Thread.State: ") || trimmed == "(no managed stack frames)") {

@@ -255,6 +255,50 @@ TEST(CrashReport, UnreadFrameLinesOfAConsoleStackStay) {
   EXPECT_EQ(readableFrames(*v8), 2u);
 }
 
+// ANR dumps: ART's traces (native frames prefixed "native: "), and Play Console's form (no prio,
+// "#00  pc 0x…" native frames, which must not make it a tombstone). One thread per header, the
+// main thread the blocked one; the notes about each thread stay in its stack.
+TEST(CrashReport, AnrDumpsGiveOneThreadPerHeader) {
+  auto art = parseCrashReport(
+      "----- pid 12345 at 2026-11-20 10:00:00.000 -----\n"
+      "Cmd line: com.example.shop:sync\n"
+      "Subject: Input dispatching timed out (Waiting to send non-key event)\n\n"
+      "DALVIK THREADS (2):\n"
+      "\"main\" prio=5 tid=1 Blocked\n"
+      "  | group=\"main\" sCount=1 ucsCount=0 flags=1 obj=0x72d6f8b8\n"
+      "  at com.example.shop.a.b(SourceFile:12)\n"
+      "  - waiting to lock <0x0a1b2c3d> (a com.example.shop.c) held by thread 12\n"
+      "  at android.os.Looper.loop(Looper.java:288)\n\n"
+      "\"Worker-1\" prio=5 tid=12 Native\n"
+      "  native: #00 pc 00000000000a33b8  /apex/com.android.runtime/lib64/bionic/libc.so (__epoll_pwait+8)\n"
+      "  at com.example.shop.c.d(SourceFile:40)\n"
+      "----- end 12345 -----\n");
+  ASSERT_TRUE(art) << art.error().message();
+  EXPECT_EQ(art->format, ReportFormat::kAndroidAnr);
+  EXPECT_EQ(art->kind, "anr");
+  EXPECT_EQ(art->app, "com.example.shop");
+  EXPECT_EQ(art->exception_message, "Input dispatching timed out (Waiting to send non-key event)");
+  ASSERT_EQ(art->threads.size(), 2u);
+  EXPECT_EQ(art->threads[0].name, "main");
+  EXPECT_TRUE(art->threads[0].crashed);
+  EXPECT_EQ(art->threads[1].name, "Worker-1");
+  EXPECT_FALSE(art->threads[1].crashed);
+  EXPECT_NE(art->threads[0].stack.find("  - waiting to lock <0x0a1b2c3d>"), std::string::npos);
+  EXPECT_EQ(art->threads[1].stack.find("----- end"), std::string::npos);
+  EXPECT_EQ(readableFrames(*art), 4u);
+
+  auto play = parseCrashReport(
+      "\"main\" tid=1 Native\n"
+      "  #00  pc 0x00000000000a33b8  /apex/com.android.runtime/lib64/bionic/libc.so (__epoll_pwait+8)\n"
+      "  at android.os.MessageQueue.nativePollOnce (Native method)\n"
+      "  at android.os.MessageQueue.next (MessageQueue.java:335)\n");
+  ASSERT_TRUE(play) << play.error().message();
+  EXPECT_EQ(play->format, ReportFormat::kAndroidAnr);
+  ASSERT_EQ(play->threads.size(), 1u);
+  // Play Console prints Java frames with a space before the location; they are Java frames.
+  EXPECT_EQ(readableFrames(*play), 3u) << play->threads[0].stack;
+}
+
 TEST(CrashReport, ReactNativeStacksAreTold) {
   auto hermes = parseCrashReport(
       "TypeError: Cannot read property 'token' of null\n\nThis error is located at:\n    in Profile\n\n"

@@ -81,7 +81,7 @@ TEST(StackLine, TombstoneFrames) {
 // the thread's native frames with a "native: " prefix.
 TEST(StackLine, ThreadDumpNotesAndAnrNativeFrames) {
   for (const char* note :
-       {"\"main\" prio=5 tid=1 Native", "\"Signal Catcher\" daemon prio=10 tid=6 Runnable",
+       {"\"main\" prio=5 tid=1 Native", "\"main\" tid=1 Blocked", "\"Signal Catcher\" daemon prio=10 tid=6 Runnable",
         "\"main\" #1 prio=5 os_prio=0 cpu=120.53ms tid=0x00007f nid=0x1a2b waiting on condition",
         "  | group=\"main\" sCount=1 ucsCount=0 flags=1 obj=0x72d6f8b8",
         "  | held mutexes=", "  - waiting on <0x0c2d3e4f> (a java.lang.Object)", "  - locked <0x0a1b2c3d> (a a.b.c)",
@@ -137,6 +137,24 @@ TEST(StackLine, JavaFramesAndTraceStructure) {
   ASSERT_EQ(caused.kindName(), "java_exception");
   EXPECT_EQ(asJavaException(caused)->class_name, "a.b.c");
   EXPECT_FALSE(asJavaException(caused)->has_message);
+
+  // Play Console prints a space before the location; V8's "at fn (url:line:column)" has one too,
+  // but always a line and a column, or words no JVM prints.
+  for (const char* spaced : {"at a.b.c (SourceFile:12)", "at android.os.MessageQueue.nativePollOnce (Native method)",
+                             "at com.x.Foo.bar (Foo.kt)", "at a.b.d (Unknown Source:7)"}) {
+    StackLine line = parseStackLine(spaced);
+    ASSERT_EQ(line.kindName(), "java_frame") << spaced;
+    EXPECT_FALSE(asJavaFrame(line)->method.ends_with(" ")) << spaced;
+  }
+  EXPECT_EQ(asJavaFrame(parseStackLine("at a.b.c (SourceFile:12)"))->class_name, "a.b");
+  EXPECT_EQ(asJavaFrame(parseStackLine("at a.b.c (SourceFile:12)"))->method, "c");
+  EXPECT_EQ(asJavaFrame(parseStackLine("at a.b.c (SourceFile:12)"))->line, 12u);
+  for (const char* v8 : {"at Object.foo (https://h/a.js:1:2)", "at a.b.c (a.js:3:4)", "at JSON.parse (native)",
+                         "at Array.map (<anonymous>)", "at async Promise.all (index 0)"}) {
+    EXPECT_EQ(parseStackLine(v8).kindName(), "js_frame") << v8;
+  }
+  // A location with a line and no column is neither: V8 prints both.
+  EXPECT_EQ(parseStackLine("at foo (a.js:12)").kindName(), "unknown");
 
   // A JVM hidden class (a lambda's proxy) has its address after a '/' in its name.
   StackLine hidden = parseStackLine("\tat com.x.Main$$Lambda$14/0x0000000800c03000.run(Unknown Source)");
@@ -360,6 +378,8 @@ std::string mutated(std::string line, int edits, const std::string& alphabet, si
 TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
   const std::vector<std::string> seeds = {
       "at a.b.c(SourceFile:12)",
+      "at a.b.c (SourceFile:12)",
+      "at a.b.c (Native method)",
       "at com.x.Foo$Bar.<init>(Foo.java:3)",
       "at app//a.b.c(Unknown Source)",
       "at java.base@17/java.lang.Thread.run(Thread.java:833)",

@@ -232,8 +232,9 @@ Command addSymbolicateCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "symbolicate",
       "Restore stacks offline, the way atos, retrace or metro-symbolicate do.\n"
-      "Paste a crash on stdin: an Apple .crash or .ips report, an Android tombstone or logcat AndroidRuntime\n"
-      "trace, printStackTrace() text, a browser console stack (V8, SpiderMonkey, JavaScriptCore), a React\n"
+      "Paste a crash on stdin: an Apple .crash or .ips report, an Android tombstone, ANR dump or logcat\n"
+      "AndroidRuntime trace, printStackTrace() text, a browser console stack (V8, SpiderMonkey, JavaScriptCore), a "
+      "React\n"
       "Native red-box or Hermes stack, or raw frames; the restored stack is printed, and every frame not\n"
       "restored says why. JSON Lines raw events (docs/design.md §3) on stdin give restored events (§5) on\n"
       "stdout instead. Symbols come from --symbols files or a --store built by `restack ingest`; with\n"
