@@ -26,8 +26,9 @@ struct JsFrameLine {
   bool hermes_bytecode = false;  // "(address at …)": column is a bytecode offset
   bool is_eval = false;          // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
   // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)", a
-  // Promise combinator's element "at async Promise.all (index 0)", JavaScriptCore's "forEach@[native code]", Hermes
-  // {"NativeCode":true}. `url` holds what was printed; there is nothing to restore.
+  // Promise combinator's element "at async Promise.all (index 0)", JavaScriptCore's
+  // "forEach@[native code]", Hermes {"NativeCode":true}. `url` holds what was printed; there is
+  // nothing to restore.
   bool builtin = false;
   // Hermes crash reports (the VM's crash callstack, one JSON object per frame, as Hermes writes
   // it) give (SegmentID, FunctionID, ByteCodeOffset) instead of a position:

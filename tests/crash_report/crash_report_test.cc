@@ -342,12 +342,15 @@ TEST(CrashReport, OversizedReportsAreRefusedBeforeReading) {
 TEST(CrashReport, DeterministicMutationRunNeverCrashes) {
   std::mt19937 random(1123);
   size_t read = 0;
-  const std::string seeds[] = {kAppleCrash,
-                               "{\"bug_type\":\"309\"}\n{\"threads\":[{\"frames\":[{\"imageIndex\":0,\"imageOffset\":"
-                               "1}]}],\"usedImages\":[{\"base\":1,\"name\":\"A\"}]}",
-                               "backtrace:\n  #00 pc 0000000000001000  /a/libx.so (BuildId: 0102)\n",
-                               "E AndroidRuntime: java.lang.Error: x\nE AndroidRuntime: \tat a.b(c:1)\n",
-                               "TypeError: x\n    at f (https://a/b.js:1:2)\n"};
+  const std::string seeds[] = {
+      kAppleCrash,
+      "{\"bug_type\":\"309\"}\n{\"threads\":[{\"frames\":[{\"imageIndex\":0,\"imageOffset\":"
+      "1}]}],\"usedImages\":[{\"base\":1,\"name\":\"A\"}]}",
+      "backtrace:\n  #00 pc 0000000000001000  /a/libx.so (BuildId: 0102)\n",
+      "E AndroidRuntime: java.lang.Error: x\nE AndroidRuntime: \tat a.b(c:1)\n",
+      "TypeError: x\n    at f (https://a/b.js:1:2)\n",
+      "Cmd line: a.b\n\"main\" prio=5 tid=1 Blocked\n  | group=\"main\"\n  at a.b.c(SourceFile:1)\n"
+      "  - locked <0x1> (a a.b)\n  native: #00 pc 0000000000001000  /a/libx.so\n"};
   for (const std::string& seed : seeds) {
     for (int round = 0; round < 400; ++round) {
       const std::string mutated = test_support::mutate(seed, random, 6, 16);

@@ -423,7 +423,13 @@ TEST(StackLine, RandomAndMutatedLinesNeverCrash) {
       "\tat a.b.c(SourceFile:12)",
       "Caused by: a.b: m",
       "at fn (address at x.bundle:1:2)",
-      "f@u:1:2"};
+      "f@u:1:2",
+      "  native: #01 pc 0000000000012d4c  /system/lib64/libutils.so (android::Looper::pollOnce+180)",
+      "  - waiting to lock <0x0a1b2c3d> (a a.b.c) held by thread 12",
+      "\"main\" prio=5 tid=1 Blocked",
+      "  | group=\"main\" sCount=1",
+      "promise callback*run@https://h/a.js:1:2",
+      "at a.b.c (SourceFile:12)"};
   std::mt19937 random(1234);
   const std::string alphabet = "0123456789abcdefx:@()[]#+. \t/<>$-\"";
   for (int i = 0; i < 20000; ++i) {
