@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/common/temp_dir.h"
@@ -195,16 +196,23 @@ std::vector<std::string> positions(const std::vector<std::string>& stack) {
   return out;
 }
 
-TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
+// What node printed running the ES modules and their esbuild bundle, and what restack printed
+// for the bundle's output pasted with the bundle's map.
+struct BundleRun {
+  std::string original;
+  std::string restored;
+};
+
+// Writes `sources` (file name under src/, text) into a fresh folder, bundles src/main.mjs with
+// esbuild (minified, with a source map), runs both with node and restores the bundle's output.
+void runBundleAndRestore(const std::vector<std::pair<std::string, const char*>>& sources, BundleRun& run) {
   const std::string esbuild = kDepsDir + "/node/node_modules/.bin/esbuild";
   ASSERT_TRUE(std::filesystem::exists(esbuild)) << esbuild << " is missing: run scripts/setup.sh";
   ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
   auto dir = TempDir::create("restack-symbolicate-js-");
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
-  writeTextFile(root + "/src/money.mjs", kMoneyJs);
-  writeTextFile(root + "/src/cart.mjs", kCartJs);
-  writeTextFile(root + "/src/main.mjs", kMainJs);
+  for (const auto& [name, text] : sources) writeTextFile(root + "/src/" + name, text);
   auto built = runCommand(shellQuote(esbuild) +
                               " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
                               "--log-level=error",
@@ -214,16 +222,24 @@ TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
   auto bundled = runCommand("node dist/app.mjs", root);
   ASSERT_EQ(original.exit_code, 0) << original.output;
   ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
-  ASSERT_NE(original.output.find("TypeError"), std::string::npos) << original.output;
   writeTextFile(root + "/pasted.txt", bundled.output);
-  const std::string output = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+  run.original = original.output;
+  run.restored = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+}
+
+TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
+  BundleRun run;
+  runBundleAndRestore({{"money.mjs", kMoneyJs}, {"cart.mjs", kCartJs}, {"main.mjs", kMainJs}}, run);
+  if (HasFatalFailure()) return;
+  const std::string& output = run.restored;
+  ASSERT_NE(run.original.find("TypeError"), std::string::npos) << run.original;
 
   std::vector<std::string> expected_stack;
-  for (const std::string& line : lines(original.output)) expected_stack.push_back(trimmed(line));
+  for (const std::string& line : lines(run.original)) expected_stack.push_back(trimmed(line));
   const std::vector<std::string> restored = restoredThread(output);
   const std::vector<std::string> expected = positions(expected_stack);
-  ASSERT_GE(expected.size(), 4u) << original.output;
-  EXPECT_EQ(positions(restored), expected) << "restack printed:\n" << output << "\noriginal run:\n" << original.output;
+  ASSERT_GE(expected.size(), 4u) << run.original;
+  EXPECT_EQ(positions(restored), expected) << "restack printed:\n" << output << "\noriginal run:\n" << run.original;
   // The message line is the engine's, untouched.
   EXPECT_NE(output.find(expected_stack.front()), std::string::npos) << output;
   // Node's own frames are built into node: the text and the listing below it give the same reason.
@@ -266,28 +282,13 @@ try {
 // which has no position. Every frame of the original run is printed, in its order, and every
 // frame with a position gets the original's file, line and column.
 TEST(SymbolicateText, AnAsyncBundleStackKeepsEveryFrameOfTheOriginalRun) {
-  const std::string esbuild = kDepsDir + "/node/node_modules/.bin/esbuild";
-  ASSERT_TRUE(std::filesystem::exists(esbuild)) << esbuild << " is missing: run scripts/setup.sh";
-  ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
-  auto dir = TempDir::create("restack-symbolicate-async-");
-  ASSERT_TRUE(dir) << dir.error().message();
-  const std::string root = dir->path();
-  writeTextFile(root + "/src/jobs.mjs", kJobsJs);
-  writeTextFile(root + "/src/main.mjs", kJobsMainJs);
-  auto built = runCommand(shellQuote(esbuild) +
-                              " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
-                              "--log-level=error",
-                          root);
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  auto original = runCommand("node src/main.mjs", root);
-  auto bundled = runCommand("node dist/app.mjs", root);
-  ASSERT_EQ(original.exit_code, 0) << original.output;
-  ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
-  writeTextFile(root + "/pasted.txt", bundled.output);
-  const std::string output = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+  BundleRun run;
+  runBundleAndRestore({{"jobs.mjs", kJobsJs}, {"main.mjs", kJobsMainJs}}, run);
+  if (HasFatalFailure()) return;
+  const std::string& output = run.restored;
 
   std::vector<std::string> expected_frames;
-  for (const std::string& line : lines(original.output)) {
+  for (const std::string& line : lines(run.original)) {
     if (trimmed(line).starts_with("at ")) expected_frames.push_back(trimmed(line));
   }
   std::vector<std::string> restored_frames;
@@ -297,14 +298,14 @@ TEST(SymbolicateText, AnAsyncBundleStackKeepsEveryFrameOfTheOriginalRun) {
   // The run printed what this test is about.
   const std::string combinator = "at async Promise.all (index 1)";
   ASSERT_NE(std::find(expected_frames.begin(), expected_frames.end(), combinator), expected_frames.end())
-      << original.output;
-  ASSERT_GE(positions(expected_frames).size(), 3u) << original.output;
+      << run.original;
+  ASSERT_GE(positions(expected_frames).size(), 3u) << run.original;
   EXPECT_EQ(restored_frames.size(), expected_frames.size()) << "restack printed:\n"
                                                             << output << "\noriginal run:\n"
-                                                            << original.output;
+                                                            << run.original;
   EXPECT_EQ(positions(restored_frames), positions(expected_frames)) << "restack printed:\n"
                                                                     << output << "\noriginal run:\n"
-                                                                    << original.output;
+                                                                    << run.original;
   EXPECT_NE(std::find(restored_frames.begin(), restored_frames.end(), combinator), restored_frames.end()) << output;
   // Engine code counts as restored: nothing is listed as not restored.
   EXPECT_EQ(output.find("not restored:"), std::string::npos) << output;
