@@ -311,5 +311,66 @@ TEST(SymbolicateText, AnAsyncBundleStackKeepsEveryFrameOfTheOriginalRun) {
   EXPECT_EQ(output.find("not restored:"), std::string::npos) << output;
 }
 
+// A program that throws through the shapes of frame V8 prints: methods, getters and setters,
+// private methods, constructors, eval and new Function, engine code (Array.map, JSON.parse,
+// Reflect.apply, a Proxy trap), generators, bound and computed names, async functions after an
+// await, the Promise combinators' elements, for-await and timers.
+const char* kFrameShapesJs = R"js(const stacks = [];
+const grab = (f) => { try { f(); } catch (e) { stacks.push(e.stack); } };
+const grabAsync = async (f) => { try { await f(); } catch (e) { stacks.push(e.stack); } };
+function boom() { throw new Error("boom"); }
+class Shape {
+  constructor(fail) { if (fail) boom(); }
+  get area() { return boom(); }
+  set area(v) { boom(); }
+  static make() { boom(); }
+  #secret() { boom(); }
+  reveal() { this.#secret(); }
+}
+grab(() => new Shape().area);
+grab(() => { new Shape().area = 1; });
+grab(() => Shape.make());
+grab(() => new Shape().reveal());
+grab(() => new Shape(true));
+grab(() => eval("boom()"));
+grab(() => new Function("boom", "boom()")(boom));
+grab(() => [1].map(boom));
+grab(() => JSON.parse("{\"a\":1}", () => boom()));
+grab(() => new Proxy({}, { get: boom }).x);
+grab(() => { function* steps() { boom(); } steps().next(); });
+grab(() => Reflect.apply(boom, null, []));
+grab(() => boom.bind(null)());
+grab(() => ({ ["comp" + "uted"]() { boom(); } }).computed());
+grab(() => [...{ [Symbol.iterator]() { boom(); } }]);
+await grabAsync(async () => { await null; boom(); });
+await grabAsync(async () => { await Promise.all([1, (async () => { await null; boom(); })()]); });
+await grabAsync(() => Promise.any([(async () => { await null; boom(); })()]).catch((e) => { throw e.errors[0]; }));
+await grabAsync(async () => { for await (const x of (async function* feed() { await null; boom(); })()) {} });
+await grabAsync(() => new Promise((resolve, reject) => setTimeout(() => { try { boom(); } catch (e) { reject(e); } }, 1)));
+for (const stack of stacks) console.log(stack);
+)js";
+
+// Every frame line node prints for those shapes is read as a frame: none comes back unparsed,
+// so none is lost to grouping or shown as something Restack could not read.
+TEST(SymbolicateText, EveryFrameShapeV8PrintsIsReadAsAFrame) {
+  ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
+  auto dir = TempDir::create("restack-symbolicate-shapes-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeTextFile(root + "/shapes.mjs", kFrameShapesJs);
+  auto ran = runCommand("node shapes.mjs", root);
+  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  size_t frames = 0;
+  for (const std::string& line : lines(ran.output)) frames += trimmed(line).starts_with("at ") ? 1 : 0;
+  ASSERT_GE(frames, 60u) << ran.output;
+  ASSERT_NE(ran.output.find("at async Promise.all (index 1)"), std::string::npos) << ran.output;
+  writeTextFile(root + "/pasted.txt", ran.output);
+  const std::string output = restack(root, "", root + "/pasted.txt");
+  size_t printed = 0;
+  for (const std::string& line : restoredThread(output)) printed += line.starts_with("at ") ? 1 : 0;
+  EXPECT_EQ(printed, frames) << output;
+  EXPECT_EQ(output.find("unparsed"), std::string::npos) << output;
+}
+
 }  // namespace
 }  // namespace restack
