@@ -66,8 +66,8 @@ FrameLookup builtinFrame(const stack::JsFrameLine& frame) {
 // iOS WebView: JavaScriptCore) and Firefox share it; a Safari stack is told by JavaScriptCore's
 // own frames, engine code "fn@[native code]" and top-level "global code", "module code" or "eval
 // code", which Firefox never prints (its engine code is "self-hosted", a nested function
-// "outer/<", a frame after an async boundary "async*fn", "promise callback*fn"). An undecided web stack keeps Firefox's
-// reading, the segment's start.
+// "outer/<", a frame after an async boundary "async*fn" or "promise callback*fn"). An undecided
+// web stack keeps Firefox's reading, the segment's start.
 JsColumns columnsOf(const StackRun& run) {
   bool javascriptcore = run.scope.platform == "react_native";
   for (const stack::StackLine& line : run.lines) {
