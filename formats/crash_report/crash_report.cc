@@ -172,8 +172,14 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
     size_t plus = after.find(" + ");
     if (plus != std::string_view::npos) load = parseHex(trim(after.substr(0, plus)));
   }
+  // "0x104a1c3e4 MyApp + 33764": the image named again, then the offset from its start.
+  std::optional<uint64_t> image_offset;
+  if (after.starts_with(image) && after.substr(image.size()).starts_with(" + ")) {
+    image_offset = parseDecimal(trim(after.substr(image.size() + 3)));
+  }
   auto found = images.find(image);
   if (!load && found != images.end()) load = found->second.base;
+  if (!load && image_offset && *image_offset <= *address) load = *address - *image_offset;
   if (!load || *load > *address) {
     notes.push_back("frame \"" + std::string(line) + "\": image " + image +
                     " is not in Binary Images, so its address cannot be placed");
@@ -183,7 +189,7 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
   if (found != images.end() && !found->second.uuid.empty()) out += " [" + found->second.uuid + "]";
   // A frame the device symbolicated ("__pthread_kill + 8") keeps that symbol after the id: shown
   // for a frame Restack cannot restore (a system library), rather than lost.
-  if (!after.empty() && !after.starts_with("0x")) {
+  if (!after.empty() && !after.starts_with("0x") && !image_offset) {
     out += ' ';
     out += after;
   }

@@ -78,6 +78,41 @@ bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFra
   return true;
 }
 
+// Apple's other form of a frame not symbolicated, the image named again before the offset:
+// "3  MyApp  0x0000000104a1c3e4 MyApp + 33764 [uuid]" (Last Exception Backtraces, Organizer, many
+// crash reporters). The offset is from the image's start, as in the "<load> + <offset>" form,
+// and the load address follows from it.
+bool readIosImagePlusOffset(std::span<const std::string_view> tokens, NativeFrameLine& frame) {
+  size_t first_name = tokens.size() > 1 && scan::parseU32(tokens[0]) ? 1 : 0;
+  for (size_t i = first_name + 1; i < tokens.size(); ++i) {
+    if (!tokens[i].starts_with("0x")) continue;
+    const size_t name_tokens = i - first_name;
+    const size_t plus = i + 1 + name_tokens;
+    if (plus + 1 >= tokens.size() || tokens[plus] != "+") return false;
+    for (size_t k = 0; k < name_tokens; ++k) {
+      if (tokens[first_name + k] != tokens[i + 1 + k]) return false;
+    }
+    auto runtime = scan::parseHex(tokens[i]);
+    auto offset = scan::parseDecimal(tokens[plus + 1]);
+    if (!runtime || !offset || *offset > *runtime) return false;
+    if (first_name == 1) frame.frame_index = scan::parseU32(tokens[0]);
+    for (size_t k = first_name; k < i; ++k) {
+      if (k != first_name) frame.module.push_back(' ');
+      frame.module.append(tokens[k]);
+    }
+    frame.runtime_address = *runtime;
+    frame.load_address = *runtime - *offset;
+    frame.address = *offset;
+    if (plus + 2 < tokens.size()) {
+      std::string_view id = tokens[plus + 2];
+      if (plus + 3 != tokens.size() || id.size() < 2 || id.front() != '[' || id.back() != ']') return false;
+      frame.debug_id = normalizeDebugId(id.substr(1, id.size() - 2));
+    }
+    return true;
+  }
+  return false;
+}
+
 // Reads the iOS forms into `frame`, a default NativeFrameLine: "<image> <runtime hex> <load hex> +
 // <decimal offset> [uuid]", with an optional leading frame number (Apple crash reports). Image
 // names may contain spaces.
@@ -142,7 +177,7 @@ bool readIos(std::string_view text, NativeFrameLine& frame) {
     }
     return true;
   }
-  return false;
+  return readIosImagePlusOffset(tokens, frame);
 }
 
 // Reads a native line into `frame`, a default NativeFrameLine (left partly written when the line

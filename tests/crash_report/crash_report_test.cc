@@ -95,6 +95,27 @@ TEST(CrashReport, AppleCrashReportFramesGetTheirImagesUuidAndOffset) {
   EXPECT_EQ(readableFrames(*report), 6u);
 }
 
+// "0x… MyApp + 33764" names the image again before its offset: no symbol of the device's, and an
+// image missing from Binary Images is still placed, from the offset.
+TEST(CrashReport, AppleImagePlusOffsetFramesArePlaced) {
+  auto report = parseCrashReport(
+      "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n"
+      "0   MyApp    0x0000000104a1c3e4 MyApp + 33764\n1   Other    0x0000000105000010 Other + 16\n\n"
+      "Binary Images:\n       0x104a14000 -        0x104a1ffff MyApp arm64  <4c4c44be55553144a18fb1819e548735> "
+      "/x/MyApp\n");
+  ASSERT_TRUE(report) << report.error().message();
+  auto lines = stack::parseStack(report->threads.at(0).stack);
+  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_NE(stack::asNative(lines[0]), nullptr) << lines[0].raw;
+  EXPECT_EQ(stack::asNative(lines[0])->address, 33764u);
+  EXPECT_EQ(stack::asNative(lines[0])->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(stack::asNative(lines[0])->symbol_hint, "");
+  ASSERT_NE(stack::asNative(lines[1]), nullptr) << lines[1].raw;
+  EXPECT_EQ(stack::asNative(lines[1])->address, 16u);
+  EXPECT_EQ(stack::asNative(lines[1])->module, "Other");
+  EXPECT_TRUE(report->notes.empty());
+}
+
 TEST(CrashReport, AppleSignalCrashNamesTheSignalAndSubtype) {
   auto report = parseCrashReport(
       "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)\nException Subtype: KERN_INVALID_ADDRESS at 0x8\n\n"

@@ -233,9 +233,12 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   for (size_t i = 0; i < addresses.size(); ++i) {
     const uint64_t offset = addresses[i] - text_vmaddr;
     char line[160];
-    if (i % 2 == 0) {  // as ReportCrash writes unsymbolicated frames
+    if (i % 3 == 0) {  // as ReportCrash writes unsymbolicated frames
       std::snprintf(line, sizeof line, "%-4zu%-30s0x%s 0x%llx + %llu\n", i, "Cart", hex(load + offset).c_str(),
                     static_cast<unsigned long long>(load), static_cast<unsigned long long>(offset));
+    } else if (i % 3 == 2) {  // the image named again before the offset (Last Exception Backtraces, Organizer)
+      std::snprintf(line, sizeof line, "%-4zu%-30s0x%s Cart + %llu\n", i, "Cart", hex(load + offset).c_str(),
+                    static_cast<unsigned long long>(offset));
     } else {  // as a device that already symbolicated writes them
       std::snprintf(line, sizeof line, "%-4zu%-30s0x%s somewhere + 12\n", i, "Cart", hex(load + offset).c_str());
     }

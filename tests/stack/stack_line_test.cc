@@ -41,6 +41,20 @@ TEST(StackLine, AppleCrashReportFrameWithSpacesInImageName) {
   EXPECT_EQ(asNative(symbolized)->address, 25008u);
   EXPECT_EQ(asNative(symbolized)->debug_id, "11111111222233334444555555555555");
   EXPECT_EQ(asNative(symbolized)->symbol_hint, "__pthread_kill + 8");
+  // Apple's other unsymbolicated form: the image named again, then the offset from its start.
+  StackLine image_plus =
+      parseStackLine("3   My App   0x0000000104a1c3e4 My App + 33764 [4c4c44be-5555-3144-a18f-b1819e548735]");
+  ASSERT_EQ(image_plus.kindName(), "native");
+  EXPECT_EQ(asNative(image_plus)->frame_index, 3u);
+  EXPECT_EQ(asNative(image_plus)->module, "My App");
+  EXPECT_EQ(asNative(image_plus)->address, 33764u);
+  EXPECT_EQ(asNative(image_plus)->load_address, 0x104a14000u);
+  EXPECT_EQ(asNative(image_plus)->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_TRUE(asNative(image_plus)->symbol_hint.empty());
+  for (const char* other : {"3 MyApp 0x0000000104a1c3e4 Other + 12", "MyApp 0x10 MyApp + 33764",
+                            "MyApp 0x0000000104a1c3e4 MyApp + 12 trailing words"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
   StackLine without_id = parseStackLine("Shop 0x0000000104a18040 0x104a14000 + 16448 -[Cart total] + 64");
   ASSERT_EQ(without_id.kindName(), "native");
   EXPECT_TRUE(asNative(without_id)->debug_id.empty());
