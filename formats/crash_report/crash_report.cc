@@ -118,6 +118,7 @@ std::optional<std::string_view> stripLogcatPrefix(std::string_view& line) {
 
 struct AppleImage {
   uint64_t base = 0;
+  uint64_t end = 0;  // the last byte, as Binary Images prints it
   std::string uuid;  // dashed
 };
 
@@ -130,6 +131,7 @@ std::optional<std::pair<std::string, AppleImage>> parseBinaryImage(std::string_v
   std::string_view rest = trim(line.substr(dash + 3));
   size_t space = rest.find(' ');
   if (!base || space == std::string_view::npos) return std::nullopt;
+  const uint64_t end = parseHex(rest.substr(0, space)).value_or(*base);
   rest = trim(rest.substr(space));  // past the end address
   size_t open = rest.find('<'), close = rest.find('>');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
@@ -140,8 +142,38 @@ std::optional<std::pair<std::string, AppleImage>> parseBinaryImage(std::string_v
   if (name.starts_with("+")) name.remove_prefix(1);
   name = trim(name);
   if (name.empty()) return std::nullopt;
-  AppleImage image{*base, dashedUuid(rest.substr(open + 1, close - open - 1))};
+  AppleImage image{*base, end, dashedUuid(rest.substr(open + 1, close - open - 1))};
   return std::make_pair(std::string(name), image);
+}
+
+// A Last Exception Backtrace the device did not symbolicate, one line of return addresses:
+// "(0x18c4e6c30 0x18bc9c7d8 0x1000b8c64)". Each becomes a frame line of the image whose range
+// in Binary Images holds it ("???" when none does); nullopt when the line is not that list.
+std::optional<std::string> appleAddressList(std::string_view line, const std::map<std::string, AppleImage>& images) {
+  line = trim(line);
+  if (line.size() < 2 || line.front() != '(' || line.back() != ')') return std::nullopt;
+  std::string_view rest = line.substr(1, line.size() - 2);
+  std::string out;
+  while (!(rest = trim(rest)).empty()) {
+    const size_t end = rest.find_first_of(" \t");
+    auto address = rest.substr(0, end).starts_with("0x") ? parseHex(rest.substr(0, end)) : std::nullopt;
+    if (!address) return std::nullopt;
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+    const std::pair<const std::string, AppleImage>* holder = nullptr;
+    for (const auto& entry : images) {
+      if (*address >= entry.second.base && *address <= entry.second.end) holder = &entry;
+    }
+    if (!out.empty()) out += '\n';
+    if (holder == nullptr) {
+      out += "??? " + hex(*address, 16) + " 0x0 + " + std::to_string(*address);
+      continue;
+    }
+    out += holder->first + " " + hex(*address, 16) + " " + hex(holder->second.base, 0) + " + " +
+           std::to_string(*address - holder->second.base);
+    if (!holder->second.uuid.empty()) out += " [" + holder->second.uuid + "]";
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
 }
 
 // An Apple frame line rewritten with its image's UUID; nullopt when it is not a frame line.
@@ -266,7 +298,10 @@ void readAppleCrash(const std::vector<std::string_view>& lines, CrashReport& rep
     } else if (line.empty()) {
       current = nullptr;
     } else if (current != nullptr) {
-      if (auto frame = appleFrame(line, images, report.notes)) {
+      if (auto frames = appleAddressList(line, images)) {
+        if (!current->stack.empty()) current->stack += "\n";
+        current->stack += *frames;
+      } else if (auto frame = appleFrame(line, images, report.notes)) {
         if (!current->stack.empty()) current->stack += "\n";
         current->stack += *frame;
       }

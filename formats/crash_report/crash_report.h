@@ -2,7 +2,8 @@
 // (docs/design.md §3) whose stack lines are in the forms of docs/design.md §1.
 //
 // Formats read, and how each is recognised:
-//   Apple .crash text     "Incident Identifier:", "Exception Type:" or "Binary Images:"
+//   Apple .crash text     "Incident Identifier:", "Exception Type:" or "Binary Images:"; a Last
+//                         Exception Backtrace may be one "(0x… 0x…)" line, placed by the images' ranges
 //   Apple .ips (iOS 15+)  a JSON header line with "bug_type", then the JSON report
 //   Android tombstone     "*** *** ***", "backtrace:" or "#00 pc …" frame lines
 //   Android ANR dump      thread headers ("main" prio=5 tid=1 Blocked) over Java and

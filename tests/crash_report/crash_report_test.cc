@@ -116,6 +116,28 @@ TEST(CrashReport, AppleImagePlusOffsetFramesArePlaced) {
   EXPECT_TRUE(report->notes.empty());
 }
 
+// A Last Exception Backtrace the device did not symbolicate is one line of addresses; each is
+// placed in the image whose Binary Images range holds it, "???" when none does.
+TEST(CrashReport, AppleAddressListBacktraceIsPlacedByImageRanges) {
+  auto report = parseCrashReport(
+      "Exception Type:  EXC_CRASH (SIGABRT)\n\nLast Exception Backtrace:\n(0x1a1b2c3d4 0x104a1c3e4 0x200000000)\n\n"
+      "Binary Images:\n       0x104a14000 -        0x104a1ffff MyApp arm64  <4c4c44be55553144a18fb1819e548735> "
+      "/x/MyApp\n"
+      "       0x1a1a00000 -        0x1a1cfffff CoreFoundation arm64e  <0a1b2c3d4e5f60718293a4b5c6d7e8f9> /S/CF\n");
+  ASSERT_TRUE(report) << report.error().message();
+  ASSERT_EQ(report->threads.size(), 1u);
+  EXPECT_EQ(report->threads[0].name, "Last Exception Backtrace");
+  auto lines = stack::parseStack(report->threads[0].stack);
+  ASSERT_EQ(lines.size(), 3u);
+  for (const auto& line : lines) ASSERT_NE(stack::asNative(line), nullptr) << line.raw;
+  EXPECT_EQ(stack::asNative(lines[0])->module, "CoreFoundation");
+  EXPECT_EQ(stack::asNative(lines[0])->address, 0x1a1b2c3d4u - 0x1a1a00000u);
+  EXPECT_EQ(stack::asNative(lines[0])->debug_id, "0a1b2c3d4e5f60718293a4b5c6d7e8f9");
+  EXPECT_EQ(stack::asNative(lines[1])->module, "MyApp");
+  EXPECT_EQ(stack::asNative(lines[1])->address, 33764u);
+  EXPECT_EQ(stack::asNative(lines[2])->module, "???");
+}
+
 TEST(CrashReport, AppleSignalCrashNamesTheSignalAndSubtype) {
   auto report = parseCrashReport(
       "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)\nException Subtype: KERN_INVALID_ADDRESS at 0x8\n\n"

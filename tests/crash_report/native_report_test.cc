@@ -120,12 +120,12 @@ std::vector<std::vector<std::string>> reference(const std::string& object, const
 
 // Restored native lines "#03 fn (in lib) (file.c:12)" or "fn (in App) (file.c:12)" as
 // "fn file.c:12", in order; lines that are not restored are kept as they are.
-std::vector<std::string> restoredFrames(const std::string& output) {
+std::vector<std::string> restoredFrames(const std::string& output, const std::string& thread = "Thread 0") {
   std::vector<std::string> out;
   bool in = false;
   for (const std::string& line : lines(output)) {
     if (!in) {
-      in = line.starts_with("Thread 0");
+      in = line.starts_with(thread + " ");
       continue;
     }
     if (line.empty()) break;
@@ -229,7 +229,12 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   std::string report =
       "Incident Identifier: 1E2D3C4B-5A69-4788-9A0B-1C2D3E4F5A6B\nIdentifier:          com.example.cart\n"
       "Version:             1.0 (1)\n\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n"
-      "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000008\n\nThread 0 Crashed:\n";
+      "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000008\n\n";
+  // The same frames as a Last Exception Backtrace the device did not symbolicate: one line of
+  // runtime addresses, placed by Binary Images' ranges.
+  report += "Last Exception Backtrace:\n(";
+  for (size_t i = 0; i < addresses.size(); ++i) report += (i ? " 0x" : "0x") + hex(load + addresses[i] - text_vmaddr);
+  report += ")\n\nThread 0 Crashed:\n";
   for (size_t i = 0; i < addresses.size(); ++i) {
     const uint64_t offset = addresses[i] - text_vmaddr;
     char line[160];
@@ -250,7 +255,9 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   auto restored =
       runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", root, root + "/Cart.crash", false);
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(dwarf, addresses, true))) << restored.output << report;
+  const std::vector<std::string> expected = flatten(reference(dwarf, addresses, true));
+  EXPECT_EQ(restoredFrames(restored.output, "Thread 0"), expected) << restored.output << report;  // the backtrace
+  EXPECT_EQ(restoredFrames(restored.output, "Thread 1"), expected) << restored.output << report;
 }
 
 }  // namespace
