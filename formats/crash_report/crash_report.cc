@@ -146,6 +146,14 @@ std::optional<std::pair<std::string, AppleImage>> parseBinaryImage(std::string_v
   return std::make_pair(std::string(name), image);
 }
 
+// An Apple frame in the form formats/stack reads: "<image> <address> <load> + <offset> [uuid]".
+std::string imageFrameLine(std::string_view image, uint64_t address, uint64_t load, std::string_view dashed_uuid) {
+  std::string out =
+      std::string(image) + " " + hex(address, 16) + " " + hex(load, 0) + " + " + std::to_string(address - load);
+  if (!dashed_uuid.empty()) out += " [" + std::string(dashed_uuid) + "]";
+  return out;
+}
+
 // A Last Exception Backtrace the device did not symbolicate, one line of return addresses:
 // "(0x18c4e6c30 0x18bc9c7d8 0x1000b8c64)". Each becomes a frame line of the image whose range
 // in Binary Images holds it ("???" when none does); nullopt when the line is not that list.
@@ -168,9 +176,7 @@ std::optional<std::string> appleAddressList(std::string_view line, const std::ma
       out += "??? " + hex(*address, 16) + " 0x0 + " + std::to_string(*address);
       continue;
     }
-    out += holder->first + " " + hex(*address, 16) + " " + hex(holder->second.base, 0) + " + " +
-           std::to_string(*address - holder->second.base);
-    if (!holder->second.uuid.empty()) out += " [" + holder->second.uuid + "]";
+    out += imageFrameLine(holder->first, *address, holder->second.base, holder->second.uuid);
   }
   if (out.empty()) return std::nullopt;
   return out;
@@ -217,8 +223,7 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
                     " is not in Binary Images, so its address cannot be placed");
     return std::string(line);
   }
-  std::string out = image + " " + hex(*address, 16) + " " + hex(*load, 0) + " + " + std::to_string(*address - *load);
-  if (found != images.end() && !found->second.uuid.empty()) out += " [" + found->second.uuid + "]";
+  std::string out = imageFrameLine(image, *address, *load, found != images.end() ? found->second.uuid : "");
   // A frame the device symbolicated ("__pthread_kill + 8") keeps that symbol after the id: shown
   // for a frame Restack cannot restore (a system library), rather than lost.
   if (!after.empty() && !after.starts_with("0x") && !image_offset) {
@@ -324,9 +329,7 @@ std::string ipsFrame(simdjson::dom::element frame, simdjson::dom::array images) 
   if (image["base"].get(base)) base = 0;
   if (image["name"].get(name)) name = "???";
   if (image["uuid"].get(uuid)) uuid = "";
-  std::string out =
-      std::string(name) + " " + hex(base + offset, 16) + " " + hex(base, 0) + " + " + std::to_string(offset);
-  if (!uuid.empty()) out += " [" + dashedUuid(uuid) + "]";
+  std::string out = imageFrameLine(name, base + offset, base, uuid.empty() ? std::string() : dashedUuid(uuid));
   // The device's symbol of the frame, when it has one (system libraries are symbolicated on the
   // device): {"symbol":"__pthread_kill","symbolLocation":8}.
   std::string_view symbol;

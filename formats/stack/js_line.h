@@ -43,11 +43,17 @@ struct JsFrameLine {
   uint32_t bytecode_offset = 0;
 };
 
+// SpiderMonkey's async cause with its '*', as printed ("promise callback*"); empty for any other
+// frame.
+inline std::string_view asyncCause(const JsFrameLine& frame) {
+  const std::string_view function = frame.function;
+  if (!frame.is_async || frame.style != JsStyle::kFirefox) return {};
+  return function.substr(0, function.rfind('*') + 1);
+}
+
 // The function's name without SpiderMonkey's async cause: "promise callback*run" -> "run".
 inline std::string_view functionName(const JsFrameLine& frame) {
-  const std::string_view function = frame.function;
-  if (!frame.is_async || frame.style != JsStyle::kFirefox) return function;
-  return function.substr(function.rfind('*') + 1);
+  return std::string_view(frame.function).substr(asyncCause(frame).size());
 }
 
 // Returns std::nullopt when the (trimmed) line is not a JS frame. Exposed for tests and fuzzing.

@@ -78,6 +78,22 @@ bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFra
   return true;
 }
 
+// Appends tokens [begin, end) joined by one space each: an image name with spaces ("My App"),
+// the symbol a device printed ("__pthread_kill + 8").
+void appendJoined(std::span<const std::string_view> tokens, size_t begin, size_t end, std::string& out) {
+  for (size_t k = begin; k < end; ++k) {
+    if (k != begin) out.push_back(' ');
+    out.append(tokens[k]);
+  }
+}
+
+// Reads an image's "[uuid]" token into the frame's debug id; false when the token is not one.
+bool readBracketedId(std::string_view token, NativeFrameLine& frame) {
+  if (token.size() < 2 || token.front() != '[' || token.back() != ']') return false;
+  frame.debug_id = normalizeDebugId(token.substr(1, token.size() - 2));
+  return true;
+}
+
 // Apple's other form of a frame not symbolicated, the image named again before the offset:
 // "3  MyApp  0x0000000104a1c3e4 MyApp + 33764 [uuid]" (Last Exception Backtraces, Organizer, many
 // crash reporters). The offset is from the image's start, as in the "<load> + <offset>" form,
@@ -96,17 +112,12 @@ bool readIosImagePlusOffset(std::span<const std::string_view> tokens, NativeFram
     auto offset = scan::parseDecimal(tokens[plus + 1]);
     if (!runtime || !offset || *offset > *runtime) return false;
     if (first_name == 1) frame.frame_index = scan::parseU32(tokens[0]);
-    for (size_t k = first_name; k < i; ++k) {
-      if (k != first_name) frame.module.push_back(' ');
-      frame.module.append(tokens[k]);
-    }
+    appendJoined(tokens, first_name, i, frame.module);
     frame.runtime_address = *runtime;
     frame.load_address = *runtime - *offset;
     frame.address = *offset;
-    if (plus + 2 < tokens.size()) {
-      std::string_view id = tokens[plus + 2];
-      if (plus + 3 != tokens.size() || id.size() < 2 || id.front() != '[' || id.back() != ']') return false;
-      frame.debug_id = normalizeDebugId(id.substr(1, id.size() - 2));
+    if (plus + 2 < tokens.size() && (plus + 3 != tokens.size() || !readBracketedId(tokens[plus + 2], frame))) {
+      return false;
     }
     return true;
   }
@@ -153,28 +164,15 @@ bool readIos(std::string_view text, NativeFrameLine& frame) {
       }
     }
     if (first_name >= i) return false;
-    // An image name with spaces ("My App") is its tokens joined by one space each.
-    for (size_t k = first_name; k < i; ++k) {
-      if (k != first_name) frame.module.push_back(' ');
-      frame.module.append(tokens[k]);
-    }
+    appendJoined(tokens, first_name, i, frame.module);
     frame.runtime_address = *runtime;
     frame.load_address = *load;
     frame.address = *offset;
     size_t next = i + 4;
-    if (next < tokens.size()) {
-      std::string_view id = tokens[next];
-      if (id.size() >= 2 && id.front() == '[' && id.back() == ']') {
-        frame.debug_id = normalizeDebugId(id.substr(1, id.size() - 2));
-        ++next;
-      }
-    }
+    if (next < tokens.size() && readBracketedId(tokens[next], frame)) ++next;
     // What follows is the symbol the device printed, when a report gave one ("__pthread_kill + 8";
-    // formats/crash_report keeps it there), its tokens joined by one space each.
-    for (size_t k = next; k < tokens.size(); ++k) {
-      if (k != next) frame.symbol_hint.push_back(' ');
-      frame.symbol_hint.append(tokens[k]);
-    }
+    // formats/crash_report keeps it there).
+    appendJoined(tokens, next, tokens.size(), frame.symbol_hint);
     return true;
   }
   return readIosImagePlusOffset(tokens, frame);

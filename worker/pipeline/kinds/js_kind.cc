@@ -28,7 +28,7 @@ void appendJs(std::string& text, const SymbolizedFrame& frame, const stack::JsFr
     }
   };
   if (raw.style == stack::JsStyle::kFirefox) {
-    if (raw.is_async) text += std::string_view(raw.function).substr(0, raw.function.rfind('*') + 1);  // the cause
+    text += stack::asyncCause(raw);
     text += frame.function;
     text += '@';
     location();
