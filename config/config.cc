@@ -228,6 +228,7 @@ const std::map<std::string, Apply>& knownKeys() {
       {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
       {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},
       {"pending.replay_stall_s", unsignedField(&Config::pending, &Pending::replay_stall_s, 1, 86400)},
+      {"pending.await_system_symbols", boolField(&Config::pending, &Pending::await_system_symbols)},
       {"symbols_missing.flush_interval_ms",
        unsignedField(&Config::symbols_missing, &SymbolsMissing::flush_interval_ms, 10, 3600000)},
       {"symbols_missing.max_keys", unsignedField(&Config::symbols_missing, &SymbolsMissing::max_keys, 1, 100000000)},

@@ -158,6 +158,14 @@ struct Pending {
   // gives up, and the worker stops, only after this long without progress (no record read, no
   // partition end reached). Default 60 s.
   uint64_t replay_stall_s = 60;
+  // Whether an event waits (is kept pending, and its missing files count as symbol demand) for
+  // the symbols of an operating-system image: libc.so, libart.so, UIKitCore
+  // (formats/common/system_images.h). They differ per device build and only shared uploads
+  // (kafka.topics.symbols_shared) bring them, so by default an event does not wait for them: its
+  // frames there are reason system_image and the event is partial. Set true when a pipeline
+  // uploads the devices' system symbols as shared images and events should be restored again
+  // when they arrive. Default false.
+  bool await_system_symbols = false;
 };
 
 // The symbol-demand feed (kafka.topics.symbols_missing): counts per missing symbol file are kept

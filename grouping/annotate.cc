@@ -99,7 +99,10 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
                           (frame.state == FrameState::kNotFound && frame.kind->unrestored_name_usable);
     if (!restored || normalized.empty()) {
       decision.ignored = true;
-      decision.ignore_reason = frame.state == FrameState::kMissingSymbols ? "missing symbols" : "no restored name";
+      decision.ignore_reason =
+          frame.state == FrameState::kMissingSymbols || frame.state == FrameState::kSystemSymbolsMissing
+              ? "missing symbols"
+              : "no restored name";
       decision.normalized.clear();
       continue;
     }

@@ -333,6 +333,8 @@ const char* frameStateName(FrameState state) {
       return "restored";
     case FrameState::kMissingSymbols:
       return "missing_symbols";
+    case FrameState::kSystemSymbolsMissing:
+      return "system_symbols_missing";
     case FrameState::kNotFound:
       return "not_found";
     case FrameState::kUnparsed:

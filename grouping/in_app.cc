@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "formats/common/system_images.h"
 #include "grouping/kinds.h"
 #include "grouping/kinds/native_rules.h"
 #include "grouping/normalize.h"
@@ -26,43 +27,9 @@ constexpr std::string_view kJavaLibraryPrefixes[] = {
     "com.fasterxml.", "io.grpc.", "io.ktor.", "io.realm.", "io.sentry.", "com.airbnb.", "com.jakewharton.",
     "org.greenrobot.", "org.koin.", "org.joda.", "org.threeten.", "org.slf4j.", "ch.qos.logback.", "coil."};
 
-constexpr std::string_view kSystemPathMarkers[] = {"/System/Library/",
-                                                   "/usr/lib/",
-                                                   "/Developer/",
-                                                   "/system/",
-                                                   "/apex/",
-                                                   "/vendor/",
-                                                   "/Library/Developer/CoreSimulator/",
-                                                   "/lib/x86_64-linux-gnu/",
-                                                   "/lib/aarch64-linux-gnu/"};
-
-constexpr std::string_view kAppPathMarkers[] = {".app/", "/Bundle/Application/", "/data/app/", "/data/data/",
-                                                "/data/user/"};
-
-// System images named without a path (SDK frames print only the image name).
-constexpr std::string_view kSystemImages[] = {
-    // iOS / macOS
-    "UIKitCore", "UIKit", "Foundation", "CoreFoundation", "GraphicsServices", "QuartzCore", "CoreGraphics", "CFNetwork",
-    "WebKit", "JavaScriptCore", "libdispatch.dylib", "libobjc.A.dylib", "libdyld.dylib", "dyld",
-    "libsystem_kernel.dylib", "libsystem_pthread.dylib", "libsystem_c.dylib", "libsystem_platform.dylib",
-    "libsystem_malloc.dylib", "libc++abi.dylib", "libc++.1.dylib", "libswiftCore.dylib", "libswift_Concurrency.dylib",
-    "SwiftUI", "AVFoundation", "CoreData", "Security", "CoreText", "ImageIO", "Metal", "AudioToolbox", "CoreMedia",
-    "MapKit", "StoreKit", "FrontBoardServices", "BaseBoard", "RunningBoardServices", "libxpc.dylib",
-    // Android
-    "libc.so", "libm.so", "libdl.so", "libart.so", "libartbase.so", "libandroid_runtime.so", "libutils.so",
-    "libbinder.so", "libhwui.so", "libgui.so", "libbase.so", "liblog.so", "libcutils.so", "libandroid.so", "libEGL.so",
-    "libc++.so", "libc++_shared.so", "linker", "linker64", "libjavacore.so", "libopenjdk.so"};
-
 std::string_view basename(std::string_view path) {
   size_t slash = path.find_last_of("/\\");
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool containsAny(std::string_view text, const auto& markers) {
-  for (std::string_view marker : markers) {
-    if (text.find(marker) != std::string_view::npos) return true;
-  }
-  return false;
 }
 
 // kJavaLibraryPrefixes by their first byte and their fifth (those shorter than five bytes by
@@ -122,18 +89,18 @@ InAppDecision decideJava(std::string_view name) {
 InAppDecision decideNative(const GroupingFrame& frame) {
   std::string_view module = frame.module;
   if (module.empty()) return {false, "native frame without a module"};
-  if (containsAny(module, kAppPathMarkers)) return {true, "image inside the app's bundle"};
-  if (containsAny(module, kSystemPathMarkers)) return {false, "system image path"};
-  std::string_view base = basename(module);
-  for (std::string_view image : kSystemImages) {
-    if (base == image) return {false, "system image " + std::string(image)};
-  }
-  if (base.starts_with("libsystem_") || base.starts_with("libswift") ||
-      (base.starts_with("lib") && base.ends_with(".dylib"))) {
-    return {false, "system image " + std::string(base)};
-  }
-  if (base.ends_with(".oat") || base.ends_with(".vdex") || base == "[vdso]") {
-    return {false, "runtime image " + std::string(base)};
+  const NativeImageClass image = classifyNativeImage(module);
+  switch (image.origin) {
+    case NativeImageOrigin::kApp:
+      return {true, "image inside the app's bundle"};
+    case NativeImageOrigin::kSystemPath:
+      return {false, "system image path"};
+    case NativeImageOrigin::kSystemImage:
+      return {false, "system image " + std::string(image.name)};
+    case NativeImageOrigin::kRuntime:
+      return {false, "runtime image " + std::string(image.name)};
+    case NativeImageOrigin::kOther:
+      break;
   }
   return {true, "image not a known system image"};
 }

@@ -12,7 +12,8 @@
 //        com.facebook.react., …) are not in-app; anything else is;
 //      - native: system paths (/System/Library/, /usr/lib/, /system/, /apex/, /vendor/) and
 //        known system images (UIKitCore, CoreFoundation, libsystem_*.dylib, libc.so, libart.so,
-//        …) are not in-app; app paths (.app/, /data/app/) and other images are;
+//        …) are not in-app; app paths (.app/, /data/app/) and other images are (the lists are
+//        formats/common/system_images.h, which the native restorer reads too);
 //      - JavaScript: node_modules, browser extensions (chrome-extension://, moz-extension://,
 //        safari-(web-)extension://), bundler runtimes (webpack/bootstrap) and vendor chunks
 //        (vendor*.js, chunk-vendors*, framework-*, polyfills*, runtime~*) are not in-app.

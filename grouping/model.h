@@ -34,8 +34,11 @@ const FrameKindRules& unknownRules();
 enum class FrameState {
   kRestored,        // symbolicated, or a name that never needed restoring (java.lang.String.length)
   kMissingSymbols,  // the symbol file it needs was not uploaded (yet)
-  kNotFound,        // symbols exist but do not cover it; a printed name, if any, is still usable
-  kUnparsed,        // the raw line was not understood
+  // An operating-system image's symbols, which no shared upload brought and the event does not
+  // wait for: like kMissingSymbols for the frame, but it cannot change the fingerprint later.
+  kSystemSymbolsMissing,
+  kNotFound,  // symbols exist but do not cover it; a printed name, if any, is still usable
+  kUnparsed,  // the raw line was not understood
 };
 
 const char* frameStateName(FrameState state);

@@ -45,9 +45,9 @@
 #     depends on time, so no other field is left out.
 #   - PROVISIONAL output: symbolication.status "pending" where the offline restoration is not
 #     pending; the worker published it before the symbols came and owes a FINAL output later.
-#     Provisional then final is not a duplicate. Where the offline restoration is pending too
-#     (the iOS event's UIKitCore frame is never uploaded; that event is only produced for builds
-#     whose symbols come first), every output is final.
+#     Provisional then final is not a duplicate. (The iOS event's UIKitCore frame is never
+#     uploaded: an operating-system image, reason system_image, which holds no event, so that
+#     event too is pending only until its app's dSYM comes.)
 #   - An unreadable event's final outcome is its DLQ record.
 #   - restored: at least one final outcome, all equal to the offline one.
 #   - wrong: a final outcome that differs, a restorable event on the DLQ, or an unreadable one

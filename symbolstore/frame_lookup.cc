@@ -49,6 +49,8 @@ const char* frameReasonName(FrameReason reason) {
       return "demangle_failed";
     case FrameReason::kMethodNotMapped:
       return "method_not_mapped";
+    case FrameReason::kSystemImage:
+      return "system_image";
   }
   return "";
 }
@@ -56,6 +58,7 @@ const char* frameReasonName(FrameReason reason) {
 FrameStatus frameReasonStatus(FrameReason reason) {
   switch (reason) {
     case FrameReason::kMissingSymbols:
+    case FrameReason::kSystemImage:
       return FrameStatus::kMissingSymbols;
     case FrameReason::kMalformedSymbols:
     case FrameReason::kAddressOutsideModule:

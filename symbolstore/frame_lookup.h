@@ -52,6 +52,11 @@ enum class FrameReason : uint8_t {
   kAmbiguous,        // several answers (ProGuard class merging / overloads); candidates listed
   kDemangleFailed,   // the demangler refused the name: the function keeps its mangled name
   kMethodNotMapped,  // ProGuard: class restored, the method at this line is not in the mapping
+  // Not restored, status missing_symbols, but not awaited: the frame is in an operating-system
+  // image (formats/common/system_images.h) whose symbols no shared upload brought. No app build
+  // uploads them, so the event does not wait for them (it is partial, not pending) and they
+  // are no symbol demand; missing_id still names the image.
+  kSystemImage,
   kCount,
 };
 inline constexpr size_t kFrameReasonCount = static_cast<size_t>(FrameReason::kCount);

@@ -25,6 +25,10 @@ struct SymbolizerOptions {
   // "sourcemap"; the worker fills it from the config's `cache.<name>_mb`). A resolver missing
   // here keeps its own default.
   std::map<std::string, size_t, std::less<>> cache_bytes;
+  // Native: frames of operating-system images whose symbols are missing wait for them like any
+  // other (reason missing_symbols) instead of being reason system_image (config
+  // pending.await_system_symbols). Default false.
+  bool await_system_symbols = false;
 
   // The cache size for `name`, or `fallback` when none is set.
   size_t cacheBytes(std::string_view name, size_t fallback) const {

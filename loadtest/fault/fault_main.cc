@@ -267,9 +267,8 @@ struct Template {
 struct Group {
   std::string app;
   std::string build;
-  bool late = false;        // uploads produced after some of its events
-  bool slow = false;        // the mapping comes from the slow location
-  bool with_uikit = false;  // has the iOS event whose UIKitCore frame never restores
+  bool late = false;  // uploads produced after some of its events
+  bool slow = false;  // the mapping comes from the slow location
   std::vector<std::string> template_ids;
   std::map<std::string, EventExpectation> expected;  // template id -> offline restoration
   size_t produced = 0;
@@ -292,8 +291,8 @@ std::string instantiate(const Template& t, const Group& g, const std::string& ev
   return line;
 }
 
-// The iOS event without its UIKitCore frame (an image nobody uploads): every frame of it can be
-// restored, so it goes pending when its dSYM comes late and must be restored later.
+// The iOS event without its UIKitCore frame (an operating-system image nobody uploads): every
+// frame of it can be restored, so its offline restoration is complete rather than partial.
 std::optional<std::string> withoutUikit(const std::string& line) {
   const size_t uikit = line.find("UIKitCore");
   if (uikit == std::string::npos) return std::nullopt;
@@ -699,14 +698,11 @@ int runTest(const Options& o) {
       g.build = "1." + std::to_string(b) + ".0(" + std::to_string(100 + b) + ")";
       g.late = a == 3 || (a + b) % 2 == 1;
       g.slow = g.late && (b % 3 == 0);
-      // The iOS event with a never-uploaded UIKitCore frame stays pending for good: its final
-      // output is the one restored with the dSYM, so it only goes where the dSYM comes first
-      // (the worker republishes nothing while an event still misses symbols).
-      g.with_uikit = !g.late;
-      for (const Template& t : templates) {
-        if (t.id == "demo-ios-crash" && !g.with_uikit) continue;
-        g.template_ids.push_back(t.id);
-      }
+      // Every template goes to every group, the iOS event with its never-uploaded UIKitCore
+      // frame too: an operating-system image holds no event (reason system_image), so where the
+      // dSYM comes late that event is pending until it comes and then restored and published
+      // final like the others.
+      for (const Template& t : templates) g.template_ids.push_back(t.id);
       groups.push_back(std::move(g));
     }
   }

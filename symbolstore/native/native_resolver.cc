@@ -10,6 +10,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "formats/common/system_images.h"
 #include "formats/native/demangle.h"
 #include "formats/swift/swift_demangle.h"
 #include "symbolstore/native/native_records.h"
@@ -681,11 +682,24 @@ NativeResolver::NativeResolver(SymbolStore& store, const NativeResolverOptions& 
     : impl_(new Impl(store, options)) {}
 NativeResolver::~NativeResolver() = default;
 
+namespace {
+
+// The image as the device named it: its path where the line printed one, else its name.
+std::string_view imagePathOf(const stack::NativeFrameLine& frame) {
+  return frame.module_path.empty() ? std::string_view(frame.module) : frame.module_path;
+}
+
+NativeImageClass imageOf(const stack::NativeFrameLine& frame) {
+  return classifyNativeImage(imagePathOf(frame));
+}
+
+}  // namespace
+
 std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame) {
   // Android prints the memory map's name where the pc ran, Apple "???" for an address in no
   // image (a call through a null pointer). Told by the first byte, since every native frame of
   // every event comes here.
-  const std::string_view path = frame.module_path.empty() ? std::string_view(frame.module) : frame.module_path;
+  const std::string_view path = imagePathOf(frame);
   if (path.empty()) return std::nullopt;
   switch (path.front()) {
     case '?':
@@ -753,6 +767,13 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
   // Assigned rather than returned, so that every path returns `answer` itself (no move of it).
   if (!answer && records::isUnreadableRecord(answer.error())) {
     answer = FrameLookup::notFound(FrameReason::kMalformedSymbols, answer.error().message());
+  } else if (answer && answer->reason == FrameReason::kMissingSymbols && !impl_->options.await_system_symbols &&
+             isSystemImage(imageOf(frame))) {
+    // The operating system's libraries (libc.so, libart.so, UIKitCore) differ per device build
+    // and no app build uploads them: waiting would hold nearly every native event pending, and
+    // fill the pending store, for symbols that only a shared upload brings, if any.
+    answer->reason = FrameReason::kSystemImage;
+    answer->note = "an operating-system image, whose symbols only a shared upload brings";
   }
   return answer;
 }
@@ -792,6 +813,7 @@ size_t NativeResolver::cachedBytes() const {
 std::unique_ptr<Resolver> makeNativeResolver(SymbolStore& store, const SymbolizerOptions& options) {
   NativeResolverOptions resolver_options;
   resolver_options.cache_bytes = options.cacheBytes("native", resolver_options.cache_bytes);
+  resolver_options.await_system_symbols = options.await_system_symbols;
   return std::make_unique<NativeResolver>(store, resolver_options);
 }
 

@@ -48,6 +48,10 @@ struct NativeResolverOptions {
   // many the expired ones are dropped, and all of them when most are still fresh. Default 65,536
   // (a few MiB).
   size_t max_remembered = 65'536;
+  // An operating-system image's frame (formats/common/system_images.h) whose symbols are missing
+  // is reason missing_symbols, awaited like any other, instead of system_image, which no event
+  // waits for. Default false.
+  bool await_system_symbols = false;
 };
 
 class NativeResolver : public Resolver {

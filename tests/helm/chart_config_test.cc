@@ -175,6 +175,7 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.pending.max_bytes, defaults.pending.max_bytes);
   EXPECT_EQ(chart.pending.max_age_s, defaults.pending.max_age_s);
   EXPECT_EQ(chart.pending.replay_stall_s, defaults.pending.replay_stall_s);
+  EXPECT_EQ(chart.pending.await_system_symbols, defaults.pending.await_system_symbols);
   EXPECT_EQ(chart.symbols_missing.flush_interval_ms, defaults.symbols_missing.flush_interval_ms);
   EXPECT_EQ(chart.symbols_missing.max_keys, defaults.symbols_missing.max_keys);
   EXPECT_EQ(chart.observability.http_port, defaults.observability.http_port);

@@ -161,22 +161,26 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_TRUE(root["threads"].at(0)["frames"].at(0)["device_symbol"].error());
   EXPECT_TRUE(root["threads"].at(0)["frames"].at(3)["device_symbol"].error());  // "(deleted)" is no symbol
 
-  // A system library's frame still waits for its symbols (an operator may upload them as shared
-  // images), with the device's symbol kept; grouping does not read it (no frame in the record).
+  // A system library's frame is missing its symbols, but no app build uploads them: the event
+  // does not wait (system_image, partial), and the device's symbol is kept; grouping does not
+  // read it (no frame in the record).
   auto with_libc = process(
       event("r2", R"(#00 pc 000000000004a6c8  /apex/com.android.runtime/lib64/bionic/libc.so (abort+164) (BuildId: )"
                   R"(1f2e3d4c5b6a79881f2e3d4c5b6a7988)\n)" +
                       runtime));
   ASSERT_FALSE(with_libc.dead_letter) << with_libc.error;
-  EXPECT_TRUE(with_libc.pending_symbols);
+  EXPECT_FALSE(with_libc.pending_symbols);
   ASSERT_EQ(parser_.parse(with_libc.records.at(0).value).get(root), simdjson::SUCCESS);
-  ASSERT_EQ(root["symbolication"]["missing"].get_array().size(), 1u);
-  EXPECT_EQ(std::string_view(root["symbolication"]["missing"].at(0)), "1f2e3d4c5b6a79881f2e3d4c5b6a7988");
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "partial");
+  EXPECT_EQ(root["symbolication"]["missing"].get_array().size(), 0u);
   simdjson::dom::element libc = root["threads"].at(0)["frames"].at(0);
   EXPECT_EQ(std::string_view(libc["status"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(libc["reason"]), "system_image");
+  EXPECT_EQ(std::string_view(libc["missing_id"]), "1f2e3d4c5b6a79881f2e3d4c5b6a7988");
   EXPECT_EQ(std::string_view(libc["device_symbol"]), "abort+164");
   EXPECT_TRUE(libc["function"].error());
   EXPECT_EQ(root["fingerprint"]["frames"].get_array().size(), 0u);
+  EXPECT_TRUE(with_libc.missing_frames.empty());
 
   // Apple prints "???" for an address in no image (a call through a null pointer).
   auto apple = process(R"({"event_id":"r3","kind":"crash","platform":"ios","app":"shop","build_id":"1.0",)"
@@ -185,6 +189,94 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_FALSE(apple.pending_symbols);
   ASSERT_EQ(parser_.parse(apple.records.at(0).value).get(root), simdjson::SUCCESS);
   EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), "address_outside_module");
+}
+
+// A real crash through the app's library and the operating system's: the app's frames restore,
+// the system images' (Android paths, an iOS image named bare) are system_image and hold nothing,
+// while a library the app ships under a system image's name (libc++_shared.so in the APK) is the
+// app's and still waits. With pending.await_system_symbols the system images wait too.
+TEST_F(PipelineTest, SystemImageFramesHoldTheEventOnlyWhenConfiguredTo) {
+  const NativeLibrary& library = nativeLibrary();
+  auto hex = [](uint64_t value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(value));
+    return std::string(buffer);
+  };
+  const std::string app_frames = "pc " + hex(library.crash_address) + " libcrash.so [arm64-v8a::" + library.build_id +
+                                 "]\\npc " + hex(library.caller_return) +
+                                 " libcrash.so [arm64-v8a::" + library.build_id + "]";
+  const std::string system_frames =
+      R"(\n#02 pc 00000000000c5a10  /system/lib64/libhwui.so (BuildId: 9a8b7c6d5e4f30211a2b3c4d5e6f7081)\n)"
+      R"(#03 pc 000000000004a6c8  /apex/com.android.runtime/lib64/bionic/libc.so (__start_thread+64) (BuildId: )"
+      R"(1f2e3d4c5b6a79881f2e3d4c5b6a7988)\n)"
+      R"(#04 pc 00000000000a1b2c  /data/app/~~Xa1==/com.shop-Yb2==/lib/arm64/libc++_shared.so (BuildId: )"
+      R"(44556677889900aabbccddeeff001122))";
+  auto event = [&](const std::string& id) {
+    return R"({"event_id":")" + id + R"(","kind":"crash","platform":"android","app":"shop","build_id":"1.0",)" +
+           R"("exception":{"type":"SIGSEGV","message":"null pointer"},"threads":[{"name":"main","crashed":true,)" +
+           R"("stack":")" + app_frames + system_frames + R"("}]})";
+  };
+  const std::string ios_event =
+      R"({"event_id":"i1","kind":"crash","platform":"ios","app":"shop","build_id":"1.0","threads":[{"stack":")"
+      R"(0   UIKitCore   0x000000018c4e6c30 0x18c4b0000 + 224304"}]})";
+
+  struct Case {
+    bool await_system_symbols;
+    std::vector<std::string> reasons;  // of frames #02, #03, #04
+    size_t missing;
+    size_t demand;
+    const char* status;
+    const char* ios_reason;
+  };
+  for (const Case& expected :
+       {Case{false, {"system_image", "system_image", "missing_symbols"}, 1, 1, "pending", "system_image"},
+        Case{true, {"missing_symbols", "missing_symbols", "missing_symbols"}, 3, 3, "pending", "missing_symbols"}}) {
+    SCOPED_TRACE(expected.await_system_symbols ? "await_system_symbols" : "default");
+    SymbolizerOptions options;
+    options.await_system_symbols = expected.await_system_symbols;
+    Symbolizer symbolizer(*store_, options);
+    pipeline::EventProcessor processor(symbolizer, pipeline::ProcessorOptions{});
+    auto result = processor.process("shop:1.0", event("s1"));
+    ASSERT_TRUE(result) << result.error().message();
+    ASSERT_FALSE(result->dead_letter) << result->error;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser_.parse(result->records.at(0).value).get(root), simdjson::SUCCESS);
+    simdjson::dom::array frames = root["threads"].at(0)["frames"].get_array();
+    // The app's two frames are restored as llvm-symbolizer names them (inline frames may add more).
+    EXPECT_EQ(std::string_view(frames.at(0)["function"]), library.expected_crash_function);
+    std::vector<std::string> reasons;
+    for (simdjson::dom::element frame : frames) {
+      if (std::string_view(frame["status"]) == "symbolicated") continue;
+      EXPECT_EQ(std::string_view(frame["status"]), "missing_symbols");
+      reasons.emplace_back(std::string_view(frame["reason"]));
+    }
+    EXPECT_EQ(reasons, expected.reasons);
+    EXPECT_EQ(std::string_view(root["symbolication"]["status"]), expected.status);
+    EXPECT_TRUE(result->pending_symbols);
+    EXPECT_EQ(root["symbolication"]["missing"].get_array().size(), expected.missing);
+    EXPECT_EQ(result->missing_frames.size(), expected.demand);
+
+    // Without the app's own library missing, only the system images are left: by default the
+    // event is partial and waits for nothing, and its fingerprint cannot change any more.
+    std::string without_app_library = event("s2");
+    without_app_library.erase(
+        without_app_library.find(R"(\n#04)"),
+        std::string_view(R"(\n#04 pc 00000000000a1b2c  /data/app/~~Xa1==/com.shop-Yb2==/)"
+                         R"(lib/arm64/libc++_shared.so (BuildId: 44556677889900aabbccddeeff001122))")
+            .size());
+    auto system_only = processor.process("shop:1.0", without_app_library);
+    ASSERT_TRUE(system_only) << system_only.error().message();
+    ASSERT_EQ(parser_.parse(system_only->records.at(0).value).get(root), simdjson::SUCCESS);
+    EXPECT_EQ(system_only->pending_symbols, expected.await_system_symbols);
+    EXPECT_EQ(std::string_view(root["symbolication"]["status"]), expected.await_system_symbols ? "pending" : "partial");
+    EXPECT_EQ(std::string_view(root["fingerprint"]["quality"]), expected.await_system_symbols ? "partial" : "complete");
+
+    auto ios = processor.process("shop:1.0", ios_event);
+    ASSERT_TRUE(ios) << ios.error().message();
+    ASSERT_EQ(parser_.parse(ios->records.at(0).value).get(root), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), expected.ios_reason);
+    EXPECT_EQ(ios->pending_symbols, expected.await_system_symbols);
+  }
 }
 
 // An ANR dump's notes about the thread (ART's header and properties, the monitors it holds or

@@ -61,7 +61,8 @@ void collectFrames(simdjson::dom::element stack, FoundDemand& found) {
   simdjson::dom::array frames;
   if (stack["frames"].get_array().get(frames) != simdjson::SUCCESS) return;
   for (simdjson::dom::element frame : frames) {
-    if (stringField(frame, "status") != "missing_symbols") continue;
+    // An operating-system image's frame (reason system_image) is not waited for.
+    if (stringField(frame, "status") != "missing_symbols" || stringField(frame, "reason") == "system_image") continue;
     countMissingFrame(stringField(frame, "kind"), stringField(frame, "missing_id"), stringField(frame, "module"),
                       stringField(frame, "raw"), found);
   }

@@ -515,6 +515,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           store->corruption(), store->movedAside(), config.kafka.topics.pending);
     }
     SymbolizerOptions symbolizer_options;
+    symbolizer_options.await_system_symbols = config.pending.await_system_symbols;
     for (const ResolverType& type : resolverTypes()) {
       if (auto mb = config.cache.megabytesFor(type.name)) symbolizer_options.cache_bytes[type.name] = *mb << 20;
     }

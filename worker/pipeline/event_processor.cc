@@ -12,14 +12,15 @@ namespace {
 constexpr size_t kFingerprintRecordBytes = 64 * 1024;
 
 // The frames of the written event (the stacks and frames event_writer.cc writes for `shape`) that
-// wait for symbols and name the identifier.
+// wait for symbols and name the identifier (not those of an operating-system image: reason
+// system_image).
 void missingFrames(const RawEvent& raw, const RestoredEvent& restored, const OutputShape& shape,
                    std::vector<MissingFrame>& out) {
   auto add = [&](const RestoredStack& stack) {
     const size_t kept = std::min(stack.frames.size(), shape.frames_per_stack);
     for (size_t i = 0; i < kept; ++i) {
       const OutputFrame& frame = stack.frames[i];
-      if (frame.status != FrameStatus::kMissingSymbols || frame.missing_id.empty()) continue;
+      if (frame.reason != FrameReason::kMissingSymbols || frame.missing_id.empty()) continue;
       out.push_back({kindName(frame.kind), frame.missing_id, frame.frame.module, std::string(frame.raw)});
     }
   };

@@ -39,9 +39,10 @@ struct ProcessorOptions {
   std::shared_ptr<const grouping::GroupingConfig> grouping = std::make_shared<grouping::GroupingConfig>();
 };
 
-// A frame of the published event that waits for symbols nobody uploaded (status missing_symbols,
-// with the identifier to ask for), as the event's JSON states it: what the symbol-demand feed
-// counts (worker/kafka/symbol_demand.h, demandOfMissingFrames) without reading the output back.
+// A frame of the published event that waits for symbols nobody uploaded (reason missing_symbols,
+// with the identifier to ask for; an operating-system image's frame waits for nothing), as the
+// event's JSON states it: what the symbol-demand feed counts (worker/kafka/symbol_demand.h,
+// demandOfMissingFrames) without reading the output back.
 struct MissingFrame {
   std::string_view kind;  // "native", "java", "js"
   std::string missing_id;
@@ -63,7 +64,7 @@ struct ProcessResult {
   size_t frames_total = 0;
   size_t frames_symbolicated = 0;
   FrameTally frames_by_kind{};
-  // The published event's frames with status missing_symbols and a missing_id, in output order
+  // The published event's frames with reason missing_symbols and a missing_id, in output order
   // (frames the output dropped to fit are not in it either).
   std::vector<MissingFrame> missing_frames;
 };

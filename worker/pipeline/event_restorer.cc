@@ -21,12 +21,14 @@ void RunOutput::frame(const StackKind* kind, const stack::StackLine& line, Frame
   ++summary_.frames_total;
   ++summary_.frames_by_kind[frameTallyIndex(kind, lookup.reason)];
   if (lookup.status == FrameStatus::kSymbolicated) ++summary_.frames_symbolicated;
-  if (lookup.status == FrameStatus::kMissingSymbols) {
+  // Only symbols an upload for the app can bring are waited for; an operating-system image's
+  // (reason system_image) leaves the frame unrestored like one the symbols do not cover.
+  if (lookup.reason == FrameReason::kMissingSymbols) {
     summary_.any_missing = true;
     if (!lookup.missing_id.empty()) summary_.missing_ids.insert(lookup.missing_id);
-  }
-  if (lookup.status == FrameStatus::kNotFound || lookup.status == FrameStatus::kUnparsed)
+  } else if (lookup.status != FrameStatus::kSymbolicated) {
     summary_.any_unrestored = true;
+  }
   // Synthesized / outlined frames vanish from the frames and from the text.
   if (lookup.removed) return;
   std::vector<OutputFrame>& frames = stack_.frames;

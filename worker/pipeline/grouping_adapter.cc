@@ -10,12 +10,13 @@
 namespace restack::pipeline {
 namespace {
 
-grouping::FrameState stateOf(FrameStatus status) {
+grouping::FrameState stateOf(FrameStatus status, FrameReason reason) {
   switch (status) {
     case FrameStatus::kSymbolicated:
       return grouping::FrameState::kRestored;
     case FrameStatus::kMissingSymbols:
-      return grouping::FrameState::kMissingSymbols;
+      return reason == FrameReason::kSystemImage ? grouping::FrameState::kSystemSymbolsMissing
+                                                 : grouping::FrameState::kMissingSymbols;
     case FrameStatus::kNotFound:
       return grouping::FrameState::kNotFound;
     case FrameStatus::kUnparsed:
@@ -68,7 +69,7 @@ void fillGroupingFrame(OutputFrame& frame, bool borrow, uint8_t& lent, grouping:
   takeShared(restored.module, out.module, kModule);
   out.in_app = restored.in_app;
   out.kind = frame.kind != nullptr ? &frame.kind->groupingKind() : &grouping::unknownRules();
-  out.state = stateOf(frame.status);
+  out.state = stateOf(frame.status, frame.reason);
   for (const auto& alternative : frame.alternatives) {
     if (!alternative.empty()) out.alternatives.push_back(alternative.front().function);
   }
