@@ -156,6 +156,7 @@ class UnitWalker {
     loadFiles();
     collectRowAddresses();
     groupIntoFunctions(painted);
+    addLineOnlyRanges(unit_die, painted);
     for (FunctionRanges& function : out_.functions) addLines(function);
   }
 
@@ -338,6 +339,80 @@ class UnitWalker {
         current->tiles.push_back({begin, node});
       }
     }
+  }
+
+  // FunctionRanges::line_only: the unit's ranges that its line table's sequences cover and no
+  // painted subroutine does, kept when a row starts inside them.
+  void addLineOnlyRanges(const DWARFDie& unit_die, const std::map<uint64_t, Painted>& painted) {
+    if (!line_table_ || line_table_->Sequences.empty() || row_addresses_.empty()) return;
+    auto unit_ranges = unit_die.getAddressRanges();
+    if (!unit_ranges) {
+      llvm::consumeError(unit_ranges.takeError());
+      return;
+    }
+    const size_t subprogram_functions = out_.functions.size();
+    auto addGap = [&](uint64_t low, uint64_t high) {
+      if (low >= high) return;
+      // A row must start inside: alignment padding after a function continues its last row.
+      auto row = std::lower_bound(row_addresses_.begin(), row_addresses_.end(), low);
+      if (row == row_addresses_.end() || *row >= high) return;
+      FunctionRanges& function = out_.functions.emplace_back();
+      function.begin = low;
+      function.end = high;
+      function.line_only = true;
+      function.nodes.emplace_back();
+      function.tiles.push_back({low, 0});
+    };
+    // Sequences and unit ranges intersected in one sweep over both, sorted (a unit built with
+    // -ffunction-sections has one of each per function).
+    std::vector<std::pair<uint64_t, uint64_t>> sequences, ranges;
+    for (const llvm::DWARFDebugLine::Sequence& sequence : line_table_->Sequences) {
+      if (sequence.isValid()) sequences.emplace_back(sequence.LowPC, sequence.HighPC);
+    }
+    for (const llvm::DWARFAddressRange& range : *unit_ranges) {
+      if (range.LowPC < range.HighPC) ranges.emplace_back(range.LowPC, range.HighPC);
+    }
+    std::sort(sequences.begin(), sequences.end());
+    std::sort(ranges.begin(), ranges.end());
+    for (size_t a = 0, b = 0; a < sequences.size() && b < ranges.size();) {
+      uint64_t low = std::max(sequences[a].first, ranges[b].first);
+      const uint64_t high = std::min(sequences[a].second, ranges[b].second);
+      // The one ending first cannot meet anything further on the other side.
+      if (sequences[a].second < ranges[b].second) {
+        ++a;
+      } else {
+        ++b;
+      }
+      if (low >= high || low == 0 || low < slice_.image_base) continue;
+      low -= slice_.image_base;
+      const uint64_t end = high - slice_.image_base;
+      // Subtract the painted pieces overlapping [low, end).
+      auto piece = painted.upper_bound(low);
+      if (piece != painted.begin() && std::prev(piece)->second.end > low) --piece;
+      for (; piece != painted.end() && piece->first < end && low < end; ++piece) {
+        if (piece->second.end <= low) continue;
+        addGap(low, std::min(piece->first, end));
+        low = std::max(low, piece->second.end);
+      }
+      addGap(low, end);
+    }
+    if (out_.functions.size() == subprogram_functions) return;
+    std::sort(out_.functions.begin(), out_.functions.end(),
+              [](const FunctionRanges& a, const FunctionRanges& b) { return a.begin < b.begin; });
+    // Sequences or unit ranges that overlap each other give overlapping gaps: keep the first.
+    size_t kept = 0;
+    for (size_t i = 0; i < out_.functions.size(); ++i) {
+      if (kept > 0 && out_.functions[i].begin < out_.functions[kept - 1].end) {
+        if (out_.functions[i].line_only) continue;
+        if (out_.functions[kept - 1].line_only) {
+          out_.functions[kept - 1] = std::move(out_.functions[i]);
+          continue;
+        }
+      }
+      if (kept != i) out_.functions[kept] = std::move(out_.functions[i]);
+      ++kept;
+    }
+    out_.functions.resize(kept);
   }
 
   void addLines(FunctionRanges& function) {

@@ -13,7 +13,10 @@
 //     LineTable::lookupAddress for each piece (the last row at or below the address within its
 //     sequence, as llvm-symbolizer does; LLVM 19 does not prefer is_stmt rows, so neither do we),
 //     merging neighbouring pieces with equal file/line/column into one `LineSpan`;
-//  4. frees the unit's DIEs and line table and hands the unit's functions to the sink, so memory
+//  4. adds `line_only` ranges for code of the unit's line table and address ranges that no
+//     subprogram covers, when a line row starts inside them (padding between functions has
+//     none and gets no range);
+//  5. frees the unit's DIEs and line table and hands the unit's functions to the sink, so memory
 //     stays bounded by the largest units in flight, not the file.
 // Units are independent, so several threads walk them at once when the image allows it (see
 // dwarf_preflight.h); the sink still receives them in file order, on the calling thread.
@@ -71,6 +74,13 @@ struct LineSpan {
 struct FunctionRanges {
   uint64_t begin = 0;
   uint64_t end = 0;
+  // Code the unit's line table covers but no subprogram does: one unnamed node, the line rows.
+  // llvm-symbolizer answers there with the unit's line row and the symbol table's name, and so
+  // do lookups (the ingest names each piece from the symbol table). What makes such code: a .S
+  // file assembled by clang (it describes a function with DW_TAG_label, not a subprogram), code
+  // a producer put in a unit's range without a subprogram DIE, and the skeleton unit of split
+  // DWARF (-gsplit-dwarf) whose subprograms are in a .dwo that was not uploaded.
+  bool line_only = false;
   std::vector<InlineNode> nodes;
   std::vector<InlineTile> tiles;
   std::vector<LineSpan> lines;

@@ -62,6 +62,52 @@ class StringTable final : public ImageStringTable {
   std::unordered_map<std::pair<const char*, size_t>, uint32_t, AddressHash> raw_ids_by_address_;
 };
 
+// A line_only range (formats/native/dwarf_walker.h) cut where the symbol table's answer changes
+// (a symbol starts or ends inside it), so that each piece's outermost name comes from the one
+// symbol covering it, as llvm-symbolizer names such code; each piece keeps the line spans in
+// effect over it. Pieces no symbol covers are left out: they are the padding after a function
+// that ends in a call that does not return (GCC gives its first byte a line row), where
+// llvm-symbolizer knows no function either and a return address never points.
+std::vector<native::FunctionRanges> splitAtSymbols(const native::FunctionRanges& range,
+                                                   const std::vector<native::SymbolEntry>& symbols) {
+  std::vector<uint64_t> cuts;
+  auto first = std::upper_bound(symbols.begin(), symbols.end(), range.begin,
+                                [](uint64_t a, const native::SymbolEntry& e) { return a < e.address; });
+  if (first != symbols.begin()) --first;
+  for (auto it = first; it != symbols.end() && it->address < range.end; ++it) {
+    if (it->address > range.begin) cuts.push_back(it->address);
+    const uint64_t end = it->address + it->size;
+    if (it->size != 0 && end > range.begin && end < range.end) cuts.push_back(end);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  cuts.push_back(range.end);
+  std::vector<native::FunctionRanges> pieces;
+  pieces.reserve(cuts.size());
+  uint64_t begin = range.begin;
+  size_t span = 0;  // the first span starting after `begin`
+  for (uint64_t end : cuts) {
+    if (native::findSymbol(symbols, begin) == nullptr) {
+      begin = end;
+      continue;
+    }
+    native::FunctionRanges& piece = pieces.emplace_back();
+    piece.begin = begin;
+    piece.end = end;
+    piece.line_only = true;
+    piece.nodes = range.nodes;
+    piece.tiles.push_back({begin, 0});
+    while (span < range.lines.size() && range.lines[span].begin <= begin) ++span;
+    if (span > 0)
+      piece.lines.push_back(
+          {begin, range.lines[span - 1].file, range.lines[span - 1].line, range.lines[span - 1].column});
+    for (size_t i = span; i < range.lines.size() && range.lines[i].begin < end; ++i)
+      piece.lines.push_back(range.lines[i]);
+    begin = end;
+  }
+  return pieces;
+}
+
 class SliceIngest {
  public:
   SliceIngest(SymbolStore& store, const UploadMeta& meta, const IngestOptions& options, IngestReport& report,
@@ -230,7 +276,7 @@ class SliceIngest {
         }
         return file_ids[index];
       };
-      for (const native::FunctionRanges& function : unit.functions) {
+      auto writeFunction = [&](const native::FunctionRanges& function) -> Status {
         FunctionRecord record;
         record.begin = function.begin;
         record.end = function.end;
@@ -290,6 +336,16 @@ class SliceIngest {
         }
         RESTACK_RETURN_IF_ERROR(writer_.put(functionKey(id_, record.begin), encodeFunction(record)));
         ++functions;
+        return Status::ok();
+      };
+      for (const native::FunctionRanges& function : unit.functions) {
+        if (!function.line_only) {
+          RESTACK_RETURN_IF_ERROR(writeFunction(function));
+          continue;
+        }
+        for (const native::FunctionRanges& piece : splitAtSymbols(function, symbols_)) {
+          RESTACK_RETURN_IF_ERROR(writeFunction(piece));
+        }
       }
       return Status::ok();
     });

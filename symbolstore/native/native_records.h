@@ -59,6 +59,12 @@
 //   lookup 0x10d14 -> tile {0x10d10 node 1}, line a.c:3:10:
 //         helper a.c:3:10 (inlined), then main a.c:9:5.
 //
+// A FunctionRecord may also cover code that the unit's line table describes and no subprogram
+// does (formats/native/dwarf_walker.h, FunctionRanges::line_only: clang-assembled .S files,
+// split-DWARF skeletons): one unnamed node, the unit's lines, and the covering symbol's name as
+// outer_name; each such record spans one symbol. Readers needed no change (an unnamed node was
+// always valid), so the version stays.
+//
 // Uploads sharing a debug id merge (a stripped .so and its separate debug file): the DWARF tier
 // of the latest upload with DWARF replaces any earlier one ('F' and 'T' of the id are rewritten);
 // the symbol tier is replaced only by a symbol table at least as large as the stored one. A

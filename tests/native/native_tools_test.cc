@@ -197,6 +197,71 @@ TEST_F(NativeToolsTest, ElfDwarf4WithCompressedSectionsMatchesLlvmSymbolizer) {
   EXPECT_GT(result.with_inlines, 10u);
 }
 
+// Code that a unit's line table covers and no subprogram does, answered as llvm-symbolizer
+// answers it: the symbol table's name and the unit's line row. Two real shapes: an assembly file
+// assembled by clang (the NDK's only assembler), which describes its functions with DW_TAG_label,
+// and a -gsplit-dwarf library uploaded without its .dwo files (its skeleton units keep the line
+// table). Before, both answered from the symbol table alone, without a file or line.
+TEST_F(NativeToolsTest, CodeOutsideEverySubprogramGetsItsUnitsLineRowsLikeLlvmSymbolizer) {
+  writeFile(work.file("blend.c"), kCSource);
+  writeFile(work.file("checksum.S"), R"(    .text
+    .globl checksum_words
+    .type checksum_words, %function
+checksum_words:
+    mov x2, xzr
+1:  cbz x1, 2f
+    ldr w3, [x0], #4
+    add x2, x2, x3
+    sub x1, x1, #1
+    b 1b
+2:  mov x0, x2
+    ret
+    .size checksum_words, .-checksum_words
+
+    .globl rotate_left
+    .type rotate_left, %function
+rotate_left:
+    neg w1, w1
+    ror w0, w0, w1
+    ret
+    .size rotate_left, .-rotate_left
+)");
+  const std::string assembly = work.file("libchecksum.so");
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -O2 -c " + work.file("blend.c") + " -o " + work.file("blend.o")));
+  ASSERT_TRUE(
+      runOrFail(std::string(kAndroid) + " -g -c " + work.file("checksum.S") + " -o " + work.file("checksum.o")));
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                        work.file("blend.o") + " " + work.file("checksum.o") + " -o " + assembly));
+  ASSERT_EQ(runCommand("llvm-dwarfdump-19 --debug-info " + work.file("checksum.o") + " | grep -c DW_TAG_subprogram")
+                .output.substr(0, 1),
+            "0")
+      << "clang should describe the assembly's functions without subprograms";
+
+  // Split DWARF: the .dwo files are gone, as they are when only the library is uploaded.
+  TempDir split_dir;
+  writeFile(split_dir.file("shapes.cc"), kCxxSource);
+  const std::string split = split_dir.file("libsplit.so");
+  ASSERT_TRUE(
+      runOrFail("cd " + split_dir.path() + " && " + kAndroid + " -g -gsplit-dwarf -O2 -c shapes.cc -o shapes.o"));
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                        split_dir.file("shapes.o") + " -o " + split));
+  ASSERT_TRUE(runOrFail("rm " + split_dir.file("shapes.dwo")));
+
+  for (const std::string& library : {assembly, split}) {
+    SCOPED_TRACE(library);
+    TestStore store;
+    auto report = ingestPath(*store.store, library, SymbolKind::kElf);
+    ASSERT_TRUE(report) << report.error().describe();
+    NativeResolver resolver(*store.store, {});
+    const std::string module = library.substr(library.rfind('/') + 1);
+    auto result =
+        compareWithLlvm(resolver, debugIdOf(*report), module, library, codeRange(library), 0, 2, Expect::kFullFrames);
+    EXPECT_GT(result.restored, 20u);
+    // Every restored frame has its line from the DWARF, none from the symbol table alone.
+    EXPECT_EQ(result.tiers["symtab"], 0u);
+  }
+}
+
 // A write-time transform in the manner of IL2CPP's line mappings: the lines of one generated file
 // ("blend.c") stand for lines of another source ("Assets/Blend.cs", 1000 lines further down).
 // Only the image it was made for is rewritten.
