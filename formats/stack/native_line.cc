@@ -47,7 +47,13 @@ bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFra
   std::string_view path = scan::trim(rest.substr(0, path_end));
   if (path.empty()) return false;
   frame.module_path.append(path);
-  frame.module.append(scan::basename(path));
+  // A library the runtime maps straight out of the APK prints as ".../base.apk!libfoo.so": the
+  // image is the entry after the '!' (the name its symbols were uploaded under).
+  std::string_view image = scan::basename(path);
+  if (const size_t bang = image.rfind('!'); bang != std::string_view::npos && bang + 1 < image.size()) {
+    image.remove_prefix(bang + 1);
+  }
+  frame.module.append(image);
   rest.remove_prefix(path_end);
   while (true) {
     rest = scan::trimLeft(rest);

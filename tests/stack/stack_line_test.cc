@@ -89,6 +89,9 @@ TEST(StackLine, TombstoneFrames) {
   EXPECT_EQ(asNative(apk)->frame_index, 1u);
   EXPECT_EQ(asNative(apk)->symbol_hint, "Java_foo(int)+20");
   EXPECT_TRUE(asNative(apk)->debug_id.empty());
+  // The image is the APK's entry: the name its symbols were uploaded under.
+  EXPECT_EQ(asNative(apk)->module, "libfoo.so");
+  EXPECT_EQ(asNative(apk)->module_path, "/data/app/~~x==/com.app-y==/base.apk!libfoo.so");
 }
 
 // Android ANR dumps (ART) and jstack print notes about the thread among its frames; ART prints

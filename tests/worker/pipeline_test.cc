@@ -191,6 +191,25 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), "address_outside_module");
 }
 
+// A tombstone of a library the runtime mapped straight out of the APK, printed without a build id
+// (Android before 9): the image is found by the APK entry's name in the event's build.
+TEST_F(PipelineTest, ALibraryMappedFromTheApkIsFoundByItsEntryName) {
+  const NativeLibrary& library = nativeLibrary();
+  char address[32];
+  std::snprintf(address, sizeof address, "%016llx", static_cast<unsigned long long>(library.crash_address));
+  const std::string line =
+      std::string("#00 pc ") + address + "  /data/app/~~Xa1==/com.shop-Yb2==/base.apk!libcrash.so (offset 0x4000)";
+  auto result = process(R"({"event_id":"apk1","kind":"crash","platform":"android","app":"shop","build_id":"1.0",)"
+                        R"("threads":[{"name":"main","crashed":true,"stack":")" +
+                        line + R"("}]})");
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(result.records.at(0).value).get(root), simdjson::SUCCESS);
+  simdjson::dom::element frame = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(frame["status"]), "symbolicated") << frame;
+  EXPECT_EQ(std::string_view(frame["function"]), library.expected_crash_function);
+}
+
 // A real crash through the app's library and the operating system's: the app's frames restore,
 // the system images' (Android paths, an iOS image named bare) are system_image and hold nothing,
 // while a library the app ships under a system image's name (libc++_shared.so in the APK) is the
