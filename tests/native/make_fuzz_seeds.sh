@@ -3,6 +3,7 @@
 # reads, compiled with clang-19 from a few lines of C / C++ / Objective-C (no SDK, no NDK).
 #   aarch64 .so: DWARF 5; DWARF 4 with zlib-compressed sections; stripped; separate debug file
 #   arm64 Mach-O dylib (Objective-C class) + its dSYM companion; fat arm64 + x86_64 dylib
+#   aarch64 .so with a clang-assembled .S (functions as DW_TAG_label); split DWARF without its .dwo
 # Usage: tests/native/make_fuzz_seeds.sh OUT_DIR   (then: fuzz_native -max_len=100000 CORPUS OUT_DIR)
 set -euo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -43,4 +44,23 @@ clang-19 --target=x86_64-apple-macos12 -g -O2 -c x.c -o xx.o
 clang-19 --target=x86_64-apple-macos12 -fuse-ld=lld -dylib -shared -nostdlib \
   -Wl,-undefined,dynamic_lookup xx.o -o libx86.dylib
 llvm-lipo-19 -create libm.dylib libx86.dylib -output "$out/libfat.dylib"
+cat > w.S <<'ASM'
+    .text
+    .globl sum_words
+    .type sum_words, %function
+sum_words:
+    mov x2, xzr
+1:  cbz x1, 2f
+    ldr w3, [x0], #4
+    add x2, x2, x3
+    sub x1, x1, #1
+    b 1b
+2:  mov x0, x2
+    ret
+    .size sum_words, .-sum_words
+ASM
+clang-19 $android -g -c w.S -o w.o
+clang-19 $android -shared -nostdlib -fuse-ld=lld -Wl,--build-id x.o w.o -o "$out/libasm.so"
+clang-19 $android -g -gsplit-dwarf -O2 -c x.c -o xs.o
+clang-19 $android -shared -nostdlib -fuse-ld=lld -Wl,--build-id xs.o -o "$out/libsplit.so"
 ls -l "$out"
