@@ -53,18 +53,53 @@ std::string joinList(const std::vector<std::string_view>& items) {
 }
 
 // After unzipping: a .dSYM bundle folder inside the archive, or the single file it holds.
-Expected<std::string> pickUnzippedContent(const std::string& directory) {
+// The .dSYM bundles of a folder (not looked into) and its other files, at any depth.
+struct FolderContent {
+  std::vector<fs::path> bundles;
   std::vector<fs::path> files;
+  // The files beside the bundles, relative to the folder (Finder's .DS_Store left out): what a
+  // folder of bundles holds that is not ingested.
+  std::vector<std::string> besideBundles(const std::string& directory) const {
+    std::vector<std::string> out;
+    if (bundles.empty()) return out;
+    for (const fs::path& file : files) {
+      if (file.filename() != ".DS_Store") out.push_back(fs::relative(file, directory).string());
+    }
+    return out;
+  }
+};
+
+Expected<FolderContent> scanFolder(const std::string& directory) {
+  FolderContent content;
   std::error_code error;
   fs::recursive_directory_iterator it(directory, error);
   for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     std::error_code type_error;
     const fs::file_status status = it->symlink_status(type_error);
     if (type_error) return ioError("cannot read " + it->path().string() + ": " + type_error.message());
-    if (fs::is_directory(status) && it->path().extension() == ".dSYM") return it->path().string();
-    if (fs::is_regular_file(status)) files.push_back(it->path());
+    if (fs::is_directory(status) && it->path().extension() == ".dSYM") {
+      content.bundles.push_back(it->path());
+      it.disable_recursion_pending();  // the bundle is read whole by the native reader
+    } else if (fs::is_regular_file(status)) {
+      content.files.push_back(it->path());
+    }
   }
-  if (error) return ioError("cannot list the unzipped upload in " + directory + ": " + error.message());
+  if (error) return ioError("cannot list " + directory + ": " + error.message());
+  return content;
+}
+
+// What to ingest of an unzipped upload: its one .dSYM bundle, or the whole folder when it holds
+// several (Xcode's dSYMs folder, App Store Connect's "Download dSYMs": one bundle per image, all
+// of them ingested); else its one file. Files beside the bundles are named in `skipped`.
+Expected<std::string> pickUnzippedContent(const std::string& directory, std::vector<std::string>& skipped) {
+  auto scanned = scanFolder(directory);
+  if (!scanned) return scanned.error();
+  const std::vector<fs::path>& bundles = scanned->bundles;
+  const std::vector<fs::path>& files = scanned->files;
+  if (!bundles.empty()) {
+    skipped = scanned->besideBundles(directory);
+    return bundles.size() == 1 ? bundles.front().string() : directory;
+  }
   if (files.size() == 1) return files.front().string();
   if (files.empty()) return malformed("the zip upload is empty");
   return unsupported("the zip upload holds " + std::to_string(files.size()) +
@@ -111,8 +146,13 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
   }
   UploadContent content = original;
   std::optional<TempDir> temp;
+  std::vector<std::string> skipped;  // files of a zip beside its .dSYM bundles
   const bool is_directory = !content.path.empty() && isDirectory(content.path);
-  if (!is_directory) {
+  if (is_directory) {
+    auto scanned = scanFolder(content.path);
+    if (!scanned) return scanned.error();
+    skipped = scanned->besideBundles(content.path);
+  } else {
     if (!content.path.empty()) {
       std::error_code error;
       uint64_t size = fs::file_size(content.path, error);
@@ -140,9 +180,9 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
       temp.emplace(std::move(*dir));
       if (compression == Compression::kZip) {
         RESTACK_RETURN_IF_ERROR(extractZip(packed, temp->path(), limits));
-        auto inner = pickUnzippedContent(temp->path());
+        auto inner = pickUnzippedContent(temp->path(), skipped);
         if (!inner) return inner.error();
-        if (content.display_name.empty() || content.display_name.ends_with(".zip")) {
+        if ((content.display_name.empty() || content.display_name.ends_with(".zip")) && *inner != temp->path()) {
           content.display_name = fs::path(*inner).filename().string();
         }
         content.path = *inner;
@@ -184,6 +224,9 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
   }
   Expected<IngestReport> report = source->ingest(store, resolved, content, with_transforms);
   if (!report) return report;
+  for (const std::string& file : skipped) {
+    report->warnings.push_back(file + ": not inside a .dSYM bundle, not ingested (upload it on its own)");
+  }
   report->kind = *resolved.kind;
   RESTACK_RETURN_IF_ERROR(recordUploadTime(store, resolved, *report));
   return report;

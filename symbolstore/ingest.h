@@ -129,7 +129,7 @@ Expected<IngestReport> ingestUpload(SymbolStore& store, const UploadMeta& meta, 
 // claims: detection does not depend on the registry's order.
 Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                     const IngestOptions& options);
-bool looksLikeDsymBundle(const std::string& folder);  // Contents/Resources/DWARF inside
+bool looksLikeDsymBundle(const std::string& folder);  // Contents/Resources/DWARF inside, or such bundles
 bool looksLikeMachO(std::string_view head);           // thin or fat Mach-O magic
 bool looksLikeElf(std::string_view head);             // "\x7fELF"
 Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta, const UploadContent& content,

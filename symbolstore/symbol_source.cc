@@ -16,7 +16,8 @@ bool looksLikeSourcemapOrMinifiedFile(std::string_view head) {
 // The registry: one line per source, in the order the kinds are listed. Detectors do not overlap
 // (ingest.h), so this order is not a priority.
 constexpr auto kSources = std::to_array<SymbolSource>({
-    {"dsym", "a .dSYM bundle (Contents/Resources/DWARF)", nullptr, looksLikeDsymBundle, ingestNative},
+    {"dsym", "a .dSYM bundle (Contents/Resources/DWARF) or a folder of them", nullptr, looksLikeDsymBundle,
+     ingestNative},
     {"macho", "Mach-O", looksLikeMachO, nullptr, ingestNative},
     {"elf", "ELF", looksLikeElf, nullptr, ingestNative},
     {"proguard", "a ProGuard mapping", looksLikeProguard, nullptr, ingestProguard},

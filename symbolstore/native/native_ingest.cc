@@ -414,8 +414,18 @@ Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, 
 
 // Detectors of the native sources (registered in symbolstore/symbol_source.cc).
 bool looksLikeDsymBundle(const std::string& folder) {
-  std::error_code ignored;
-  return std::filesystem::is_directory(std::filesystem::path(folder) / "Contents" / "Resources" / "DWARF", ignored);
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(fs::path(folder) / "Contents" / "Resources" / "DWARF", error)) return true;
+  // A folder of bundles (Xcode's dSYMs folder, an unzipped App Store Connect download), at any
+  // depth; NativeFile::open reads every bundle in it.
+  for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".dSYM" && fs::is_directory(it->path() / "Contents" / "Resources" / "DWARF", error)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool looksLikeMachO(std::string_view head) {

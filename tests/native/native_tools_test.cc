@@ -3,6 +3,7 @@
 // same file and address. Needs clang-19, lld-19 and llvm-19 (scripts/setup.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -676,6 +677,64 @@ TEST_F(NativeToolsTest, DsymOfExecutableMatchesLlvmSymbolizerWithTextVmaddr) {
       compareWithLlvm(resolver, debugIdOf(*report), "Shapes", build.dwarf, range, 0x100000000, 4, Expect::kFullFrames);
   EXPECT_GT(result.with_inlines, 10u);
   EXPECT_GT(result.tiers["dwarf"], 100u);
+}
+
+// Xcode's dSYMs folder and App Store Connect's "Download dSYMs" zip hold one bundle per image
+// (the app and each framework): every bundle is ingested, from the folder and from the zip, and
+// answers as llvm-symbolizer does on its DWARF. A file beside the bundles is named in a warning.
+// Before, the zip kept its first bundle only and the folder was refused.
+TEST_F(NativeToolsTest, AFolderOrZipOfDsymBundlesIngestsEveryBundle) {
+  IosBuild app = buildIosExecutable(work, "Shop", "arm64");
+  ASSERT_FALSE(app.binary.empty());
+  ASSERT_TRUE(makeDsym(work, app, "Shop"));
+  IosBuild kit;
+  kit.binary = work.file("ShopKit");
+  ASSERT_TRUE(
+      runOrFail("clang-19 --target=arm64-apple-ios14 -g -O2 -c " + work.file("blend.c") + " -o " + work.file("kit.o")));
+  ASSERT_TRUE(
+      runOrFail("clang-19 --target=arm64-apple-ios14 -fuse-ld=lld -dylib -shared -nostdlib "
+                "-Wl,-undefined,dynamic_lookup " +
+                work.file("kit.o") + " -o " + kit.binary));
+  ASSERT_TRUE(makeDsym(work, kit, "ShopKit"));
+  const std::string folder = work.file("dSYMs");
+  ASSERT_TRUE(runOrFail("mkdir -p " + folder + " && cp -r " + app.dsym + " " + kit.dsym + " " + folder +
+                        " && echo notes > " + folder + "/README.txt"));
+  ASSERT_TRUE(runOrFail("cd " + folder + " && zip -qr " + work.file("dSYMs.zip") + " ."));
+
+  for (const std::string& upload : {folder, work.file("dSYMs.zip")}) {
+    SCOPED_TRACE(upload);
+    TestStore store;
+    UploadMeta meta;  // no kind: told from the content
+    meta.app = "demo";
+    meta.build_id = "1.0";
+    UploadContent content;
+    content.path = upload;
+    content.display_name = std::filesystem::path(upload).filename().string();
+    auto report = ingestUpload(*store.store, meta, content, IngestOptions{});
+    ASSERT_TRUE(report) << report.error().describe();
+    EXPECT_EQ(report->kind, SymbolKind::kDsym);
+    ASSERT_EQ(report->ids.size(), 2u);
+    std::string warnings;
+    for (const std::string& warning : report->warnings) warnings += warning + "\n";
+    EXPECT_NE(warnings.find("README.txt"), std::string::npos) << warnings;
+    NativeResolver resolver(*store.store, {});
+    for (const IosBuild* build : {&app, &kit}) {
+      const std::string module = std::filesystem::path(build->binary).filename().string();
+      auto ids = runCommand("llvm-dwarfdump-19 --uuid " + build->dwarf).output;
+      std::string id;
+      for (const std::string& candidate : report->ids) {
+        std::string dashed = candidate.substr(0, 8) + "-" + candidate.substr(8, 4) + "-" + candidate.substr(12, 4) +
+                             "-" + candidate.substr(16, 4) + "-" + candidate.substr(20);
+        std::transform(dashed.begin(), dashed.end(), dashed.begin(), ::toupper);
+        if (ids.find(dashed) != std::string::npos) id = candidate;
+      }
+      ASSERT_FALSE(id.empty()) << module << " not among the ingested ids; dwarfdump: " << ids;
+      CodeRange range = codeRange(build->dwarf);
+      auto result = compareWithLlvm(resolver, id, module, build->dwarf, range, range.begin & ~uint64_t{0xffffffff}, 8,
+                                    Expect::kFullFrames);
+      EXPECT_GT(result.tiers["dwarf"], 10u);
+    }
+  }
 }
 
 TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {

@@ -241,7 +241,7 @@ TEST(Ingest, DetectionMessagesListTheSources) {
   auto not_bundle = detectSymbolKind(folder);
   ASSERT_FALSE(not_bundle);
   EXPECT_EQ(not_bundle.error().message(),
-            dir->path() + " is a folder but not a .dSYM bundle (Contents/Resources/DWARF)");
+            dir->path() + " is a folder but not a .dSYM bundle (Contents/Resources/DWARF) or a folder of them");
   std::filesystem::create_directories(dir->path() + "/Contents/Resources/DWARF");
   EXPECT_EQ(*detectSymbolKind(folder), SymbolKind::kDsym);
 
