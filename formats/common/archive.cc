@@ -334,7 +334,8 @@ Status checkRawEntryNames(const PackedInput& input, uint64_t archive_size) {
   }
   if (cd_size > kMaxCentralDirectoryBytes) {
     return malformed("the zip upload's entry list is " + std::to_string(cd_size) + " bytes, more than " +
-                     std::to_string(kMaxCentralDirectoryBytes) + "; upload one symbol file or one .dSYM bundle");
+                     std::to_string(kMaxCentralDirectoryBytes) +
+                     "; split it into several uploads (each .dSYM bundle or symbol file may travel alone)");
   }
   auto directory = readAt(input, fd, cd_offset, cd_size);
   if (!directory) return directory.error();
@@ -421,7 +422,8 @@ Status extractZip(const PackedInput& input, const std::string& directory, const 
   if (entries < 0) return malformed("cannot read the zip upload's entry list");
   if (static_cast<uint64_t>(entries) > limits.max_zip_entries) {
     return malformed("the zip upload lists " + std::to_string(entries) + " entries, more than the limit of " +
-                     std::to_string(limits.max_zip_entries) + "; upload one symbol file or one .dSYM bundle");
+                     std::to_string(limits.max_zip_entries) +
+                     "; split it into several uploads (each .dSYM bundle or symbol file may travel alone)");
   }
 
   const fs::path root(directory);
