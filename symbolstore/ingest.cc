@@ -1,5 +1,6 @@
 #include "symbolstore/ingest.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -139,6 +140,65 @@ Status recordUploadTime(SymbolStore& store, const UploadMeta& meta, const Ingest
 }
 
 Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
+                                           const IngestOptions& options);
+
+// The zip's files are all native images (ELF or Mach-O): the Android Gradle plugin's
+// native-debug-symbols.zip (one folder per ABI: arm64-v8a/libfoo.so.dbg, …), or a folder of
+// unstripped libraries zipped. Finder's .DS_Store does not count.
+Expected<bool> allNativeImages(const std::vector<fs::path>& files) {
+  size_t images = 0;
+  for (const fs::path& file : files) {
+    if (file.filename() == ".DS_Store") continue;
+    UploadContent content;
+    content.path = file.string();
+    auto head = headOf(content, 8);
+    if (!head) return head.error();
+    if (!looksLikeElf(*head) && !looksLikeMachO(*head)) return false;
+    ++images;
+  }
+  return images > 1;
+}
+
+// The image a file of native-debug-symbols.zip stands for: "libfoo.so.dbg" (debugSymbolLevel
+// FULL) and "libfoo.so.sym" (SYMBOL_TABLE) are libfoo.so, the name frames print.
+std::string imageNameOf(const fs::path& file) {
+  std::string name = file.filename().string();
+  for (std::string_view suffix : {".dbg", ".sym", ".debug"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      name.resize(name.size() - suffix.size());
+      break;
+    }
+  }
+  return name;
+}
+
+// Each image of a zip of native images, ingested as if uploaded alone, in one report. The first
+// that fails fails the upload (the ones before it are stored; uploading again is harmless).
+Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& meta, const std::string& directory,
+                                       std::vector<fs::path> files, const IngestOptions& options) {
+  std::sort(files.begin(), files.end());
+  IngestReport total;
+  bool first = true;
+  for (const fs::path& file : files) {
+    if (file.filename() == ".DS_Store") continue;
+    const std::string relative = fs::relative(file, directory).string();
+    UploadContent content;
+    content.path = file.string();
+    content.display_name = imageNameOf(file);
+    auto report = ingestUploadOrThrow(store, meta, content, options);
+    if (!report) return report.error().withContext(relative);
+    if (first) total.kind = report->kind;
+    first = false;
+    total.ids.insert(total.ids.end(), report->ids.begin(), report->ids.end());
+    total.records += report->records;
+    total.input_bytes += report->input_bytes;
+    total.stored_bytes += report->stored_bytes;
+    for (const std::string& warning : report->warnings) total.warnings.push_back(relative + ": " + warning);
+  }
+  return total;
+}
+
+Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
                                            const IngestOptions& options) {
   for (const SymbolSource& source : symbolSources()) {
     if (!source.take_whole_upload) continue;
@@ -180,6 +240,13 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
       temp.emplace(std::move(*dir));
       if (compression == Compression::kZip) {
         RESTACK_RETURN_IF_ERROR(extractZip(packed, temp->path(), limits));
+        auto scanned = scanFolder(temp->path());
+        if (!scanned) return scanned.error();
+        if (scanned->bundles.empty()) {
+          auto native = allNativeImages(scanned->files);
+          if (!native) return native.error();
+          if (*native) return ingestEachImage(store, meta, temp->path(), scanned->files, options);
+        }
         auto inner = pickUnzippedContent(temp->path(), skipped);
         if (!inner) return inner.error();
         if ((content.display_name.empty() || content.display_name.ends_with(".zip")) && *inner != temp->path()) {

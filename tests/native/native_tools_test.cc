@@ -737,6 +737,59 @@ TEST_F(NativeToolsTest, AFolderOrZipOfDsymBundlesIngestsEveryBundle) {
   }
 }
 
+// The Android Gradle plugin's native-debug-symbols.zip (what Play Console takes): one folder per
+// ABI, each library's debug file named libfoo.so.dbg (debugSymbolLevel FULL) or its symbol table
+// libfoo.so.sym (SYMBOL_TABLE). Every image is ingested under the library's name and answers as
+// llvm-symbolizer does on the unstripped library. Before, the zip was refused ("upload one symbol
+// file per message").
+TEST_F(NativeToolsTest, NativeDebugSymbolsZipIngestsEveryAbisLibrary) {
+  writeFile(work.file("blend.c"), kCSource);
+  struct Abi {
+    const char* folder;
+    const char* target;
+  };
+  std::vector<std::string> libraries;
+  for (const Abi& abi : {Abi{"arm64-v8a", "aarch64-linux-android24"}, Abi{"x86_64", "x86_64-linux-android24"}}) {
+    const std::string folder = work.file(std::string("zip/") + abi.folder);
+    std::filesystem::create_directories(folder);
+    const std::string library = work.file(std::string(abi.folder) + "-libblend.so");
+    ASSERT_TRUE(runOrFail(std::string("clang-19 --target=") + abi.target +
+                          " -fPIC -ffreestanding -nostdlibinc -g -O2 -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
+                          work.file("blend.c") + " -o " + library));
+    ASSERT_TRUE(runOrFail("llvm-objcopy-19 --only-keep-debug " + library + " " + folder + "/libblend.so.dbg"));
+    libraries.push_back(library);
+  }
+  ASSERT_TRUE(runOrFail("cd " + work.file("zip") + " && zip -qr " + work.file("native-debug-symbols.zip") + " ."));
+
+  TestStore store;
+  UploadMeta meta;  // no kind: told from the content
+  meta.app = "demo";
+  meta.build_id = "1.0";
+  UploadContent content;
+  content.path = work.file("native-debug-symbols.zip");
+  content.display_name = "native-debug-symbols.zip";
+  auto report = ingestUpload(*store.store, meta, content, IngestOptions{});
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 2u);
+  NativeResolver resolver(*store.store, {});
+  EventScope scope{"demo", "1.0", "android", {}};
+  for (const std::string& library : libraries) {
+    SCOPED_TRACE(library);
+    const std::string build_id = runCommand("llvm-readelf-19 -n " + library + " | awk '/Build ID/{print $3}'").output;
+    const std::string id = build_id.substr(0, build_id.find('\n'));
+    ASSERT_NE(std::find(report->ids.begin(), report->ids.end(), id), report->ids.end()) << id;
+    auto result = compareWithLlvm(resolver, id, "libblend.so", library, codeRange(library), 0, 4, Expect::kFullFrames);
+    EXPECT_GT(result.tiers["dwarf"], 20u);
+  }
+  // A frame that prints no build id finds the image by the library's name, not "libblend.so.dbg".
+  stack::NativeFrameLine frame;
+  frame.module = "libblend.so";
+  const CodeRange range = codeRange(libraries.front());
+  auto by_name = resolver.lookup(scope, frame, range.begin + 8);
+  ASSERT_TRUE(by_name) << by_name.error().describe();
+  EXPECT_EQ(by_name->status, FrameStatus::kSymbolicated) << describe(*by_name);
+}
+
 TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {
   IosBuild build = buildIosExecutable(work, "Bare", "arm64");
   ASSERT_FALSE(build.binary.empty());
