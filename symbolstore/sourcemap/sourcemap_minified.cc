@@ -14,6 +14,7 @@
 #include "formats/common/mapped_file.h"
 #include "formats/common/temp_dir.h"
 #include "formats/sourcemap/function_scanner.h"
+#include "formats/sourcemap/inline_map.h"
 #include "formats/sourcemap/url.h"
 #include "symbolstore/sourcemap/sourcemap_generation.h"
 #include "symbolstore/sourcemap/sourcemap_records.h"
@@ -414,8 +415,30 @@ Expected<IngestReport> ingestMinifiedSource(SymbolStore& store, const UploadMeta
   const std::string app = meta.shared ? std::string() : meta.app;
   const std::string build = meta.shared ? std::string() : meta.build_id;
 
+  // A map inlined in the script (formats/sourcemap/inline_map.h) is ingested first, as if
+  // uploaded beside it, so the scan below names its functions; the script is kept without it.
+  std::string_view code = bytes;
+  if (auto inlined = sourcemap::inlineSourceMap(bytes, options.max_sourcemap_bytes)) {
+    if (!*inlined) {
+      report.warnings.push_back(name + ": its inline source map was not ingested: " + inlined->error().message());
+    } else {
+      UploadMeta map_meta = meta;
+      map_meta.name = name;
+      UploadContent map;
+      map.bytes = (*inlined)->json;
+      map.display_name = name + ".map";
+      auto map_report = ingestSourcemap(store, map_meta, map, options);
+      if (!map_report) return map_report.error().withContext(name + " (its inline source map)");
+      report.ids = std::move(map_report->ids);
+      report.records += map_report->records;
+      report.stored_bytes += map_report->stored_bytes;
+      report.warnings = std::move(map_report->warnings);
+      code = bytes.substr(0, (*inlined)->comment_begin);
+    }
+  }
+
   rocksdb::WriteBatch batch;
-  const std::string stored = encodeMinifiedSource(bytes);
+  const std::string stored = encodeMinifiedSource(code);
   for (std::string_view source_build : {std::string_view(build), std::string_view()}) {
     const std::string key = minifiedSourceKey(app, source_build, name);
     batch.Put(store.family(sourcemap_records::kSourcemapFamily), key, stored);
@@ -425,7 +448,7 @@ Expected<IngestReport> ingestMinifiedSource(SymbolStore& store, const UploadMeta
   }
   auto maps = mapsServing(store, app, build, name);
   if (!maps) return maps.error();
-  for (uint64_t map_id : *maps) RESTACK_RETURN_IF_ERROR(nameMap(store, map_id, bytes, 0, report, batch));
+  for (uint64_t map_id : *maps) RESTACK_RETURN_IF_ERROR(nameMap(store, map_id, code, 0, report, batch));
   if (maps->empty()) {
     report.warnings.push_back(name +
                               ": no source map is uploaded for it yet; its function names are derived when "

@@ -205,7 +205,10 @@ struct BundleRun {
 
 // Writes `sources` (file name under src/, text) into a fresh folder, bundles src/main.mjs with
 // esbuild (minified, with a source map), runs both with node and restores the bundle's output.
-void runBundleAndRestore(const std::vector<std::pair<std::string, const char*>>& sources, BundleRun& run) {
+// `inline_map`: the map is inlined in the bundle (esbuild --sourcemap=inline), which is the one
+// file uploaded.
+void runBundleAndRestore(const std::vector<std::pair<std::string, const char*>>& sources, BundleRun& run,
+                         bool inline_map = false) {
   const std::string esbuild = kDepsDir + "/node/node_modules/.bin/esbuild";
   ASSERT_TRUE(std::filesystem::exists(esbuild)) << esbuild << " is missing: run scripts/setup.sh";
   ASSERT_EQ(runCommand("command -v node").exit_code, 0) << "node is needed: run scripts/setup.sh";
@@ -213,10 +216,10 @@ void runBundleAndRestore(const std::vector<std::pair<std::string, const char*>>&
   ASSERT_TRUE(dir) << dir.error().message();
   const std::string root = dir->path();
   for (const auto& [name, text] : sources) writeTextFile(root + "/src/" + name, text);
-  auto built = runCommand(shellQuote(esbuild) +
-                              " src/main.mjs --bundle --minify --format=esm --sourcemap --outfile=dist/app.mjs "
-                              "--log-level=error",
-                          root);
+  auto built =
+      runCommand(shellQuote(esbuild) + " src/main.mjs --bundle --minify --format=esm " +
+                     (inline_map ? "--sourcemap=inline" : "--sourcemap") + " --outfile=dist/app.mjs --log-level=error",
+                 root);
   ASSERT_EQ(built.exit_code, 0) << built.output;
   auto original = runCommand("node src/main.mjs", root);
   auto bundled = runCommand("node dist/app.mjs", root);
@@ -224,7 +227,12 @@ void runBundleAndRestore(const std::vector<std::pair<std::string, const char*>>&
   ASSERT_EQ(bundled.exit_code, 0) << bundled.output;
   writeTextFile(root + "/pasted.txt", bundled.output);
   run.original = original.output;
-  run.restored = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+  if (inline_map) {
+    ASSERT_FALSE(std::filesystem::exists(root + "/dist/app.mjs.map"));
+    run.restored = restack(root, "--symbols dist/app.mjs", root + "/pasted.txt");
+  } else {
+    run.restored = restack(root, "--symbols dist/app.mjs.map --name app.mjs", root + "/pasted.txt");
+  }
 }
 
 TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
@@ -247,6 +255,24 @@ TEST(SymbolicateText, AMinifiedBundleStackReadsAsTheOriginalRun) {
   EXPECT_NE(output.find(")  (" + reason + ")\n"), std::string::npos) << output;
   EXPECT_NE(output.find("\nnot restored:\n"), std::string::npos) << output;
   EXPECT_NE(output.find("\n      " + reason + " (node built-in module)\n"), std::string::npos) << output;
+}
+
+// A bundle that carries its source map inline (a data: URL in its last sourceMappingURL comment,
+// as webpack's inline-source-map, esbuild --sourcemap=inline and terser url=inline write it) is
+// uploaded alone and restores as the original run; before, it waited for a map never uploaded.
+TEST(SymbolicateText, ABundleWithItsSourceMapInlineRestoresAsTheOriginalRun) {
+  BundleRun run;
+  runBundleAndRestore({{"money.mjs", kMoneyJs}, {"cart.mjs", kCartJs}, {"main.mjs", kMainJs}}, run,
+                      /*inline_map=*/true);
+  if (HasFatalFailure()) return;
+  std::vector<std::string> expected_stack;
+  for (const std::string& line : lines(run.original)) expected_stack.push_back(trimmed(line));
+  const std::vector<std::string> expected = positions(expected_stack);
+  ASSERT_GE(expected.size(), 4u) << run.original;
+  EXPECT_EQ(positions(restoredThread(run.restored)), expected) << "restack printed:\n"
+                                                               << run.restored << "\noriginal run:\n"
+                                                               << run.original;
+  EXPECT_EQ(run.restored.find("missing_symbols"), std::string::npos) << run.restored;
 }
 
 const char* kJobsJs = R"(export async function loadAll(ids) {

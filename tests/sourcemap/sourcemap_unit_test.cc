@@ -8,6 +8,7 @@
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
 #include "formats/sourcemap/fuzz/fuzz_entry.h"
+#include "formats/sourcemap/inline_map.h"
 #include "formats/sourcemap/mappings.h"
 #include "formats/sourcemap/source_map.h"
 #include "formats/sourcemap/url.h"
@@ -25,6 +26,44 @@ std::vector<Mapping> decodeAll(std::string_view mappings, uint32_t sources, uint
   Status result = decodeMappings(mappings, limits, [&](const Mapping& m) { out.push_back(m); });
   if (status) *status = result;
   return out;
+}
+
+// A map inlined as a data: URL in the script's last sourceMappingURL comment (inline_map.h).
+TEST(InlineSourceMap, DecodesTheLastDataUrlCommentAndNothingElse) {
+  const std::string json = R"({"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"})";
+  const std::string base64 = "eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbImEuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEifQ==";
+  const std::string code = "function a(){throw new Error}a();\n";
+  for (const std::string& comment : {"//# sourceMappingURL=data:application/json;charset=utf-8;base64," + base64 + "\n",
+                                     "//# sourceMappingURL=data:application/json;base64," + base64 + "  \r\n",
+                                     "//@ sourceMappingURL=data:application/json;base64," + base64}) {
+    const std::string script = code + comment;
+    auto map = sourcemap::inlineSourceMap(script, 1 << 20);
+    ASSERT_TRUE(map && *map) << comment;
+    EXPECT_EQ((*map)->json, json);
+    EXPECT_EQ((*map)->comment_begin, code.size());
+    EXPECT_TRUE(sourcemap::parseSourceMap((*map)->json)) << "the decoded text is the map";
+  }
+  // No comment, a comment naming a file, or an earlier data: URL followed by a file name.
+  EXPECT_FALSE(sourcemap::inlineSourceMap(code, 1 << 20));
+  EXPECT_FALSE(sourcemap::inlineSourceMap(code + "//# sourceMappingURL=app.min.js.map\n", 1 << 20));
+  EXPECT_FALSE(sourcemap::inlineSourceMap(
+      code + "//# sourceMappingURL=data:application/json;base64," + base64 + "\n//# sourceMappingURL=app.js.map",
+      1 << 20));
+  // Data URLs it cannot use say why.
+  auto percent = sourcemap::inlineSourceMap(code + "//# sourceMappingURL=data:application/json,%7B%7D", 1 << 20);
+  ASSERT_TRUE(percent);
+  ASSERT_FALSE(*percent);
+  EXPECT_EQ(percent->error().code(), ErrorCode::kUnsupported);
+  auto corrupt = sourcemap::inlineSourceMap(code + "//# sourceMappingURL=data:application/json;base64,e*y!J", 1 << 20);
+  ASSERT_TRUE(corrupt);
+  EXPECT_FALSE(*corrupt);
+  auto no_comma = sourcemap::inlineSourceMap(code + "//# sourceMappingURL=data:application/json;base64", 1 << 20);
+  ASSERT_TRUE(no_comma);
+  EXPECT_FALSE(*no_comma);
+  auto too_large = sourcemap::inlineSourceMap(code + "//# sourceMappingURL=data:application/json;base64," + base64, 16);
+  ASSERT_TRUE(too_large);
+  ASSERT_FALSE(*too_large);
+  EXPECT_EQ(too_large->error().code(), ErrorCode::kTooLarge);
 }
 
 TEST(Vlq, RoundTripsEncoderValues) {

@@ -4,6 +4,7 @@
 
 #include "formats/sourcemap/function_map.h"
 #include "formats/sourcemap/function_scanner.h"
+#include "formats/sourcemap/inline_map.h"
 #include "formats/sourcemap/mappings.h"
 #include "formats/sourcemap/source_map.h"
 #include "formats/sourcemap/url.h"
@@ -33,6 +34,8 @@ int fuzzSourcemapOnce(const uint8_t* data, size_t size) {
   (void)inferred.enclosing(1, 5);
   (void)minifiedFileName(text);
   (void)parseRamBundleName(text);
+  // The raw bytes as a script with an inline map, and a map decoded from them parsed again.
+  if (auto inlined = inlineSourceMap(text, 1u << 20); inlined && *inlined) (void)parseSourceMap((*inlined)->json);
   return 0;
 }
 
