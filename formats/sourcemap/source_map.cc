@@ -331,6 +331,8 @@ std::string SourceMapDocument::resolvedSource(size_t index) const {
 }
 
 Expected<SourceMapDocument> parseSourceMap(std::string_view json, const ParseOptions& options) {
+  // A UTF-8 byte order mark (maps written by Windows toolchains), which JSON does not allow.
+  if (json.starts_with("\xef\xbb\xbf")) json.remove_prefix(3);
   // XSSI guard: ")]}'" followed by a newline.
   if (json.substr(0, 4) == ")]}'") {
     const size_t newline = json.find('\n');

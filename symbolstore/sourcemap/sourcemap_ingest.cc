@@ -278,10 +278,16 @@ Expected<IngestReport> ingestSourcemap(SymbolStore& store, const UploadMeta& met
   return report;
 }
 
-// A source map is a JSON object: "{" after any whitespace and a byte order mark.
+// A source map is a JSON object: "{" after any whitespace and a byte order mark, and after the
+// XSSI guard line ")]}'" the format allows before it (formats/sourcemap/source_map.cc strips it).
 bool looksLikeSourcemap(std::string_view head) {
   size_t first = head.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && head.substr(first, 3) == "\xef\xbb\xbf") first += 3;  // BOM
+  if (first != std::string_view::npos && head.substr(first, 4) == ")]}'") {
+    const size_t newline = head.find('\n', first);
+    if (newline == std::string_view::npos) return false;
+    first = head.find_first_not_of(" \t\r\n", newline);
+  }
   return first < head.size() && head[first] == '{';
 }
 

@@ -233,6 +233,30 @@ TEST(Ingest, AtMostOneSourceClaimsAnUpload) {
   }
 }
 
+// A source map behind a UTF-8 byte order mark (Windows toolchains) or behind the XSSI guard line
+// ")]}'" that the format allows is a source map, and is read.
+TEST(Ingest, SourceMapsBehindAByteOrderMarkOrTheXssiGuardAreRead) {
+  const std::string map =
+      R"({"version":3,"file":"app.min.js","sources":["app.js"],"names":["run"],"mappings":"AAAAA"})";
+  for (const std::string& upload : {"\xef\xbb\xbf" + map, ")]}'\n" + map, "\xef\xbb\xbf)]}'\r\n" + map}) {
+    auto kind = detectSymbolKind(inMemory(upload));
+    ASSERT_TRUE(kind) << kind.error().message();
+    EXPECT_EQ(*kind, SymbolKind::kSourcemap);
+    auto dir = TempDir::create("store-test-");
+    ASSERT_TRUE(dir);
+    StoreOptions options;
+    options.path = dir->path();
+    auto store = SymbolStore::open(options);
+    ASSERT_TRUE(store) << store.error().message();
+    UploadMeta meta;
+    meta.app = "web";
+    meta.build_id = "1";
+    auto report = ingestUpload(**store, meta, inMemory(upload), IngestOptions{});
+    ASSERT_TRUE(report) << report.error().message();
+    EXPECT_EQ(report->kind, SymbolKind::kSourcemap);
+  }
+}
+
 TEST(Ingest, DetectionMessagesListTheSources) {
   auto dir = TempDir::create("store-test-");
   ASSERT_TRUE(dir);
