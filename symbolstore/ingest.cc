@@ -10,6 +10,7 @@
 
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
+#include "symbolstore/breakpad/breakpad_ingest.h"
 #include "symbolstore/symbol_source.h"
 #include "symbolstore/usage.h"
 
@@ -142,18 +143,19 @@ Status recordUploadTime(SymbolStore& store, const UploadMeta& meta, const Ingest
 Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta& meta, const UploadContent& original,
                                            const IngestOptions& options);
 
-// The zip's files are all native images (ELF or Mach-O): the Android Gradle plugin's
-// native-debug-symbols.zip (one folder per ABI: arm64-v8a/libfoo.so.dbg, …), or a folder of
-// unstripped libraries zipped. Finder's .DS_Store does not count.
+// The zip's files are all native symbol files, each standing for one image (ELF, Mach-O or
+// Breakpad .sym): the Android Gradle plugin's native-debug-symbols.zip (one folder per ABI:
+// arm64-v8a/libfoo.so.dbg, …), a folder of unstripped libraries zipped, or Breakpad symbols as
+// Crashpad and Electron ship them (<name>/<id>/<name>.sym). Finder's .DS_Store does not count.
 Expected<bool> allNativeImages(const std::vector<fs::path>& files) {
   size_t images = 0;
   for (const fs::path& file : files) {
     if (file.filename() == ".DS_Store") continue;
     UploadContent content;
     content.path = file.string();
-    auto head = headOf(content, 8);
+    auto head = headOf(content, 64);
     if (!head) return head.error();
-    if (!looksLikeElf(*head) && !looksLikeMachO(*head)) return false;
+    if (!looksLikeElf(*head) && !looksLikeMachO(*head) && !looksLikeBreakpad(*head)) return false;
     ++images;
   }
   return images > 1;
@@ -185,7 +187,9 @@ Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& met
     UploadContent content;
     content.path = file.string();
     content.display_name = imageNameOf(file);
-    auto report = ingestUploadOrThrow(store, meta, content, options);
+    UploadMeta one = meta;
+    one.kind.reset();  // each file's kind is told from its content (the zip's may mix them)
+    auto report = ingestUploadOrThrow(store, one, content, options);
     if (!report) return report.error().withContext(relative);
     if (first) total.kind = report->kind;
     first = false;

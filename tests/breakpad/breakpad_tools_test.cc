@@ -9,11 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 
 #include "symbolstore/breakpad/breakpad_ingest.h"
+#include "symbolstore/ingest.h"
 #include "symbolstore/native/native_resolver.h"
 #include "tests/native/native_test_support.h"
 #include "tests/native/test_sources.h"
@@ -309,6 +311,75 @@ Tally buildAndCompare(const Toolchain& toolchain, const std::string& flags, cons
   }
 
   return compareUploads(toolchain.label + " " + flags, so, SymbolKind::kElf, sym, so, 0, so, name);
+}
+
+// Breakpad symbols as Crashpad and Electron ship them: one zip, <name>/<id>/<name>.sym per image.
+// Every .sym is ingested (each as if uploaded alone) and restores what its library's own DWARF
+// restores. Before, the zip was refused ("upload one symbol file per message").
+TEST(BreakpadTools, AZipOfSymFilesIngestsEveryImage) {
+  if (!haveDumpSyms() || !requireTool("clang-19")) return;
+  TempDir dir;
+  writeFile(dir.file("blend.c"), kCSource);
+  writeFile(dir.file("deep.c"), kDeepSource);
+  const Toolchain toolchain = clangX86();
+  std::vector<std::pair<std::string, std::string>> libraries;  // library, its .sym
+  for (const char* source : {"blend", "deep"}) {
+    const std::string so = dir.file(std::string("lib") + source + ".so");
+    ASSERT_TRUE(runOrFail("cd " + dir.path() + " && " + toolchain.cc + " -g -O2 -c " + source + ".c -o " + source +
+                          ".o && " + toolchain.link + " " + source + ".o -o " + so));
+    const std::string sym = dir.file(std::string("lib") + source + ".so.sym");
+    ASSERT_TRUE(runOrFail(dumpSyms() + " --inlines --output " + sym + " " + so));
+    // <name>/<breakpad id>/<name>.sym, the symbol store layout.
+    std::ifstream sym_file(sym);
+    std::string module_line;
+    std::getline(sym_file, module_line);
+    std::istringstream words(module_line);
+    std::string word, id;
+    for (int i = 0; i < 4 && words >> word; ++i) id = word;
+    const std::string folder = dir.file("symbols/lib" + std::string(source) + ".so/" + id);
+    std::filesystem::create_directories(folder);
+    std::filesystem::copy_file(sym, folder + "/lib" + source + ".so.sym");
+    libraries.emplace_back(so, sym);
+  }
+  ASSERT_TRUE(runOrFail("cd " + dir.file("symbols") + " && zip -qr " + dir.file("symbols.zip") + " ."));
+
+  TestStore zipped;
+  UploadMeta meta;
+  meta.app = "demo";
+  meta.build_id = "1.0";
+  UploadContent content;
+  content.path = dir.file("symbols.zip");
+  content.display_name = "symbols.zip";
+  auto report = ingestUpload(*zipped.store, meta, content, IngestOptions{});
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 2u);
+  NativeResolver zipped_resolver(*zipped.store, {});
+  for (const auto& [so, sym] : libraries) {
+    SCOPED_TRACE(so);
+    TestStore alone;
+    auto own = ingestFile(*alone.store, so, false);
+    ASSERT_TRUE(own) << own.error().describe();
+    ASSERT_EQ(own->ids.size(), 1u);
+    ASSERT_NE(std::find(report->ids.begin(), report->ids.end(), own->ids[0]), report->ids.end());
+    NativeResolver own_resolver(*alone.store, {});
+    stack::NativeFrameLine frame;
+    frame.debug_id = own->ids[0];
+    frame.module = std::filesystem::path(so).filename().string();
+    EventScope scope{"demo", "1.0", "android", {}};
+    const CodeRange range = codeRange(so);
+    size_t compared = 0;
+    for (uint64_t address = range.begin; address < range.end; address += 4) {
+      auto from_zip = zipped_resolver.lookup(scope, frame, address);
+      auto from_dwarf = own_resolver.lookup(scope, frame, address);
+      ASSERT_TRUE(from_zip && from_dwarf);
+      ASSERT_EQ(from_zip->status, from_dwarf->status) << address;
+      if (from_dwarf->status != FrameStatus::kSymbolicated) continue;
+      ASSERT_EQ(from_zip->frames.size(), from_dwarf->frames.size()) << address;
+      EXPECT_EQ(from_zip->frames.front().line, from_dwarf->frames.front().line) << address;
+      ++compared;
+    }
+    EXPECT_GT(compared, 20u);
+  }
 }
 
 TEST(BreakpadTools, ClangX86O0Dwarf4) {
