@@ -88,7 +88,14 @@ void groupingFuzzOne(const uint8_t* data, size_t size) {
     std::string_view body = part.empty() ? part : part.substr(1);
     GroupingFrame frame;
     frame.kind = kFrameKinds[bits & 3];
-    frame.state = static_cast<FrameState>((bits >> 2) & 3);
+    // Every state; an operating-system image's missing symbols when a missing frame's text has
+    // an odd length (the bits are all taken).
+    constexpr FrameState kStates[] = {FrameState::kRestored, FrameState::kMissingSymbols, FrameState::kNotFound,
+                                      FrameState::kUnparsed};
+    frame.state = kStates[(bits >> 2) & 3];
+    if (frame.state == FrameState::kMissingSymbols && body.size() % 2 == 1) {
+      frame.state = FrameState::kSystemSymbolsMissing;
+    }
     size_t bar = body.find('|');
     frame.function = std::string(body.substr(0, bar));
     if (bar != std::string_view::npos) {

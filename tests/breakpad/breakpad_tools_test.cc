@@ -344,13 +344,7 @@ TEST(BreakpadTools, AZipOfSymFilesIngestsEveryImage) {
   ASSERT_TRUE(runOrFail("cd " + dir.file("symbols") + " && zip -qr " + dir.file("symbols.zip") + " ."));
 
   TestStore zipped;
-  UploadMeta meta;
-  meta.app = "demo";
-  meta.build_id = "1.0";
-  UploadContent content;
-  content.path = dir.file("symbols.zip");
-  content.display_name = "symbols.zip";
-  auto report = ingestUpload(*zipped.store, meta, content, IngestOptions{});
+  auto report = uploadPath(*zipped.store, dir.file("symbols.zip"));
   ASSERT_TRUE(report) << report.error().describe();
   ASSERT_EQ(report->ids.size(), 2u);
   NativeResolver zipped_resolver(*zipped.store, {});

@@ -7,6 +7,7 @@
 # Usage: tests/native/make_fuzz_seeds.sh OUT_DIR   (then: fuzz_native -max_len=100000 CORPUS OUT_DIR)
 set -euo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -44,21 +45,7 @@ clang-19 --target=x86_64-apple-macos12 -g -O2 -c x.c -o xx.o
 clang-19 --target=x86_64-apple-macos12 -fuse-ld=lld -dylib -shared -nostdlib \
   -Wl,-undefined,dynamic_lookup xx.o -o libx86.dylib
 llvm-lipo-19 -create libm.dylib libx86.dylib -output "$out/libfat.dylib"
-cat > w.S <<'ASM'
-    .text
-    .globl sum_words
-    .type sum_words, %function
-sum_words:
-    mov x2, xzr
-1:  cbz x1, 2f
-    ldr w3, [x0], #4
-    add x2, x2, x3
-    sub x1, x1, #1
-    b 1b
-2:  mov x0, x2
-    ret
-    .size sum_words, .-sum_words
-ASM
+cp "$here/fixtures/checksum.S" w.S
 clang-19 $android -g -c w.S -o w.o
 clang-19 $android -shared -nostdlib -fuse-ld=lld -Wl,--build-id x.o w.o -o "$out/libasm.so"
 clang-19 $android -g -gsplit-dwarf -O2 -c x.c -o xs.o

@@ -150,6 +150,16 @@ CodeRange codeRange(const std::string& object, const std::string& arch) {
   return range;
 }
 
+Expected<IngestReport> uploadPath(SymbolStore& store, const std::string& path) {
+  UploadMeta meta;
+  meta.app = "demo";
+  meta.build_id = "1.0";
+  UploadContent content;
+  content.path = path;
+  content.display_name = std::filesystem::path(path).filename().string();
+  return ingestUpload(store, meta, content, IngestOptions{});
+}
+
 TestStore::TestStore() {
   StoreOptions options;
   options.path = dir.file("store");

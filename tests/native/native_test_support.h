@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "symbolstore/ingest.h"
 #include "symbolstore/native/native_resolver.h"
 #include "symbolstore/store.h"
 
@@ -62,5 +63,9 @@ struct TestStore {
   std::unique_ptr<SymbolStore> store;
   TestStore();
 };
+
+// The file or folder at `path` uploaded as a worker receives it (symbolstore/ingest.h,
+// ingestUpload: unpacked, its kind told from its content) for app "demo", build "1.0".
+Expected<IngestReport> uploadPath(SymbolStore& store, const std::string& path);
 
 }  // namespace restack::native_test

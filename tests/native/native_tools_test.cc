@@ -205,32 +205,10 @@ TEST_F(NativeToolsTest, ElfDwarf4WithCompressedSectionsMatchesLlvmSymbolizer) {
 // table). Before, both answered from the symbol table alone, without a file or line.
 TEST_F(NativeToolsTest, CodeOutsideEverySubprogramGetsItsUnitsLineRowsLikeLlvmSymbolizer) {
   writeFile(work.file("blend.c"), kCSource);
-  writeFile(work.file("checksum.S"), R"(    .text
-    .globl checksum_words
-    .type checksum_words, %function
-checksum_words:
-    mov x2, xzr
-1:  cbz x1, 2f
-    ldr w3, [x0], #4
-    add x2, x2, x3
-    sub x1, x1, #1
-    b 1b
-2:  mov x0, x2
-    ret
-    .size checksum_words, .-checksum_words
-
-    .globl rotate_left
-    .type rotate_left, %function
-rotate_left:
-    neg w1, w1
-    ror w0, w0, w1
-    ret
-    .size rotate_left, .-rotate_left
-)");
   const std::string assembly = work.file("libchecksum.so");
   ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -O2 -c " + work.file("blend.c") + " -o " + work.file("blend.o")));
-  ASSERT_TRUE(
-      runOrFail(std::string(kAndroid) + " -g -c " + work.file("checksum.S") + " -o " + work.file("checksum.o")));
+  ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -g -c " RESTACK_SOURCE_DIR "/tests/native/fixtures/checksum.S -o " +
+                        work.file("checksum.o")));
   ASSERT_TRUE(runOrFail(std::string(kAndroid) + " -shared -nostdlib -fuse-ld=lld -Wl,--build-id " +
                         work.file("blend.o") + " " + work.file("checksum.o") + " -o " + assembly));
   ASSERT_EQ(runCommand("llvm-dwarfdump-19 --debug-info " + work.file("checksum.o") + " | grep -c DW_TAG_subprogram")
@@ -704,13 +682,7 @@ TEST_F(NativeToolsTest, AFolderOrZipOfDsymBundlesIngestsEveryBundle) {
   for (const std::string& upload : {folder, work.file("dSYMs.zip")}) {
     SCOPED_TRACE(upload);
     TestStore store;
-    UploadMeta meta;  // no kind: told from the content
-    meta.app = "demo";
-    meta.build_id = "1.0";
-    UploadContent content;
-    content.path = upload;
-    content.display_name = std::filesystem::path(upload).filename().string();
-    auto report = ingestUpload(*store.store, meta, content, IngestOptions{});
+    auto report = uploadPath(*store.store, upload);
     ASSERT_TRUE(report) << report.error().describe();
     EXPECT_EQ(report->kind, SymbolKind::kDsym);
     ASSERT_EQ(report->ids.size(), 2u);
@@ -762,13 +734,7 @@ TEST_F(NativeToolsTest, NativeDebugSymbolsZipIngestsEveryAbisLibrary) {
   ASSERT_TRUE(runOrFail("cd " + work.file("zip") + " && zip -qr " + work.file("native-debug-symbols.zip") + " ."));
 
   TestStore store;
-  UploadMeta meta;  // no kind: told from the content
-  meta.app = "demo";
-  meta.build_id = "1.0";
-  UploadContent content;
-  content.path = work.file("native-debug-symbols.zip");
-  content.display_name = "native-debug-symbols.zip";
-  auto report = ingestUpload(*store.store, meta, content, IngestOptions{});
+  auto report = uploadPath(*store.store, work.file("native-debug-symbols.zip"));
   ASSERT_TRUE(report) << report.error().describe();
   ASSERT_EQ(report->ids.size(), 2u);
   NativeResolver resolver(*store.store, {});
