@@ -751,16 +751,38 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     if (frame.module.empty()) return FrameLookup::missing("", MissingIdKind::kNone);
     auto ids = impl_->idsForModule(scope, frame.module);
     if (!ids) return ids.error();
-    std::optional<FrameLookup> first;
+    std::optional<FrameLookup> first, restored;
+    std::string restored_arch;
     for (const std::string& id : *ids) {
       auto image = impl_->imageById(id);
       if (!image) return image.error();
       if (!*image) continue;
       auto result = impl_->lookupInImage(**image, frame, lookup_address);
       if (!result) return result.error();
-      if (result->status == FrameStatus::kSymbolicated) return result;
-      if (!first) first = std::move(*result);
+      if (result->status != FrameStatus::kSymbolicated) {
+        if (!first) first = std::move(*result);
+        continue;
+      }
+      if (!restored) {
+        restored = std::move(*result);
+        restored_arch = (*image)->info.arch;
+        continue;
+      }
+      // Another architecture's image of that name restores the address too (every ABI of an
+      // Android library, the slices of a fat file), and the frame names no build id to choose:
+      // a different answer is kept beside the first, as for an ambiguous mapping, instead of
+      // the first passing for the truth.
+      if ((*image)->info.arch == restored_arch || result->frames.empty() || restored->frames.empty() ||
+          result->frames.front().function == restored->frames.front().function) {
+        continue;
+      }
+      restored->reason = FrameReason::kAmbiguous;
+      restored->note = "the frame names no build id and " + frame.module +
+                       " is uploaded for several architectures; the first answer is shown";
+      auto& alternative = restored->alternatives.emplace_back();
+      for (SymbolizedFrame& answer : result->frames) alternative.push_back(std::move(answer));
     }
+    if (restored) return std::move(*restored);
     if (first) return std::move(*first);
     return FrameLookup::missing(frame.module, MissingIdKind::kModule);
   }();

@@ -11,7 +11,9 @@
 //     prefix or the Breakpad form of an ELF build id, see native_object.h);
 //   - frames without one (Apple crash report lines, tombstones without BuildId): the images the
 //     event's app and build uploaded under that module name, then shared images of that name;
-//     when several match (the slices of a fat file) the first that covers the address answers.
+//     when several match (the slices of a fat file, every ABI of an Android library) the first
+//     that covers the address answers, and images of other architectures that answer otherwise
+//     are kept as its alternatives (reason ambiguous): nothing in the frame tells them apart.
 #pragma once
 
 #include <cstdint>

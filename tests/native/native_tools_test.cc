@@ -748,12 +748,45 @@ TEST_F(NativeToolsTest, NativeDebugSymbolsZipIngestsEveryAbisLibrary) {
     EXPECT_GT(result.tiers["dwarf"], 20u);
   }
   // A frame that prints no build id finds the image by the library's name, not "libblend.so.dbg".
+  // Nothing in it says which ABI ran: where the two libraries answer differently (llvm-symbolizer
+  // on each), the first answer comes with the other as its alternative (reason ambiguous); where
+  // they agree, the answer is plain.
   stack::NativeFrameLine frame;
   frame.module = "libblend.so";
-  const CodeRange range = codeRange(libraries.front());
-  auto by_name = resolver.lookup(scope, frame, range.begin + 8);
-  ASSERT_TRUE(by_name) << by_name.error().describe();
-  EXPECT_EQ(by_name->status, FrameStatus::kSymbolicated) << describe(*by_name);
+  const CodeRange arm = codeRange(libraries[0]);
+  const CodeRange intel = codeRange(libraries[1]);
+  std::vector<uint64_t> addresses;
+  for (uint64_t a = std::max(arm.begin, intel.begin); a < std::min(arm.end, intel.end); a += 4) addresses.push_back(a);
+  const auto arm_answers = symbolizeWithLlvm(libraries[0], addresses);
+  const auto intel_answers = symbolizeWithLlvm(libraries[1], addresses);
+  ASSERT_EQ(arm_answers.size(), addresses.size());
+  ASSERT_EQ(intel_answers.size(), addresses.size());
+  size_t differing = 0, agreeing = 0;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (arm_answers[i].empty() || intel_answers[i].empty() || arm_answers[i][0].function.empty() ||
+        intel_answers[i][0].function.empty()) {
+      continue;
+    }
+    auto by_name = resolver.lookup(scope, frame, addresses[i]);
+    ASSERT_TRUE(by_name) << by_name.error().describe();
+    ASSERT_EQ(by_name->status, FrameStatus::kSymbolicated) << describe(*by_name);
+    if (arm_answers[i][0].function != intel_answers[i][0].function) {
+      ++differing;
+      EXPECT_EQ(by_name->reason, FrameReason::kAmbiguous) << addresses[i] << " " << describe(*by_name);
+      ASSERT_EQ(by_name->alternatives.size(), 1u);
+      std::vector<std::string> answers{by_name->frames.front().function,
+                                       by_name->alternatives.front().front().function};
+      std::sort(answers.begin(), answers.end());
+      std::vector<std::string> expected{arm_answers[i][0].function, intel_answers[i][0].function};
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(answers, expected) << addresses[i];
+    } else {
+      ++agreeing;
+      EXPECT_TRUE(by_name->alternatives.empty()) << addresses[i] << " " << describe(*by_name);
+    }
+  }
+  EXPECT_GT(differing, 5u);
+  EXPECT_GT(agreeing, 5u);
 }
 
 TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {
