@@ -54,7 +54,6 @@ std::string joinList(const std::vector<std::string_view>& items) {
   return out;
 }
 
-// After unzipping: a .dSYM bundle folder inside the archive, or the single file it holds.
 // The .dSYM bundles of a folder (not looked into) and its other files, at any depth.
 struct FolderContent {
   std::vector<fs::path> bundles;
@@ -90,16 +89,16 @@ Expected<FolderContent> scanFolder(const std::string& directory) {
   return content;
 }
 
-// What to ingest of an unzipped upload: its one .dSYM bundle, or the whole folder when it holds
-// several (Xcode's dSYMs folder, App Store Connect's "Download dSYMs": one bundle per image, all
-// of them ingested); else its one file. Files beside the bundles are named in `skipped`.
-Expected<std::string> pickUnzippedContent(const std::string& directory, std::vector<std::string>& skipped) {
-  auto scanned = scanFolder(directory);
-  if (!scanned) return scanned.error();
-  const std::vector<fs::path>& bundles = scanned->bundles;
-  const std::vector<fs::path>& files = scanned->files;
+// What to ingest of an unzipped upload (`scanned`, the folder `directory`): its one .dSYM
+// bundle, or the whole folder when it holds several (Xcode's dSYMs folder, App Store Connect's
+// "Download dSYMs": one bundle per image, all of them ingested); else its one file. Files beside
+// the bundles are named in `skipped`.
+Expected<std::string> pickUnzippedContent(const FolderContent& scanned, const std::string& directory,
+                                          std::vector<std::string>& skipped) {
+  const std::vector<fs::path>& bundles = scanned.bundles;
+  const std::vector<fs::path>& files = scanned.files;
   if (!bundles.empty()) {
-    skipped = scanned->besideBundles(directory);
+    skipped = scanned.besideBundles(directory);
     return bundles.size() == 1 ? bundles.front().string() : directory;
   }
   if (files.size() == 1) return files.front().string();
@@ -251,7 +250,7 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
           if (!native) return native.error();
           if (*native) return ingestEachImage(store, meta, temp->path(), scanned->files, options);
         }
-        auto inner = pickUnzippedContent(temp->path(), skipped);
+        auto inner = pickUnzippedContent(*scanned, temp->path(), skipped);
         if (!inner) return inner.error();
         if ((content.display_name.empty() || content.display_name.ends_with(".zip")) && *inner != temp->path()) {
           content.display_name = fs::path(*inner).filename().string();
