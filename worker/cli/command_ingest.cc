@@ -107,7 +107,7 @@ int publish(const IngestFlags& flags, const UploadMeta& meta) {
     if (flags.location.empty()) {
       if (fs::is_directory(file)) {
         std::cerr << "restack ingest: " << file
-                  << " is a folder; zip it (a zipped .dSYM is accepted) or pass --location\n";
+                  << " is a folder; zip it (a zipped .dSYM, or several, is accepted) or pass --location\n";
         return 2;
       }
       auto opened = MappedFile::open(file);
@@ -161,9 +161,11 @@ Command addIngestCommand(CLI::App& app) {
   auto flags = std::make_shared<IngestFlags>();
   CLI::App* command = app.add_subcommand(
       "ingest",
-      "Parse symbol files (dSYM folder or zip, Mach-O, ELF .so, ProGuard/R8 mapping.txt, source map; gzip/zstd "
-      "accepted) into a local symbol store, or publish them to the symbols topic for the workers.");
-  command->add_option("files", flags->files, "Symbol files or .dSYM folders")->required();
+      "Parse symbol files (dSYM folder or zip, also a folder or zip of several: Xcode's dSYMs, App Store Connect's "
+      "download; Mach-O, ELF .so, the Android Gradle plugin's native-debug-symbols.zip, Breakpad .sym or a zip of "
+      "them, ProGuard/R8 mapping.txt, source map or a bundle with its map inline; gzip/zstd accepted) into a local "
+      "symbol store, or publish them to the symbols topic for the workers.");
+  command->add_option("files", flags->files, "Symbol files, .dSYM folders or folders of them")->required();
   command->add_option("--store", flags->store, "Parse into this local store folder");
   command->add_flag("--publish", flags->publish, "Publish to restack.symbols (or .shared) instead");
   command->add_option("--kind", flags->kind, symbolKindList(" | ", " | ") + " (default: detected)");
