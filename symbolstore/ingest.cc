@@ -66,6 +66,7 @@ struct FolderContent {
     for (const fs::path& file : files) {
       if (file.filename() != ".DS_Store") out.push_back(fs::relative(file, directory).string());
     }
+    std::sort(out.begin(), out.end());  // in the order a listing shows them, not the directory's
     return out;
   }
 };
@@ -294,8 +295,14 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
   }
   Expected<IngestReport> report = source->ingest(store, resolved, content, with_transforms);
   if (!report) return report;
-  for (const std::string& file : skipped) {
-    report->warnings.push_back(file + ": not inside a .dSYM bundle, not ingested (upload it on its own)");
+  // Named one by one up to a bound (a zip may list thousands of entries), then counted.
+  constexpr size_t kSkippedNamed = 20;
+  for (size_t i = 0; i < skipped.size() && i < kSkippedNamed; ++i) {
+    report->warnings.push_back(skipped[i] + ": not inside a .dSYM bundle, not ingested (upload it on its own)");
+  }
+  if (skipped.size() > kSkippedNamed) {
+    report->warnings.push_back("and " + std::to_string(skipped.size() - kSkippedNamed) +
+                               " more files outside the .dSYM bundles, not ingested");
   }
   report->kind = *resolved.kind;
   RESTACK_RETURN_IF_ERROR(recordUploadTime(store, resolved, *report));
