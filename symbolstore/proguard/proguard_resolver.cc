@@ -120,9 +120,14 @@ struct ProguardResolver::Impl {
     return true;
   }
 
+  // `read_epoch`: proguardStoreEpoch() before the store was read for `value`. An ingest since then
+  // may have replaced what was read (and another thread may already have cleared the tables for
+  // it): the value still answers the lookup that read it, but is not kept, or it would outlive
+  // the clear and send every later run to a replaced mapping.
   void storePointer(std::unordered_map<std::string, std::shared_ptr<const MapHandle>>& table, const std::string& key,
-                    std::shared_ptr<const MapHandle> value) {
+                    std::shared_ptr<const MapHandle> value, uint64_t read_epoch) {
     std::unique_lock lock(pointers_mutex);
+    if (proguard::proguardStoreEpoch().load(std::memory_order_acquire) != read_epoch) return;
     constexpr size_t kMaxPointers = 100000;  // builds seen by one worker; cheap to refill
     if (table.size() >= kMaxPointers) table.clear();
     table[key] = std::move(value);
@@ -132,6 +137,7 @@ struct ProguardResolver::Impl {
     std::string key = proguard::buildPointerKey(app, build);
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_build, key, handle)) return handle;
+    const uint64_t read_epoch = proguard::proguardStoreEpoch().load(std::memory_order_acquire);
     auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
@@ -146,13 +152,14 @@ struct ProguardResolver::Impl {
       made->pg_map_hash = hashHex(pointer->pg_map_hash);
       handle = std::move(made);
     }
-    storePointer(by_build, key, handle);
+    storePointer(by_build, key, handle, read_epoch);
     return handle;
   }
 
   Expected<std::shared_ptr<const MapHandle>> mapForId(const std::string& id) {
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_id, id, handle)) return handle;
+    const uint64_t read_epoch = proguard::proguardStoreEpoch().load(std::memory_order_acquire);
     const std::string key = proguard::idPointerKey(id);
     auto value = store.get(proguard::kProguardFamily, key);
     if (!value) return value.error();
@@ -174,7 +181,7 @@ struct ProguardResolver::Impl {
         handle = std::move(made);
       }
     }
-    storePointer(by_id, id, handle);
+    storePointer(by_id, id, handle, read_epoch);
     return handle;
   }
 
