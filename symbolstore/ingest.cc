@@ -161,19 +161,6 @@ Expected<bool> allNativeImages(const std::vector<fs::path>& files) {
   return images > 1;
 }
 
-// The image a file of native-debug-symbols.zip stands for: "libfoo.so.dbg" (debugSymbolLevel
-// FULL) and "libfoo.so.sym" (SYMBOL_TABLE) are libfoo.so, the name frames print.
-std::string imageNameOf(const fs::path& file) {
-  std::string name = file.filename().string();
-  for (std::string_view suffix : {".dbg", ".sym", ".debug"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix)) {
-      name.resize(name.size() - suffix.size());
-      break;
-    }
-  }
-  return name;
-}
-
 // Each image of a zip of native images, ingested as if uploaded alone, in one report. The first
 // that fails fails the upload (the ones before it are stored; uploading again is harmless).
 Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& meta, const std::string& directory,
@@ -186,7 +173,9 @@ Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& met
     const std::string relative = fs::relative(file, directory).string();
     UploadContent content;
     content.path = file.string();
-    content.display_name = imageNameOf(file);
+    // Named by the file ("arm64-v8a/libfoo.so.dbg" is read as the image libfoo.so by the ELF
+    // reader, which drops a debug file's suffix: formats/native/native_object.cc).
+    content.display_name = file.filename().string();
     UploadMeta one = meta;
     one.kind.reset();  // each file's kind is told from its content (the zip's may mix them)
     auto report = ingestUploadOrThrow(store, one, content, options);

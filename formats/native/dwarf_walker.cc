@@ -399,16 +399,11 @@ class UnitWalker {
     if (out_.functions.size() == subprogram_functions) return;
     std::sort(out_.functions.begin(), out_.functions.end(),
               [](const FunctionRanges& a, const FunctionRanges& b) { return a.begin < b.begin; });
-    // Sequences or unit ranges that overlap each other give overlapping gaps: keep the first.
+    // Gaps never overlap a painted function, but sequences or unit ranges that overlap each
+    // other give overlapping gaps: the first is kept.
     size_t kept = 0;
     for (size_t i = 0; i < out_.functions.size(); ++i) {
-      if (kept > 0 && out_.functions[i].begin < out_.functions[kept - 1].end) {
-        if (out_.functions[i].line_only) continue;
-        if (out_.functions[kept - 1].line_only) {
-          out_.functions[kept - 1] = std::move(out_.functions[i]);
-          continue;
-        }
-      }
+      if (kept > 0 && out_.functions[i].line_only && out_.functions[i].begin < out_.functions[kept - 1].end) continue;
       if (kept != i) out_.functions[kept] = std::move(out_.functions[i]);
       ++kept;
     }
