@@ -143,7 +143,7 @@ class MethodCollector {
       name.push_back(' ');
       name.append(*selector);
       name.push_back(']');
-      methods_.push_back({imp - base_, 0, std::move(name), SymbolSource::kObjc});
+      methods_.push_back({imp - base_, 0, std::move(name), SymbolSource::kObjc, {}});
     }
   }
 

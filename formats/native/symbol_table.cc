@@ -68,7 +68,20 @@ Expected<std::vector<SymbolEntry>> readSymbolTable(const ImageSlice& slice, bool
   const llvm::object::ObjectFile& object = *slice.object;
   std::vector<SymbolEntry> entries;
   dynamic_only = dynamic_only && object.isELF();
+  // The file of the local symbols that follow (ELF: the last STT_FILE symbol seen; symbols come
+  // in table order).
+  std::string file;
   for (const auto& [symbol, size] : llvm::object::computeSymbolSizes(object)) {
+    if (object.isELF() && llvm::object::ELFSymbolRef(symbol).getELFType() == llvm::ELF::STT_FILE) {
+      auto name = symbol.getName();
+      if (name) {
+        file = name->str();
+      } else {
+        llvm::consumeError(name.takeError());
+        file.clear();
+      }
+      continue;
+    }
     if (!keepSymbol(object, symbol)) continue;
     if (dynamic_only) {
       llvm::object::ELFSymbolRef elf(symbol);
@@ -89,7 +102,8 @@ Expected<std::vector<SymbolEntry>> readSymbolTable(const ImageSlice& slice, bool
     if (object.isMachO()) text.consume_front("_");
     if (dynamic_only) text = text.take_until([](char c) { return c == '@'; });
     if (*address < slice.image_base) continue;  // not in the image (absolute symbols)
-    entries.push_back({*address - slice.image_base, size, text.str(), SymbolSource::kSymtab});
+    const bool local = object.isELF() && llvm::object::ELFSymbolRef(symbol).getBinding() == llvm::ELF::STB_LOCAL;
+    entries.push_back({*address - slice.image_base, size, text.str(), SymbolSource::kSymtab, local ? file : ""});
   }
   // computeSymbolSizes lists symbols in symbol-table order; sorting positions with the position
   // as the last key keeps that order among equal (address, size) pairs (a stable sort).

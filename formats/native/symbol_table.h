@@ -6,7 +6,11 @@
 //     type FUNC, OBJECT, GNU_IFUNC or NOTYPE (not section/file/ARM mapping symbols);
 //   - Mach-O: defined function and data symbols; the leading '_' of C names is dropped;
 //   - sizes: ELF st_size; Mach-O has none, so the distance to the next symbol of the section;
-//   - several symbols at one address: the largest size wins, then the latest in the table.
+//   - several symbols at one address: the largest size wins, then the latest in the table;
+//   - an ELF local symbol's file: the name of the STT_FILE symbol before it in the table (the
+//     object file it came from, "crtstuff.c", "parser.c"; the ELF specification puts a file's
+//     STT_FILE symbol before its local symbols). llvm-symbolizer prints that name as the file of
+//     a frame no DWARF covers: a static function of a build without -g, or crtstuff's code.
 // A symbol of size 0 covers every address up to the next symbol.
 //
 // Worked example (Mach-O, __TEXT.vmaddr 0x100000000):
@@ -32,6 +36,7 @@ struct SymbolEntry {
   uint64_t size = 0;     // 0 = up to the next symbol
   std::string name;      // as stored (mangled), Mach-O '_' prefix removed
   SymbolSource source = SymbolSource::kSymtab;
+  std::string file;  // ELF local symbols: the preceding STT_FILE symbol's name; otherwise ""
 };
 
 // Reads the symbol table of `slice`, sorted by address, one entry per address.

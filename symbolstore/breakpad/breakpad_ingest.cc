@@ -309,7 +309,7 @@ class Ingest {
       chunk.begin = publics_[first].address;
       chunk.next_chunk = last < publics_.size() ? publics_[last].address : 0;
       for (size_t i = first; i < last; ++i) {
-        chunk.symbols.push_back({publics_[i].address, 0, 0, breakpad_store::llvmStyleName(publics_[i].name)});
+        chunk.symbols.push_back({publics_[i].address, 0, 0, breakpad_store::llvmStyleName(publics_[i].name), {}});
       }
       RESTACK_RETURN_IF_ERROR(writer_.put(symbolKey(id_, chunk.begin), encodeSymbolChunk(chunk)));
     }

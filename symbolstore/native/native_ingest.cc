@@ -208,7 +208,7 @@ class SliceIngest {
       chunk.next_chunk = last < merged.size() ? merged[last].address : 0;
       for (size_t i = first; i < last; ++i) {
         chunk.symbols.push_back({merged[i].address, merged[i].size, static_cast<uint8_t>(merged[i].source),
-                                 native::demangleName(merged[i].name)});
+                                 native::demangleName(merged[i].name), merged[i].file});
       }
       RESTACK_RETURN_IF_ERROR(writer_.put(symbolKey(id_, chunk.begin), encodeSymbolChunk(chunk)));
     }
@@ -230,7 +230,8 @@ class SliceIngest {
       auto chunk = decodeSymbolChunk(*begin, it->value().ToStringView());
       if (!chunk) continue;  // a corrupt chunk names nothing; DWARF still answers
       for (StoredSymbol& symbol : chunk->symbols) {
-        symbols_.push_back({symbol.begin, symbol.size, std::move(symbol.name), native::SymbolSource::kSymtab});
+        symbols_.push_back(
+            {symbol.begin, symbol.size, std::move(symbol.name), native::SymbolSource::kSymtab, std::move(symbol.file)});
       }
     }
     if (!it->status().ok()) {

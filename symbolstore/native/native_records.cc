@@ -15,7 +15,7 @@ using records::RecordWriter;
 constexpr std::string_view kRemedy = "re-ingest the image (replay restack.symbols)";
 constexpr RecordType kImageType{"native", "image", 1, kRecordVersion, kRemedy};
 constexpr RecordType kFunctionType{"native", "function", 1, kScopedFunctionRecordVersion, kRemedy};
-constexpr RecordType kSymbolType{"native", "symbol chunk", 1, kRecordVersion, kRemedy};
+constexpr RecordType kSymbolType{"native", "symbol chunk", 1, kSymbolChunkWithFilesVersion, kRemedy};
 constexpr RecordType kStringType{"native", "string block", 1, kRecordVersion, kRemedy};
 constexpr RecordType kModuleType{"native", "module", 1, kRecordVersion, kRemedy};
 constexpr RecordType kAliasType{"native", "alias", 1, kRecordVersion, kRemedy};
@@ -277,8 +277,19 @@ Expected<FunctionRecord> decodeFunction(uint64_t begin, std::string_view value, 
 // ---- symbols
 
 std::string encodeSymbolChunk(const SymbolChunk& chunk) {
-  RecordWriter out(kRecordVersion);
+  // The chunk's distinct files, in order of first use; a chunk without any stays version 1.
+  std::vector<std::string_view> files;
+  for (const StoredSymbol& symbol : chunk.symbols) {
+    if (!symbol.file.empty() && std::find(files.begin(), files.end(), symbol.file) == files.end()) {
+      files.push_back(symbol.file);
+    }
+  }
+  RecordWriter out(files.empty() ? kRecordVersion : kSymbolChunkWithFilesVersion);
   out.varint(chunk.next_chunk == 0 ? 0 : chunk.next_chunk - chunk.begin);
+  if (!files.empty()) {
+    out.varint(files.size());
+    for (std::string_view file : files) out.bytes(file);
+  }
   out.varint(chunk.symbols.size());
   uint64_t previous = chunk.begin;
   for (const StoredSymbol& symbol : chunk.symbols) {
@@ -286,6 +297,11 @@ std::string encodeSymbolChunk(const SymbolChunk& chunk) {
     out.varint(symbol.size);
     out.u8(symbol.source);
     out.bytes(symbol.name);
+    if (!files.empty()) {
+      out.varint(symbol.file.empty()
+                     ? 0
+                     : static_cast<uint64_t>(std::find(files.begin(), files.end(), symbol.file) - files.begin()) + 1);
+    }
     previous = symbol.begin;
   }
   return out.take();
@@ -293,7 +309,7 @@ std::string encodeSymbolChunk(const SymbolChunk& chunk) {
 
 Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value, std::string_view key) {
   RecordReader reader(kSymbolType, value, key);
-  reader.version();
+  const uint8_t version = reader.version();
   SymbolChunk chunk;
   chunk.begin = begin;
   uint64_t next_delta = reader.varint();
@@ -301,6 +317,11 @@ Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value, 
     return reader.refuse("next chunk past the address space");
   }
   chunk.next_chunk = next_delta == 0 ? 0 : begin + next_delta;
+  std::vector<std::string_view> files;
+  if (version >= kSymbolChunkWithFilesVersion) {
+    files.resize(reader.count(1));
+    for (std::string_view& file : files) file = reader.bytes();
+  }
   uint64_t count = reader.count(4);
   if (reader.ok() && count == 0) return reader.refuse("chunk without symbols");
   chunk.symbols.resize(count);
@@ -316,6 +337,11 @@ Expected<SymbolChunk> decodeSymbolChunk(uint64_t begin, std::string_view value, 
     symbol.size = reader.varint();
     symbol.source = reader.u8();
     symbol.name = std::string(reader.bytes());
+    if (version >= kSymbolChunkWithFilesVersion) {
+      const uint64_t file = reader.varint();
+      if (file > files.size()) return reader.refuse("symbol file index out of range");
+      if (file != 0) symbol.file = std::string(files[file - 1]);
+    }
     if (symbol.source > 1) return reader.refuse("unknown symbol source");
     if (chunk.next_chunk != 0 && symbol.begin >= chunk.next_chunk) {
       return reader.refuse("symbol at or past the next chunk");

@@ -1,6 +1,6 @@
 // Records of the `native` column family: native images (iOS Mach-O/dSYM, Android ELF) turned
 // into lookup records at ingest. Format version 1 (first byte of every value); a FunctionRecord
-// with a scoped node is written as version 2.
+// with a scoped node, and a SymbolChunk with symbol files, are written as version 2.
 //
 // Version history (every value type of this family; written with symbolstore/record_codec.h,
 // whose reader refuses any other version as malformed_input, naming the record and its key):
@@ -13,6 +13,10 @@
 //                        call operator is defined in, when DWARF names it bare: GCC's
 //                        "operator()"). Written only when some node has one; a record without
 //                        any is still written as version 1, which stays readable.
+//   2        2026-11-26  SymbolChunk only: a table of files, and a file per symbol (an ELF local
+//                        symbol's STT_FILE name, formats/native/symbol_table.h), which
+//                        llvm-symbolizer prints for frames no DWARF covers. Written only when
+//                        some symbol of the chunk has a file; other chunks stay version 1.
 //
 // Keys (id = the debug id as raw bytes: 16 for a Mach-O UUID, usually 20 for a GNU build id;
 // addresses relative to the image base, big endian so that keys sort by address):
@@ -43,8 +47,10 @@
 //                 varint lines  { varint begin delta, varint file+1, zigzag line delta,
 //                                 varint column }
 //                 [varint clone+1]  (optional, only when the function is a compiler clone)
-//   SymbolChunk   u8 version, varint next_chunk_delta (0: last chunk), varint count,
-//                 { varint begin delta, varint size, u8 source (0 symtab, 1 objc), str name }
+//   SymbolChunk   u8 version, varint next_chunk_delta (0: last chunk),
+//                 [varint files { str file }] (version 2 only), varint count,
+//                 { varint begin delta, varint size, u8 source (0 symtab, 1 objc), str name,
+//                   [varint file+1] (version 2 only) }
 //   StringBlock   u8 version, varint count, { str }
 //   alias / module values: u8 version, then the raw id / { str id }…
 //
@@ -92,6 +98,7 @@ inline const StoreFamily kNativeFamily{"native"};
 
 inline constexpr uint8_t kRecordVersion = 1;
 inline constexpr uint8_t kScopedFunctionRecordVersion = 2;  // FunctionRecords with node scopes
+inline constexpr uint8_t kSymbolChunkWithFilesVersion = 2;  // SymbolChunks with symbol files
 inline constexpr uint32_t kNoString = UINT32_MAX;
 inline constexpr uint32_t kStringsPerBlock = 64;
 inline constexpr size_t kSymbolsPerChunk = 128;
@@ -176,6 +183,7 @@ struct StoredSymbol {
   uint64_t size = 0;   // 0: up to the next entry / chunk end
   uint8_t source = 0;  // 0 symtab, 1 objc
   std::string name;    // demangled
+  std::string file;    // ELF local symbols: the object file's name (STT_FILE), else ""
 };
 struct SymbolChunk {
   uint64_t begin = 0;

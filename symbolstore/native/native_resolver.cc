@@ -483,7 +483,7 @@ struct NativeResolver::Impl {
         uint64_t end = chunk->next_chunk == 0 ? UINT64_MAX : chunk->next_chunk;
         size_t bytes = sizeof(SymbolChunk) + 64;
         for (const StoredSymbol& symbol : chunk->symbols) {
-          bytes += sizeof(StoredSymbol) + symbol.name.capacity();
+          bytes += sizeof(StoredSymbol) + symbol.name.capacity() + symbol.file.capacity();
         }
         auto shared = std::make_shared<const SymbolChunk>(std::move(*chunk));
         std::unique_lock lock(image.mutex);
@@ -630,11 +630,13 @@ struct NativeResolver::Impl {
     FrameLookup result;
     result.status = FrameStatus::kSymbolicated;
     result.tier = symbol.source == 1 ? "objc" : "symtab";
-    // Symbol table or Objective-C metadata: the function and offset, never a file or line.
+    // Symbol table or Objective-C metadata: the function and offset, never a line; an ELF local
+    // symbol's object file name (formats/native/symbol_table.h), as llvm-symbolizer prints it.
     result.reason = FrameReason::kNoLineInfo;
     SymbolizedFrame restored;
     describe(image, frame, restored);
     restored.function = symbol.name;
+    restored.file = symbol.file;
     restored.symbol_offset = address - symbol.begin;
     result.frames.push_back(std::move(restored));
     demangleSwiftNames(result);

@@ -54,10 +54,12 @@ std::string describe(const FrameLookup& lookup) {
 }
 
 // How llvm-symbolizer spells a function whose symbol-table name is a compiler clone of it: the C
-// name with the suffix ("f.isra.0"), or the demangled C++ name followed by " (.isra.0)".
+// name with the suffix ("f.isra.0"), or the demangled C++ or Rust name followed by " (.isra.0)"
+// (Rust's demangled names have no parameter list, but a path: "core::ptr::drop_in_place::h…").
 std::string withClone(const std::string& function, const std::string& clone) {
   if (clone.empty()) return function;
-  if (function.find('(') == std::string::npos) return function + "." + clone;
+  const bool demangled = function.find('(') != std::string::npos || function.find("::") != std::string::npos;
+  if (!demangled) return function + "." + clone;
   return function + " (." + clone + ")";
 }
 
@@ -341,6 +343,38 @@ TEST_F(NativeAccuracyTest, Clang19O2Dwarf4) {
 TEST_F(NativeAccuracyTest, Clang19O3Dwarf5SplitByBuildId) {
   auto result = run({"clang-19", "clang++-19", "-O3 -g -gdwarf-5", Split::kBuildId}, "libclang-o3-dwarf5.so");
   EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// A release build without -g, not stripped: only the symbol table names frames. llvm-symbolizer
+// gives a static function the file of the STT_FILE symbol before it ("gun.c"), so Restack does.
+TEST_F(NativeAccuracyTest, Gcc12O2WithoutDebugInfo) {
+  auto result = run({"gcc-12", "g++-12", "-O2 -g0", Split::kNone}, "libgcc-o2-nodebug.so");
+  EXPECT_EQ(result.with_inlines, 0u);
+  EXPECT_GT(result.restored, 10000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// Rust in a native library (tests/native/fixtures/inventory.rs), optimised with full debug info:
+// the standard library inlined deeply, ThinLTO's local copies (".llvm.N" clones), legacy mangled
+// names, and the standard library's own code that has no DWARF here (named from the symbol table,
+// its file the codegen unit's STT_FILE name). rustc comes with the Rust toolchain that
+// scripts/setup.sh requires for the Swift demangler.
+TEST_F(NativeAccuracyTest, RustCdylibOptimisedWithDebugInfo) {
+  const std::string rustc = runCommand("command -v rustc || echo \"$HOME/.cargo/bin/rustc\"").output;
+  const std::string compiler = rustc.substr(0, rustc.find('\n'));
+  ASSERT_TRUE(std::filesystem::exists(compiler)) << "rustc missing: install Rust (scripts/setup.sh says how)";
+  const std::string library = work.file("libinventory.so");
+  ASSERT_TRUE(runOrFail(compiler + " --edition 2021 --crate-type cdylib -C opt-level=3 -C debuginfo=2 " +
+                        RESTACK_SOURCE_DIR "/tests/native/fixtures/inventory.rs -o " + library));
+  TestStore store;
+  auto report = ingest(*store.store, library);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->ids.size(), 1u);
+  NativeResolver resolver(*store.store, {});
+  auto result = compare(resolver, report->ids[0], "libinventory.so", library, stepFromEnvironment(7), true);
+  EXPECT_GT(result.with_inlines, 5000u);
+  EXPECT_GT(result.clones, 100u) << "ThinLTO's .llvm.N copies expected";
   EXPECT_GE(result.percent(), kTarget);
 }
 

@@ -137,13 +137,23 @@ TEST(NativeRecords, SymbolChunkImageStringsRoundTrip) {
   SymbolChunk chunk;
   chunk.begin = 0x4000;
   chunk.next_chunk = 0x9000;
-  chunk.symbols = {{0x4000, 0x20, 0, "main"}, {0x4040, 0, 1, "-[Foo bar]"}};
+  chunk.symbols = {{0x4000, 0x20, 0, "main", "main.c"}, {0x4040, 0, 1, "-[Foo bar]", ""}};
   auto decoded = decodeSymbolChunk(0x4000, encodeSymbolChunk(chunk));
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->next_chunk, 0x9000u);
   ASSERT_EQ(decoded->symbols.size(), 2u);
   EXPECT_EQ(decoded->symbols[1].name, "-[Foo bar]");
   EXPECT_EQ(decoded->symbols[1].source, 1);
+  // A chunk with a symbol file is version 2 and keeps the file; one without any stays version 1,
+  // which older readers read.
+  EXPECT_EQ(encodeSymbolChunk(chunk)[0], char{kSymbolChunkWithFilesVersion});
+  EXPECT_EQ(decoded->symbols[0].file, "main.c");
+  EXPECT_EQ(decoded->symbols[1].file, "");
+  chunk.symbols[0].file.clear();
+  EXPECT_EQ(encodeSymbolChunk(chunk)[0], char{kRecordVersion});
+  auto without_files = decodeSymbolChunk(0x4000, encodeSymbolChunk(chunk));
+  ASSERT_TRUE(without_files);
+  EXPECT_EQ(without_files->symbols[0].file, "");
 
   ImageRecord image;
   image.format = native::ObjectFormat::kMachO;
@@ -229,7 +239,7 @@ class HandWrittenStore : public ::testing::Test {
     batch.Put(family, stringBlockKey(id, 0), encodeStringBlock({"main", "/src/a.c", "helper", "main_from_symtab"}));
     SymbolChunk chunk;
     chunk.begin = 0x10000;
-    chunk.symbols = {{0x10000, 0x80, 0, "init"}, {0x10d00, 0x80, 0, "main"}};
+    chunk.symbols = {{0x10000, 0x80, 0, "init", ""}, {0x10d00, 0x80, 0, "main", ""}};
     batch.Put(family, symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
     ASSERT_TRUE(store.store->write(batch));
   }
@@ -326,7 +336,7 @@ TEST_F(HandWrittenStore, LaterUploadsBecomeVisibleAfterForget) {
   batch.Put(store.store->family(native_store::kNativeFamily), imageKey(hexToBytes(other)), encodeImage(image));
   SymbolChunk chunk;
   chunk.begin = 0;
-  chunk.symbols = {{0, 0x100, 0, "start"}};
+  chunk.symbols = {{0, 0x100, 0, "start", ""}};
   batch.Put(store.store->family(native_store::kNativeFamily), symbolKey(hexToBytes(other), 0),
             encodeSymbolChunk(chunk));
   ASSERT_TRUE(store.store->write(batch));
@@ -348,7 +358,7 @@ TEST_F(HandWrittenStore, SymbolsReplacedUnderTheSameIdShowAfterForgetOnTheThread
   rocksdb::WriteBatch batch;
   SymbolChunk chunk;
   chunk.begin = 0x10000;
-  chunk.symbols = {{0x10000, 0x80, 0, "init_rebuilt"}, {0x10d00, 0x80, 0, "main"}};
+  chunk.symbols = {{0x10000, 0x80, 0, "init_rebuilt", ""}, {0x10d00, 0x80, 0, "main", ""}};
   batch.Put(store.store->family(native_store::kNativeFamily), symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
   ASSERT_TRUE(store.store->write(batch));
   auto cached = resolver.lookup(scope, frame(full), 0x10010);
@@ -361,7 +371,7 @@ TEST_F(HandWrittenStore, SymbolsReplacedUnderTheSameIdShowAfterForgetOnTheThread
   EXPECT_EQ(after->frames[0].function, "init_rebuilt");
   // So must clear().
   rocksdb::WriteBatch again;
-  chunk.symbols = {{0x10000, 0x80, 0, "init_third"}, {0x10d00, 0x80, 0, "main"}};
+  chunk.symbols = {{0x10000, 0x80, 0, "init_third", ""}, {0x10d00, 0x80, 0, "main", ""}};
   again.Put(store.store->family(native_store::kNativeFamily), symbolKey(id, chunk.begin), encodeSymbolChunk(chunk));
   ASSERT_TRUE(store.store->write(again));
   resolver.clear();

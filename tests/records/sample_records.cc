@@ -68,11 +68,18 @@ void addNative(std::vector<SampleRecord>& out) {
   ns::SymbolChunk chunk;
   chunk.begin = 0x2000;
   chunk.next_chunk = 0x9000;
-  chunk.symbols = {{0x2000, 0x10, 0, "start"}, {0x2010, 0, 1, "-[Cart total]"}, {0x8fff, 0x1000000, 0, ""}};
+  chunk.symbols = {{0x2000, 0x10, 0, "start", ""}, {0x2010, 0, 1, "-[Cart total]", ""}, {0x8fff, 0x1000000, 0, "", ""}};
   out.push_back({"native.symbols.chunk", ns::symbolKey(id, chunk.begin), ns::encodeSymbolChunk(chunk)});
   chunk.next_chunk = 0;
   chunk.symbols.resize(1);
   out.push_back({"native.symbols.last", ns::symbolKey(id, chunk.begin), ns::encodeSymbolChunk(chunk)});
+  // Version 2: ELF local symbols with their object file's name (two share one).
+  chunk.next_chunk = 0x3000;
+  chunk.symbols = {{0x2000, 0x40, 0, "deregister_tm_clones", "crtstuff.c"},
+                   {0x2040, 0x40, 0, "register_tm_clones", "crtstuff.c"},
+                   {0x2080, 0x20, 0, "parse_header", "parser.c"},
+                   {0x20a0, 0x60, 0, "api_entry", ""}};
+  out.push_back({"native.symbols.files", ns::symbolKey(id, chunk.begin), ns::encodeSymbolChunk(chunk)});
 
   std::vector<std::string> strings = {"main", "/src/a.c", "helper", "", std::string(200, 'x')};
   out.push_back({"native.strings.block", ns::stringBlockKey(id, 3), ns::encodeStringBlock(strings)});
