@@ -131,6 +131,14 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
       decision.ignore_reason = "inlined from a system header";
       continue;
     }
+    // Likewise the Rust standard library: which of its functions show (Option::expect inlined or
+    // not, the panic machinery's internal names) changes with the compiler version and the
+    // optimisation level; the app frame that called it is the crash site.
+    if (frame.kind == &nativeRules() && !decision.in_app && isRustStandardLibrary(frame.file)) {
+      decision.ignored = true;
+      decision.ignore_reason = "Rust standard library";
+      continue;
+    }
     if (const char* noise = noiseReason(normalized, *frame.kind)) {
       decision.ignored = true;
       decision.ignore_reason = noise;

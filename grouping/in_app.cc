@@ -1,7 +1,9 @@
 // In-app detection (in_app.h).
 #include "grouping/in_app.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <vector>
 
 #include "formats/common/system_images.h"
@@ -154,7 +156,44 @@ bool computeIsSystemHeader(std::string_view file) {
   return triple.find('/') == std::string_view::npos && triple.find("-linux-") != std::string_view::npos;
 }
 
+// The crates of a Rust toolchain's standard library and the crates it is built from.
+bool isStandardLibraryCrate(std::string_view crate) {
+  static constexpr std::string_view kCrates[] = {
+      "std",    "core",   "alloc",       "panic_abort", "panic_unwind", "compiler_builtins", "addr2line",
+      "gimli",  "object", "miniz_oxide", "adler",       "adler2",       "rustc_demangle",    "hashbrown",
+      "memchr", "unwind", "std_detect",  "cfg_if",      "libc",         "proc_macro",        "test"};
+  return std::find(std::begin(kCrates), std::end(kCrates), crate) != std::end(kCrates);
+}
+
+bool computeIsRustStandardLibrary(std::string_view file) {
+  if (file.starts_with("/rustc/")) {
+    const size_t slash = file.find('/', 7);
+    return slash != std::string_view::npos && file.substr(slash).starts_with("/library/");
+  }
+  if (file.find("/lib/rustlib/src/rust/library/") != std::string_view::npos) return true;
+  // A codegen unit: "<crate>.<16 hex>-cgu.<n>".
+  const size_t dot = file.find('.');
+  const size_t cgu = file.rfind("-cgu.");
+  if (dot == std::string_view::npos || cgu == std::string_view::npos || cgu < dot ||
+      file.find('/') != std::string_view::npos) {
+    return false;
+  }
+  return isStandardLibraryCrate(file.substr(0, dot));
+}
+
+// Rust crates downloaded by cargo: the registry's and git dependencies' sources.
+bool isRustCrateDependency(std::string_view file) {
+  return file.find("/.cargo/registry/src/") != std::string_view::npos ||
+         file.find("/.cargo/git/checkouts/") != std::string_view::npos;
+}
+
 }  // namespace
+
+bool isRustStandardLibrary(std::string_view file) {
+  if (file.empty()) return false;
+  thread_local StringMemo<bool> rust_library;
+  return rust_library.get(file, computeIsRustStandardLibrary);
+}
 
 // Memoized per thread: every native frame asks (decideInApp, and annotateStack again for frames
 // not in-app), and the substring searches cost hundreds of instructions where finding a file
@@ -183,8 +222,10 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // Inlined from a system or standard-library header into the app's image: GCC names such
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
-  if (frame.kind == &nativeRules() && isSystemHeader(frame.file)) {
-    return {false, "system header"};
+  if (frame.kind == &nativeRules()) {
+    if (isSystemHeader(frame.file)) return {false, "system header"};
+    if (isRustStandardLibrary(frame.file)) return {false, "Rust standard library"};
+    if (isRustCrateDependency(frame.file)) return {false, "Rust crate dependency"};
   }
   if (frame.in_app.has_value()) {
     return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};
@@ -219,6 +260,9 @@ const char* nativeLibraryCode(std::string_view normalized) {
       normalized.starts_with("__cxxabiv1::")) {
     return "C++ standard library";
   }
+  // The Rust standard library's own entry points (rust_begin_unwind, __rust_abort, …), named so
+  // since Rust 1.88 whatever their file.
+  if (normalized.starts_with("__rustc::")) return "Rust standard library";
   return nullptr;
 }
 

@@ -3,9 +3,10 @@
 // First answer wins:
 //   1. the app's rule file: `in_app` rules in order, then `app_packages` / `app_modules`
 //      (with app_packages set, a Java frame outside them is not in-app);
-//   2. C++ standard-library code (std::, __gnu_cxx::) is never in-app, even inside the app's
-//      image; then the restorer's own decision (native module from the app's upload vs the shared store,
-//      a JS source on the source map's ignore list);
+//   2. C++ and Rust standard-library code (std::, __gnu_cxx::, a Rust toolchain's library/
+//      sources, __rustc::) and Rust crates from a registry (.cargo/registry/src/) are never
+//      in-app, even inside the app's image; then the restorer's own decision (native module from the app's upload vs
+//      the shared store, a JS source on the source map's ignore list);
 //   3. per-platform defaults:
 //      - Java: java., javax., android., androidx., kotlin., kotlinx., dalvik., com.android.,
 //        com.google.android., and well-known libraries (okhttp3., com.squareup., io.reactivex.,
@@ -39,6 +40,14 @@ struct InAppDecision {
 // the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
 // an NDK's "…/sysroot/usr/include/").
 bool isSystemHeader(std::string_view file);
+
+// What a Rust toolchain ships, compiled into the app's image: the standard library's sources as
+// rustup's toolchains name them in DWARF ("/rustc/<commit>/library/core/src/option.rs"), or as a
+// toolchain with the rust-src component does ("…/lib/rustlib/src/rust/library/std/src/…"), and,
+// for its code without DWARF, the codegen unit a standard-library crate's symbols sit under
+// ("core.c1f1a4ba0609d1f2-cgu.0", formats/native/symbol_table.h). Like a system header, whether
+// such code shows as a frame is the compiler's (and the toolchain version's) choice.
+bool isRustStandardLibrary(std::string_view file);
 
 // `normalized` is the frame's normalized function (normalizeFrame), `platform` the event's.
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
