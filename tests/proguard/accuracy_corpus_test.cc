@@ -1,5 +1,7 @@
 // Java accuracy corpus: real libraries (Commons Collections 3.2.2, Jackson 2.16.2) obfuscated
-// together with a driver (tests/proguard/corpus) by real obfuscators under several settings.
+// together with a driver (tests/proguard/corpus) by real obfuscators under several settings, and
+// a Kotlin program (tests/proguard/kotlin, compiled by kotlinc) obfuscated together with
+// kotlin-stdlib and kotlinx-coroutines-core, as an Android app ships them.
 // The unobfuscated program and the obfuscated one both run at test time; every trace of the
 // obfuscated run is restored by Restack (ingest, then the worker's restorer: the `restored`
 // text users see) and by the obfuscator's own retrace (ProGuard ReTrace for ProGuard builds,
@@ -9,10 +11,13 @@
 // Asserted: every trace the reference retrace restores exactly, Restack restores exactly too,
 // and Restack is exact on at least as many traces. The counts are printed (docs/accuracy.md).
 //
-// By default a small matrix runs (about two minutes on 2 cores): Commons Collections and the
-// demo of proguard_tools_test.cc under ProGuard 7 (optimized, and after D8's desugaring) and R8.
+// By default a small matrix runs (about two minutes on 2 cores): Commons Collections, the
+// demo of proguard_tools_test.cc and the Kotlin program under ProGuard 7 and R8, each also after
+// D8's desugaring.
 // RESTACK_JAVA_CORPUS=full adds Jackson, ProGuard 6 and unoptimized builds (about half an hour). Needs javac/java 17
-// and the jars of scripts/setup.d/proguard.sh and scripts/setup.d/java_corpus.sh.
+// and the jars of scripts/setup.d/proguard.sh and scripts/setup.d/java_corpus.sh (the Kotlin
+// compiler too). RESTACK_JAVA_CORPUS_KEEP=<dir> copies each build's files (rules, mapping.txt,
+// out.jar, the original, obfuscated, restored and reference runs) to <dir>/<build>/.
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -30,25 +35,56 @@ const fs::path kDeps = fs::path(RESTACK_DEPS_DIR);
 const fs::path kCorpus = kDeps / "java-corpus";
 const fs::path kSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus";
 const fs::path kDemoSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/java";
+const fs::path kKotlinSources = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/kotlin";
 const fs::path kDowngrade = fs::path(RESTACK_SOURCE_DIR) / "tests/proguard/corpus_tools/DowngradeClasses.java";
 const char* kJdkModules[] = {"java.base", "java.sql", "java.desktop", "java.xml"};
 const char* kJavaHome = "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v java)\")\")\")\"";
 
 enum class Tool { kProguard7, kProguard6, kR8 };
 
+// The drivers: the Java ones (tests/proguard/corpus, tests/proguard/java) compiled by javac into
+// one program, the Kotlin one (tests/proguard/kotlin) by kotlinc into another.
+enum class Language { kJava, kKotlin };
+
 struct Library {
   std::string name;
   std::vector<std::string> jars;  // obfuscated with the driver
   std::string main_class;
   std::string args;  // the driver's arguments
+  Language language = Language::kJava;
+  std::string rules = "";           // added to the common keep rules
+  std::string proguard_rules = "";  // added for ProGuard builds only
 };
+
+// The Kotlin program's rules: its entry point, and for ProGuard the keep rules
+// kotlinx-coroutines-core ships in META-INF/proguard/coroutines.pro (R8 reads the jar's
+// META-INF/com.android.tools/r8 copy by itself; ProGuard reads none), less their -dontwarn lines,
+// which the common -dontwarn covers (ProGuard would take them as its only filter).
+const char* kKotlinRules =
+    R"(-keep public class org.restack.kotlin.MainKt { public static void main(java.lang.String[]); }
+)";
+const char* kKotlinProguardRules =
+    R"(-keepnames class kotlinx.coroutines.internal.MainDispatcherFactory {}
+-keepnames class kotlinx.coroutines.CoroutineExceptionHandler {}
+-keepclassmembers class kotlinx.coroutines.** { volatile <fields>; }
+-keepclassmembers class kotlin.coroutines.SafeContinuation { volatile <fields>; }
+-keepclassmembers class kotlinx.coroutines.flow.ReadonlySharedFlow { kotlinx.coroutines.Job job; }
+-keepclassmembers class kotlinx.coroutines.flow.ReadonlyStateFlow { kotlinx.coroutines.Job job; }
+# ProGuard 7.7.0's parameter type specialization breaks kotlinx.coroutines (every version from
+# 1.8.1 to 1.11.0): JobKt.invokeOnCompletion's parameter is narrowed to the one lambda class
+# passed to it, but a caller still passes a Function1, and the first coroutine to suspend fails
+# with a VerifyError (a known ProGuard issue). Only this optimization is turned off, for the
+# Kotlin program only.
+-optimizations !method/specialization/parametertype
+)";
 
 struct Setting {
   std::string name;
   Tool tool;
   std::string rules;     // added to the common keep rules
-  bool desugar = false;  // D8 desugars the program first (lambdas become classes), as the Android
-                         // Gradle plugin did before ProGuard
+  bool desugar = false;  // D8 desugars the program and its libraries first (lambdas become classes,
+                         // interface methods move to companion classes), as the Android Gradle
+                         // plugin did before ProGuard, and as R8 does itself on Android
 };
 
 const std::vector<Library>& libraries() {
@@ -62,6 +98,13 @@ const std::vector<Library>& libraries() {
        "jackson"},
       {"demo", {}, "org.restack.demo.Main", ""},
       {"demo-messages", {}, "org.restack.demo.Main", "messages"},
+      {"kotlin",
+       {"kotlin-stdlib-2.4.21.jar", "kotlinx-coroutines-core-jvm-1.11.0.jar"},
+       "org.restack.kotlin.MainKt",
+       "",
+       Language::kKotlin,
+       kKotlinRules,
+       kKotlinProguardRules},
   };
   return all;
 }
@@ -99,6 +142,7 @@ std::vector<Setting> settings(bool full) {
       {"proguard7-optimized", Tool::kProguard7, "-optimizationpasses 5\n"},
       {"r8-release", Tool::kR8, ""},
       {"d8-desugared-proguard7-optimized", Tool::kProguard7, "-optimizationpasses 5\n", true},
+      {"d8-desugared-r8-release", Tool::kR8, "", true},
   };
   if (full) {
     all.push_back({"proguard7-unoptimized", Tool::kProguard7, "-dontoptimize\n"});
@@ -150,24 +194,47 @@ class Corpus {
  public:
   explicit Corpus(const fs::path& dir) : dir_(dir) {}
 
-  // Compiles the driver once, for Java 11: ProGuard 6.2.2 reads class files up to Java 13.
-  Status compile() {
-    fs::create_directories(dir_ / "classes");
+  // The jars of every library whose driver is written in `language`: the driver compiles against
+  // them all.
+  static std::vector<std::string> languageJars(Language language) {
+    std::vector<std::string> jars;
+    for (const Library& library : libraries()) {
+      if (library.language == language) jars.insert(jars.end(), library.jars.begin(), library.jars.end());
+    }
+    return jars;
+  }
+
+  static const char* languageName(Language language) { return language == Language::kJava ? "java" : "kotlin"; }
+  fs::path classes(Language language) const { return dir_ / (std::string("classes-") + languageName(language)); }
+  fs::path programJar(Language language) const {
+    return dir_ / (std::string("app-") + languageName(language) + ".jar");
+  }
+
+  // Compiles the program of `language` once, when a build first needs it, for Java 11: ProGuard
+  // 6.2.2 reads class files up to Java 13. javac compiles the Java drivers, kotlinc the Kotlin one.
+  Status compile(Language language) {
+    if (fs::exists(programJar(language))) return Status::ok();
+    fs::create_directories(classes(language));
+    const std::string extension = language == Language::kJava ? ".java" : ".kt";
     std::string sources;
-    for (const fs::path& root : {kSources, kDemoSources}) {
+    std::vector<fs::path> roots = language == Language::kJava ? std::vector<fs::path>{kSources, kDemoSources}
+                                                              : std::vector<fs::path>{kKotlinSources};
+    for (const fs::path& root : roots) {
       for (const auto& entry : fs::recursive_directory_iterator(root)) {
-        if (entry.path().extension() == ".java") sources += " " + quote(entry.path());
+        if (entry.path().extension() == extension) sources += " " + quote(entry.path());
       }
     }
-    std::vector<std::string> every_jar;
-    for (const Library& library : libraries())
-      every_jar.insert(every_jar.end(), library.jars.begin(), library.jars.end());
-    all_jars_ = jarList(every_jar);
-    if (auto out = run("javac --release 11 -g -nowarn -cp '" + all_jars_ + "' -d " + quote(dir_ / "classes") + sources);
-        !out) {
+    const std::string jars = jarList(languageJars(language));
+    std::string command = "javac --release 11 -g -nowarn -cp '" + jars + "'";
+    if (language == Language::kKotlin) {
+      command = "java -cp " + quote(kCorpus / "kotlinc") +
+                "'/*' org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -no-stdlib -no-reflect -nowarn -jvm-target 11 -cp '" +
+                jars + "'";
+    }
+    if (auto out = run(command + " -d " + quote(classes(language)) + sources); !out) return out.error();
+    if (auto out = run("cd " + quote(classes(language)) + " && jar cf " + quote(programJar(language)) + " ."); !out) {
       return out.error();
     }
-    if (auto out = run("cd " + quote(dir_ / "classes") + " && jar cf ../app.jar ."); !out) return out.error();
     return Status::ok();
   }
 
@@ -177,26 +244,48 @@ class Corpus {
                            std::string& misses) {
     const fs::path work = dir_ / (library.name + "-" + setting.name);
     fs::create_directories(work);
+    if (Status compiled = compile(library.language); !compiled) return compiled.error();
+    const fs::path app_jar = programJar(library.language);
+    // The jars of the other libraries the same program drives: libraries of this build.
     std::vector<std::string> other_jars;
     for (const Library& other : libraries()) {
-      if (other.name != library.name) other_jars.insert(other_jars.end(), other.jars.begin(), other.jars.end());
+      if (other.name != library.name && other.language == library.language)
+        other_jars.insert(other_jars.end(), other.jars.begin(), other.jars.end());
     }
     const fs::path out_jar = work / "out.jar";
     const fs::path mapping = work / "mapping.txt";
-    std::ofstream(work / "rules.pro") << kCommonRules << setting.rules;
+    std::ofstream(work / "rules.pro") << kCommonRules << library.rules << setting.rules
+                                      << (setting.tool == Tool::kR8 ? "" : library.proguard_rules);
     std::string command;
+    // The program as the obfuscator gets it: the driver and the libraries it ships with, or,
+    // desugared, one jar that D8 made of them all, as the Android Gradle plugin hands them on
+    // (every lambda a class of its own, interface default and static methods moved to
+    // companion classes). R8 on Android desugars them itself; R8 cannot desugar when it writes
+    // class files, so its desugared builds run D8 first too, and R8 reads D8's markers.
+    std::vector<fs::path> program{app_jar};
+    for (const std::string& jar : library.jars) program.push_back(kCorpus / "libs" / jar);
+    if (setting.desugar) {
+      const fs::path desugared = work / "desugared.jar";
+      std::string d8 = "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") +
+                       " com.android.tools.r8.D8 --classfile --min-api 21 --lib " + kJavaHome + " --output " +
+                       quote(desugared);
+      for (const fs::path& jar : program) d8 += " " + quote(jar);
+      for (const std::string& jar : other_jars) d8 += " --classpath " + quote(kCorpus / "libs" / jar);
+      if (auto out = run(d8); !out) return out.error();
+      program = {desugared};
+    }
     if (setting.tool == Tool::kR8) {
       command = "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") +
                 " com.android.tools.r8.R8 --classfile --release --lib " + kJavaHome + " --output " + quote(out_jar) +
-                " --pg-conf " + quote(work / "rules.pro") + " --pg-map-output " + quote(mapping) + " " +
-                quote(dir_ / "app.jar");
-      for (const std::string& jar : library.jars) command += " " + quote(kCorpus / "libs" / jar);
+                " --pg-conf " + quote(work / "rules.pro") + " --pg-map-output " + quote(mapping);
+      for (const fs::path& jar : program) command += " " + quote(jar);
       for (const std::string& jar : other_jars) command += " --lib " + quote(kCorpus / "libs" / jar);
     } else {
       std::ofstream config(work / "proguard.pro");
-      config << "-injars " << (dir_ / "app.jar").string() << "\n";
-      for (const std::string& jar : library.jars)
-        config << "-injars " << (kCorpus / "libs" / jar).string() << "(!META-INF/**)\n";
+      for (size_t i = 0; i < program.size(); ++i) {
+        // The libraries' META-INF (their own keep rules, service files) stays out.
+        config << "-injars " << program[i].string() << (i == 0 ? "" : "(!META-INF/**)") << "\n";
+      }
       if (setting.tool == Tool::kProguard6) {
         auto jdk = proguard6Library();
         if (!jdk) return jdk.error();
@@ -214,8 +303,8 @@ class Corpus {
       command = "java -cp " + quote(jars) + "'/*' proguard.ProGuard @" + quote(work / "proguard.pro");
     }
     if (auto out = run(command); !out) return out.error();
-    auto original =
-        run("java -cp " + quote(dir_ / "classes") + ":'" + all_jars_ + "' " + library.main_class + " " + library.args);
+    auto original = run("java -cp " + quote(classes(library.language)) + ":'" +
+                        jarList(languageJars(library.language)) + "' " + library.main_class + " " + library.args);
     if (!original) return original.error();
     auto obfuscated =
         run("java -cp " + quote(out_jar) + ":'" + jarList(other_jars) + "' " + library.main_class + " " + library.args);
@@ -238,6 +327,14 @@ class Corpus {
     std::ofstream(work / "restored.txt") << restored;
     std::ofstream(work / "original.txt") << *original;
     std::ofstream(work / "reference.txt") << *reference;
+    if (const char* keep = std::getenv("RESTACK_JAVA_CORPUS_KEEP")) {
+      const fs::path kept = fs::path(keep) / build;
+      fs::create_directories(kept);
+      for (const auto& entry : fs::directory_iterator(work)) {
+        if (entry.is_regular_file())
+          fs::copy_file(entry.path(), kept / entry.path().filename(), fs::copy_options::overwrite_existing);
+      }
+    }
 
     auto expected = scenarios(*original);
     auto ours = scenarios(restored);
@@ -280,21 +377,19 @@ class Corpus {
 
  private:
   fs::path dir_;
-  std::string all_jars_;
   size_t reference_only_ = 0;
 };
 
 TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceRetraceDoes) {
   const bool tools = fs::exists(kDeps / "proguard/lib") && fs::exists(kCorpus / "libs") &&
-                     fs::exists(kCorpus / "proguard6") && fs::exists(kCorpus / "r8");
+                     fs::exists(kCorpus / "proguard6") && fs::exists(kCorpus / "r8") &&
+                     fs::exists(kCorpus / "kotlinc") && fs::exists(kCorpus / "libs/kotlin-stdlib-2.4.21.jar");
   ASSERT_TRUE(tools) << "jars missing in " << kDeps
                      << ": run scripts/setup.sh (scripts/setup.d/proguard.sh, scripts/setup.d/java_corpus.sh)";
   const char* mode = std::getenv("RESTACK_JAVA_CORPUS");
   const bool full = mode != nullptr && std::string_view(mode) == "full";
   RetraceHarness harness;
   Corpus corpus(harness.dir() / "corpus");
-  auto compiled = corpus.compile();
-  ASSERT_TRUE(compiled) << compiled.error().message();
   Counts sum;
   std::string table;
   std::string misses;
