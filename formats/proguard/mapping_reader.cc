@@ -102,6 +102,10 @@ bool isDesugaredLambdaClass(std::string_view original_name, std::string_view sou
          simple.find("$$Lambda$") != std::string_view::npos;
 }
 
+bool isDesugaredLambdaForwarder(std::string_view method_name) {
+  return method_name.starts_with("$r8$lambda$");
+}
+
 uint32_t parseMapVersion(std::string_view text) {
   size_t dot = text.find('.');
   auto major = parseLine(text.substr(0, dot));
@@ -431,9 +435,16 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
 }
 
 void MappingReader::finishClass(ClassMapping& out) const {
-  if (options_.hide_desugared_lambda_frames && !writtenByR8() &&
-      isDesugaredLambdaClass(out.original_name, out.source_file)) {
-    out.synthesized = true;
+  if (options_.hide_desugared_lambda_frames) {
+    // R8 marks the synthetics it makes (and whether its markers count depends on the map
+    // version), but not those D8 made before it: a class whose source file D8 named.
+    if (writtenByR8() ? out.source_file == "D8$$SyntheticClass"
+                      : isDesugaredLambdaClass(out.original_name, out.source_file)) {
+      out.synthesized = true;
+    }
+    for (MethodMapping& method : out.methods) {
+      if (isDesugaredLambdaForwarder(method.signature.name)) method.synthesized = true;
+    }
   }
   // "A method is either synthesized or not": a synthesized (or outline) marker under one line of
   // a method applies to every line of that method, so that a frame at any position is treated

@@ -39,9 +39,14 @@ struct MappingReaderOptions {
   // their descriptor (see restoreSpecializedName). Mappings of R8, which never does this, are
   // left as they are. Default true.
   bool restore_specialized_names = true;
-  // Mark the lambda classes a desugarer made (isDesugaredLambdaClass) as synthesized in mappings
-  // not written by R8 (R8 marks its own), so that their frames are dropped as R8's are: the JVM
-  // never prints the frame of a lambda's proxy class, only the lambda body's. Default true.
+  // Mark the lambda classes a desugarer made (isDesugaredLambdaClass) and the methods it added to
+  // reach a lambda's body from them (isDesugaredLambdaForwarder) as synthesized, so that their
+  // frames are dropped as R8's marked ones are: the JVM never prints the frame of a lambda's
+  // proxy class, only the lambda body's. R8 marks the synthetics it makes itself, but neither
+  // ProGuard nor R8 marks those D8 made before them (classes desugared by D8 first: the Android
+  // Gradle plugin's order before R8, or a library shipped desugared): in R8's mappings only the
+  // classes whose source file D8 named "D8$$SyntheticClass", and the forwarders, are marked.
+  // Default true.
   bool hide_desugared_lambda_frames = true;
 };
 
@@ -109,6 +114,12 @@ std::string_view restoreSpecializedName(std::string_view name);
 // ProGuard run on desugared classes (the Android Gradle plugin before R8) keeps them as ordinary
 // classes in its mapping, so their proxy frames ("run", no line) would otherwise be restored.
 bool isDesugaredLambdaClass(std::string_view original_name, std::string_view source_file);
+
+// A static method D8/R8's desugaring adds to a class so that its lambda classes can call a
+// private lambda body: "$r8$lambda$<hash of the lambda>" (every Kotlin lambda compiled to
+// invokedynamic gets one). Its frame sits between the lambda class's and the body's; the
+// original program never ran it.
+bool isDesugaredLambdaForwarder(std::string_view method_name);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
 // versions are treated as newer than anything supported.

@@ -271,11 +271,38 @@ Status classNamePair(std::string_view message, MessageRestorer& restorer, std::v
   return Status::ok();
 }
 
+// Enum.valueOf: "No enum constant <canonical class name>.<constant>". The constant is the text
+// the app passed, never renamed; the class is printed by its canonical name, which spells a
+// nested class's '$' as '.', so a nested enum is tried with the dots before its last one turned
+// back into '$', innermost first ("a.b.c" -> "a.b.c", then "a.b$c", then "a$b$c").
+Status enumConstant(std::string_view message, MessageRestorer& restorer, std::vector<Edit>& edits) {
+  static constexpr std::string_view kShape = "No enum constant ";
+  if (!message.starts_with(kShape)) return Status::ok();
+  const std::string_view reference = message.substr(kShape.size());
+  const size_t last_dot = reference.rfind('.');
+  if (last_dot == std::string_view::npos || last_dot == 0) return Status::ok();
+  std::string candidate(reference.substr(0, last_dot));
+  for (size_t dot = candidate.size();;) {
+    auto restored = restorer.type(candidate);
+    if (!restored) return restored.error();
+    if (*restored) {
+      std::string canonical = std::move(**restored);
+      std::replace(canonical.begin(), canonical.end(), '$', '.');
+      edits.push_back({kShape.size(), last_dot, std::move(canonical)});
+      return Status::ok();
+    }
+    dot = candidate.rfind('.', dot - 1);
+    if (dot == std::string::npos || dot == 0) return Status::ok();
+    candidate[dot] = '$';
+  }
+}
+
 }  // namespace
 
 Expected<std::optional<std::string>> restoreExceptionMessage(std::string_view message, const ClassLookup& lookup) {
   // Cheap rejection first: most messages have none of the shapes.
   const bool candidate = message.starts_with("Attempt to ") || message.starts_with("Cannot ") ||
+                         message.starts_with("No enum constant ") ||
                          message.find(" cannot be ") != std::string_view::npos;
   if (!candidate) return MaybeText();
   MessageRestorer restorer(lookup);
@@ -283,6 +310,7 @@ Expected<std::optional<std::string>> restoreExceptionMessage(std::string_view me
   RESTACK_RETURN_IF_ERROR(artNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(hotspotNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(classNamePair(message, restorer, edits));
+  RESTACK_RETURN_IF_ERROR(enumConstant(message, restorer, edits));
   if (edits.empty()) return MaybeText();
   // Apply left to right; overlapping edits (the same token found twice) keep the first.
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.from < b.from; });

@@ -19,6 +19,9 @@
 //          "a.b[]" included)
 //   ArrayStoreException
 //     "a.b cannot be stored in an array of type c.d[]"              (Android)
+//   IllegalArgumentException of Enum.valueOf (JVM and Android; Kotlin's enumValueOf too)
+//     "No enum constant a.b.FAST" -> "No enum constant com.shop.Mode.FAST" (a nested enum's
+//     '$' printed as '.', as the class's canonical name spells it)
 //
 // A method name is restored only when every mapping of that obfuscated name in the class names
 // the same original method; otherwise the obfuscated name is kept (a message cannot carry

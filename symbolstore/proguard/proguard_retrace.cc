@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "formats/proguard/mapping_reader.h"
+
 namespace restack::proguard {
 namespace {
 
@@ -89,7 +91,8 @@ std::optional<uint32_t> frameLine(const RangeRecord& range, std::optional<uint32
 }
 
 // The outermost frame of a chain is dropped when its method is synthesized or an outline, or
-// when it is a method of a class synthesized as a whole (not one moved there from elsewhere).
+// when it is a method of a class synthesized as a whole (not one moved there from elsewhere);
+// an inlined frame when its method is synthesized.
 bool dropsOutermost(const ClassRecord& record, const RangeRecord& outermost) {
   return outermost.synthesized || outermost.outline || (record.synthesized && record.strings[outermost.holder].empty());
 }
@@ -255,6 +258,14 @@ void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method
         for (size_t i = remove_inner; i < count; ++i) {
           if (i + 1 == count && dropsOutermost(record, outermost)) break;
           const RangeRecord& range = ranges[i];
+          // An inlined synthesized method (D8's "$r8$lambda$" forwarder inlined into its lambda
+          // class, a backported library method) is not a frame of the program either; R8's
+          // retrace visits only the frames not compiler-synthesized. Nor is a lambda class's
+          // method inlined elsewhere (the class itself may be gone from the mapping).
+          if (i + 1 < count && (range.synthesized || (!record.strings[range.holder].empty() &&
+                                                      isDesugaredLambdaClass(record.strings[range.holder], "")))) {
+            continue;
+          }
           RetracedFrame frame;
           frame.holder = record.holderOf(range);
           frame.method = record.strings[range.name];

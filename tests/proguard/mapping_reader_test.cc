@@ -162,7 +162,7 @@ TEST(MappingReader, RestoresProguardSpecializedMethodNames) {
 
 // Lambda classes of desugarers are hidden frames' classes: marked synthesized in mappings other
 // than R8's (which marks its own, and whose unmarked ones the R8 specification prints).
-TEST(MappingReader, DesugaredLambdaClassesAreSynthesizedOutsideR8Mappings) {
+TEST(MappingReader, DesugaredLambdaClassesAreSynthesized) {
   EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$ExternalSyntheticLambda2", ""));
   EXPECT_TRUE(isDesugaredLambdaClass("org.app.-$$Lambda$Main$3xYz", ""));
   EXPECT_TRUE(isDesugaredLambdaClass("org.app.Main$$Lambda$0", ""));
@@ -179,11 +179,39 @@ TEST(MappingReader, DesugaredLambdaClassesAreSynthesizedOutsideR8Mappings) {
   ASSERT_EQ(classes.size(), 2u);
   EXPECT_TRUE(classes[0].synthesized);
   EXPECT_FALSE(classes[1].synthesized);
-  const std::string r8 = "# compiler: R8\n" + proguard;
+  // R8 marks the synthetics it makes; one whose source file D8 named was made by D8 before R8
+  // ran, which R8 leaves unmarked. A lambda class of R8's own without a marker stays as R8
+  // treats it (its markers count only from map version 1.0).
+  const std::string r8 = "# compiler: R8\n" + proguard +
+                         "org.restack.demo.Cart$$ExternalSyntheticLambda0 -> org.restack.demo.e:\n"
+                         "# {\"fileName\":\"Cart.java\",\"id\":\"sourceFile\"}\n"
+                         "    void run() -> run\n";
   MappingReader r8_reader(r8);
   auto r8_classes = readAll(r8, r8_reader);
-  ASSERT_EQ(r8_classes.size(), 2u);
-  EXPECT_FALSE(r8_classes[0].synthesized);
+  ASSERT_EQ(r8_classes.size(), 3u);
+  EXPECT_TRUE(r8_classes[0].synthesized);
+  EXPECT_FALSE(r8_classes[1].synthesized);
+  EXPECT_FALSE(r8_classes[2].synthesized);
+}
+
+// D8's forwarders to a private lambda body ("$r8$lambda$<hash>", every Kotlin lambda after D8)
+// are synthesized whoever wrote the mapping.
+TEST(MappingReader, DesugaredLambdaForwardersAreSynthesized) {
+  EXPECT_TRUE(isDesugaredLambdaForwarder("$r8$lambda$3I5YQ6VVlv5xpTP89Uzz0MrgrfI"));
+  EXPECT_FALSE(isDesugaredLambdaForwarder("scenarios$lambda$0"));
+  EXPECT_FALSE(isDesugaredLambdaForwarder("lambda$main$0"));
+  for (const std::string compiler : {"", "# compiler: R8\n"}) {
+    const std::string text = compiler +
+                             "org.app.MainKt -> a:\n"
+                             "    1:1:void $r8$lambda$3I5YQ6VVlv5xpTP89Uzz0MrgrfI():0:0 -> b\n"
+                             "    2:2:void scenarios$lambda$0():27:27 -> c\n";
+    MappingReader reader(text);
+    auto classes = readAll(text, reader);
+    ASSERT_EQ(classes.size(), 1u);
+    ASSERT_EQ(classes[0].methods.size(), 2u);
+    EXPECT_TRUE(classes[0].methods[0].synthesized) << compiler;
+    EXPECT_FALSE(classes[0].methods[1].synthesized) << compiler;
+  }
 }
 
 struct MalformedCase {

@@ -212,7 +212,8 @@ const SpecCase kCases[] = {
      lines({"org.shop.Cart -> q.a:", "    org.shop.Item first -> a", "    org.shop.Item last -> b",
             "    int count -> c", "    1:1:org.shop.Item get(int):10:10 -> a",
             "    2:2:org.shop.Item get(int,boolean):11:11 -> b", "    3:3:void clear():12:12 -> b",
-            "org.shop.Item -> q.b:", "    4:4:java.lang.String name():20:20 -> a", "org.shop.Basket -> q.c:"}),
+            "org.shop.Item -> q.b:", "    4:4:java.lang.String name():20:20 -> a",
+            "org.shop.Basket -> q.c:", "org.shop.Mode -> q.d:", "org.shop.Outer$Kind -> org.shop.Outer$a:"}),
      lines({"java.lang.NullPointerException: Attempt to invoke virtual method 'java.lang.String q.b.a()' on a null "
             "object reference",
             "Caused by: java.lang.NullPointerException: Attempt to invoke interface method 'q.b q.a.a(int)' on a null "
@@ -228,6 +229,9 @@ const SpecCase kCases[] = {
             "unnamed module of loader 'app')",
             "Caused by: java.lang.ClassCastException: [Lq.a; cannot be cast to q.c[]",
             "Caused by: java.lang.ArrayStoreException: q.a cannot be stored in an array of type q.c[]",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant q.d.FAST",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant org.shop.Outer.a.BIG",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant q.z.FAST",
             "Caused by: java.lang.IllegalStateException: q.a is not a class name here, nor is q.c"}),
      lines({"java.lang.NullPointerException: Attempt to invoke virtual method 'java.lang.String org.shop.Item.name()' "
             "on a null "
@@ -251,6 +255,9 @@ const SpecCase kCases[] = {
             "Caused by: java.lang.ClassCastException: [Lorg.shop.Cart; cannot be cast to org.shop.Basket[]",
             "Caused by: java.lang.ArrayStoreException: org.shop.Cart cannot be stored in an array of type "
             "org.shop.Basket[]",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant org.shop.Mode.FAST",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant org.shop.Outer.Kind.BIG",
+            "Caused by: java.lang.IllegalArgumentException: No enum constant q.z.FAST",
             "Caused by: java.lang.IllegalStateException: q.a is not a class name here, nor is q.c"})},
     {"native_method_and_module_prefix", lines({"org.app.Jni -> ab:", "    void call() -> a"}),
      lines({"\tat ab.a(Native Method)"}), lines({"\tat org.app.Jni.call(Native Method)"})},
