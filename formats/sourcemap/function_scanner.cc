@@ -203,6 +203,10 @@ class Tokenizer {
 
 enum class ScopeKind { kBlock, kFunction, kClass, kArrowExpression };
 
+// The name of code outside every function: a script's or module's top level, and the functions
+// a bundler wrote around a module's top-level code.
+constexpr std::string_view kModuleCode = "<global>";
+
 struct Scope {
   ScopeKind kind;
   std::string name;  // function or class name
@@ -283,7 +287,7 @@ class FunctionMapBuilder {
         brackets.pop_back();
       }
     }
-    scope_names_.push_back("<global>");
+    scope_names_.push_back(std::string(kModuleCode));
     scope_inferred_.push_back(false);
     contexts_.push_back({SIZE_MAX, {}});
   }
@@ -560,7 +564,11 @@ class FunctionMapBuilder {
     if (!rename_ || !invokedWhereWritten(body)) return kAnonymous;
     size_t call = close_brace_[body] + 1;
     if (is(call, ")")) ++call;
-    std::string name = rename_(tokens_[call].line, tokens_[call].column, {});
+    // The renamer gives "(" back when the map names nothing there, "" when the bundler wrote the
+    // call (rollup's commonjs plugin calling the wrapper it put around a module).
+    std::string name = rename_(tokens_[call].line, tokens_[call].column, "(");
+    if (name == "(") return kAnonymous;
+    if (name.empty()) return std::string(kModuleCode);
     // A member call ("f0.entry0(x)" with f0 a module namespace, as rollup records the callee it
     // rewrote) called the function its last part names.
     if (const size_t dot = name.rfind('.'); dot != std::string::npos) name.erase(0, dot + 1);
@@ -711,8 +719,11 @@ class FunctionMapBuilder {
     if (is(key, "*")) ++key;
     if (key < end && synthesized(key)) {
       // A key the bundler wrote (webpack's module table `{564: (module) => {…}}`): the function
-      // holds a module's top-level code, which the original run shows without a name.
-      infer("");
+      // holds a module's top-level code, which the original run shows as such ("<global>").
+      for (const Pending& pending : contexts_.back().pending) {
+        if (pending.inferable) scope_names_[pending.id] = std::string(kModuleCode);
+      }
+      contexts_.back().pending.clear();
       return;
     }
     std::vector<InferredPart> parts;
@@ -898,7 +909,10 @@ class FunctionMapBuilder {
         } else if (before != SIZE_MAX && isIdent(before) && before > 0 &&
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
-          scope.name = textOf(before);
+          // A declaration the bundler wrote around a module (rollup's commonjs "function
+          // requireMain () {…}") holds that module's top-level code, which the original run
+          // shows without a name.
+          scope.name = synthesized(before) ? std::string(kModuleCode) : textOf(before);
           start = is(before - 1, "*") ? before - 2 : before - 1;
           if (start > 0 && is(start - 1, "async")) --start;
         } else if (before != SIZE_MAX && (isIdent(before) || is(before, "]")) &&

@@ -50,8 +50,10 @@ using TokenRenamer = std::function<std::string(uint32_t line, uint32_t column, s
 // name goes through it: scanning a minified file then yields its function scopes (positions in
 // the minified file) named as the original source names them. An anonymous function invoked
 // where it is written ("function(n){…}(x)", a function a minifier inlined at its only call) is
-// then named by rename(line, column, "") at the invoking '(' (the callee the original called),
-// its last dotted part; "" leaves it "<anonymous>".
+// then named by rename(line, column, "(") at the invoking '(' (the callee the original called),
+// its last dotted part; "(" back leaves it "<anonymous>", "" (a call the bundler wrote) names it
+// "<global>", as is a declared function whose name the renamer says the bundler wrote: it holds
+// a module's top-level code.
 FunctionMap inferFunctionMap(std::string_view source, const TokenRenamer& rename = {});
 
 }  // namespace restack::sourcemap

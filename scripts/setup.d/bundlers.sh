@@ -5,9 +5,13 @@
 #                            driven through its Node API, so webpack-cli is not needed
 #   rollup                   rollup 4 (its native binary comes as an optional npm dependency)
 #   @rollup/plugin-terser    rollup's own minifier plugin
+#   @rollup/plugin-commonjs, @rollup/plugin-node-resolve, @rollup/plugin-json
+#                            rollup bundling CommonJS programs with npm packages (which
+#                            require JSON files too; tests/sourcemap/js_names_accuracy_test.cc)
 # Sourced by scripts/setup.sh with `set -euo pipefail` and cwd = repo root. Idempotent: returns at
 # once when the stamp of the pinned versions is present. Needs node and npm.
-bundlers_packages=(webpack@5.102.1 rollup@4.52.5 @rollup/plugin-terser@0.4.4)
+bundlers_packages=(webpack@5.102.1 rollup@4.52.5 @rollup/plugin-terser@0.4.4 @rollup/plugin-commonjs@29.0.3
+  @rollup/plugin-node-resolve@16.0.3 @rollup/plugin-json@6.1.0)
 bundlers_dir=.deps/bundlers
 bundlers_stamp="$bundlers_dir/.bundlers-$(echo "${bundlers_packages[*]}" | md5sum | cut -c1-12)"
 

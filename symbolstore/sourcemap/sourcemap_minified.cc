@@ -30,22 +30,27 @@ constexpr uint32_t kMaxSectionDepth = 8;
 // The map's named segments: generated position (positionKey) -> names entry.
 struct NamedPositions {
   std::vector<std::string> names;
-  std::vector<std::pair<uint64_t, uint32_t>> at;  // sorted by position
-  std::vector<uint64_t> unmapped;                 // positions of segments without a source, sorted
-  std::vector<uint64_t> mapped;                   // positions of segments with one, sorted
+  std::vector<std::pair<uint64_t, uint32_t>> at;     // sorted by position
+  std::vector<uint64_t> unmapped;                    // positions of segments without a source, sorted
+  std::vector<std::pair<uint64_t, int32_t>> mapped;  // positions of segments with one and their source, sorted
 
   // True when (line, column) is code the bundler or minifier wrote: the segment covering it has no
   // source, or no segment of its line starts at or before it (webpack's runtime ahead of the
-  // first module).
+  // first module), or no segment starts at it and the segments around it come from different
+  // sources or none follows (the glue between two modules or after the last: rollup's commonjs
+  // wrapper "function requireMain () {…}" and its call have no mapping, so a minifier's chained
+  // map covers them with the previous module's last segment).
   bool synthesized(uint32_t line, uint32_t column) const {
     const uint64_t wanted = key(line, column);
     const uint64_t line_start = key(line, 0);
     auto last_unmapped = std::upper_bound(unmapped.begin(), unmapped.end(), wanted);
-    auto last_mapped = std::upper_bound(mapped.begin(), mapped.end(), wanted);
-    const bool mapped_on_line = last_mapped != mapped.begin() && *std::prev(last_mapped) >= line_start;
+    auto next_mapped = std::upper_bound(mapped.begin(), mapped.end(), std::make_pair(wanted, INT32_MAX));
+    const bool mapped_on_line = next_mapped != mapped.begin() && std::prev(next_mapped)->first >= line_start;
     const bool unmapped_on_line = last_unmapped != unmapped.begin() && *std::prev(last_unmapped) >= line_start;
     if (!mapped_on_line) return unmapped_on_line || !mapped.empty();
-    return unmapped_on_line && *std::prev(last_mapped) < *std::prev(last_unmapped);
+    const auto& covering = *std::prev(next_mapped);
+    if (unmapped_on_line && covering.first < *std::prev(last_unmapped)) return true;
+    return covering.first != wanted && (next_mapped == mapped.end() || next_mapped->second != covering.second);
   }
 
   static uint64_t key(uint32_t line, uint32_t column) { return (static_cast<uint64_t>(line) << 32) | column; }
@@ -132,10 +137,18 @@ Status collectNames(SymbolStore& store, uint64_t map_id, NamedPositions& out) {
     auto chunk = decodeChunk(it->value().ToStringView(), line, column);
     if (!chunk) return chunk.error();
     for (const Segment& segment : chunk->segments) {
-      (segment.source < 0 ? out.unmapped : out.mapped).push_back(NamedPositions::key(segment.line, segment.column));
-      if (segment.name < 0 || static_cast<size_t>(segment.name) >= chunk->names.size()) continue;
+      const uint64_t position = NamedPositions::key(segment.line, segment.column);
       auto url = urlOf(segment.source);
       if (!url) return url.error();
+      // Rollup's commonjs plugin maps the code it writes around a CommonJS module (the entry's
+      // "requireMain" call, export objects) to modules of its own, "main.js?commonjs-entry",
+      // "…?commonjs-proxy", "…?commonjs-exports": no source file holds that code.
+      if (segment.source < 0 || url->find("?commonjs-") != std::string_view::npos) {
+        out.unmapped.push_back(position);
+        continue;
+      }
+      out.mapped.emplace_back(position, segment.source);
+      if (segment.name < 0 || static_cast<size_t>(segment.name) >= chunk->names.size()) continue;
       out.at.emplace_back(NamedPositions::key(segment.line, segment.column), static_cast<uint32_t>(out.names.size()));
       out.names.push_back(withoutConcatenationPrefix(chunk->names[segment.name], *url));
     }
@@ -235,7 +248,7 @@ Status nameMap(SymbolStore& store, uint64_t map_id, std::string_view text, uint3
     };
     for (auto& entry : names.at) shift(entry.first);
     for (uint64_t& position : names.unmapped) shift(position);
-    for (uint64_t& position : names.mapped) shift(position);
+    for (auto& entry : names.mapped) shift(entry.first);
     const sourcemap::FunctionMap functions = nameScopes(text, names);
     batch.Put(store.family(sourcemap_records::kSourcemapFamily), generatedFunctionsKey(*section.child),
               encodeGeneratedFunctions(

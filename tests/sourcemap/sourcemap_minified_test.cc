@@ -319,7 +319,19 @@ TEST(FunctionScannerV8Names, AccessorsPrototypeAndRenamedTokens) {
       "e.validateInternal=function(t){return t},e=function(){return 1};function e(){return 2}", synthesized_e);
   EXPECT_EQ(*exported.enclosing(1, 31), "validateInternal");
   EXPECT_EQ(*exported.enclosing(1, 54), "e");
-  EXPECT_EQ(*exported.enclosing(1, 77), "e");
+  // A declaration whose name the map records no source for is a function the bundler wrote
+  // around a module (rollup's commonjs "function requireMain () {…}", minified): it holds that
+  // module's top-level code, "<global>" as the original run shows it.
+  EXPECT_EQ(*exported.enclosing(1, 77), "<global>");
+  // So does a function invoked where it is written by a call the bundler wrote ("" at the call),
+  // while a call the map names nothing at ("(" back) leaves it anonymous.
+  const std::string wrapped = "var w=function(){f()}(),v=function(){g()}();";
+  const sourcemap::FunctionMap calls =
+      sourcemap::inferFunctionMap(wrapped, [&](uint32_t, uint32_t at, std::string_view text) {
+        return at == wrapped.find("(),v") ? std::string() : std::string(text);
+      });
+  EXPECT_EQ(*calls.enclosing(1, wrapped.find("f()")), "<global>");
+  EXPECT_EQ(*calls.enclosing(1, wrapped.find("g()")), "<anonymous>");
 }
 
 }  // namespace
