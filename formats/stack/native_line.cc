@@ -31,11 +31,14 @@ size_t matchingClose(std::string_view text, char open, char close) {
 bool readAndroid(std::string_view rest, std::optional<uint32_t> index, NativeFrameLine& frame) {
   std::string_view pc_word = scan::takeToken(rest);
   if (pc_word != "pc") return false;
-  auto address = scan::parseHex(scan::takeToken(rest));
+  const std::string_view address_text = scan::takeToken(rest);
+  auto address = scan::parseHex(address_text);
   if (!address) return false;
   rest = scan::trimLeft(rest);
   frame.frame_index = index;
   frame.address = *address;
+  // libunwindstack's own form: "#NN pc" and the pc in bare hex (the SDK form writes "0x").
+  frame.call_site_pc = index.has_value() && !address_text.starts_with("0x") && !address_text.starts_with("0X");
   // The path runs up to " (" or " [" (paths with spaces are rare but exist on some vendors).
   size_t path_end = rest.size();
   for (size_t i = 0; i + 1 < rest.size(); ++i) {

@@ -1,7 +1,9 @@
 // `restack symbolicate` on native crash reports of real builds, compared frame by frame with
 // llvm-symbolizer on the same binaries. arm64 code cannot run here, so the reports are written
-// the way debuggerd and Apple's ReportCrash lay them out, with real return addresses: every
-// call instruction of the build (llvm-objdump), plus the address after it.
+// the way debuggerd and Apple's ReportCrash lay them out, from every call instruction of the
+// build (llvm-objdump): Apple prints the address after it (a return address), debuggerd the
+// call instruction itself (libunwindstack takes 4 off every caller frame's return address on
+// arm64).
 //   - Android: an aarch64 .so (clang -O2, inlining) and a tombstone of its frames by BuildId.
 //   - Apple: an arm64 iOS executable and its dSYM (dsymutil), and a .crash report whose frames
 //     are placed through its Binary Images section (load address and UUID).
@@ -82,14 +84,11 @@ std::vector<uint64_t> returnAddresses(const std::string& binary) {
 }
 
 // llvm-symbolizer --inlines at each address, as "function basename:line" lines, innermost
-// first, one block per address. Return addresses are looked up at address - 1; the first frame
-// of a thread is its current pc when `first_is_pc`, and is looked up as it is.
-std::vector<std::vector<std::string>> reference(const std::string& object, const std::vector<uint64_t>& addresses,
-                                                bool first_is_pc) {
+// first, one block per address. `lookups` are the addresses to ask for: a return address less
+// one, a pc as it is.
+std::vector<std::vector<std::string>> reference(const std::string& object, const std::vector<uint64_t>& lookups) {
   std::string query;
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    query += "0x" + hex(addresses[i] - (i == 0 && first_is_pc ? 0 : 1)) + "\n";
-  }
+  for (uint64_t address : lookups) query += "0x" + hex(address) + "\n";
   const std::string folder = std::filesystem::path(object).parent_path().string();
   writeTextFile(folder + "/addresses.txt", query);
   auto ran = runCommand("llvm-symbolizer-19 --inlines --functions=linkage --obj=" + shellQuote(object), "",
@@ -173,8 +172,12 @@ TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
   auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
   std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
   ASSERT_EQ(build_id.size(), 40u) << notes.output;
+  // As Android's unwinder (libunwindstack) prints caller frames: the return address less the
+  // size of the call instruction, 4 on arm64, so the pc is the `bl` itself. ndk-stack hands that
+  // pc to llvm-symbolizer as it is.
   std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
   ASSERT_GE(addresses.size(), 3u);
+  for (uint64_t& address : addresses) address -= 4;
 
   std::string tombstone =
       "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
@@ -190,8 +193,7 @@ TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
   auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
                              root + "/tombstone.txt", false);
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses, false)))
-      << restored.output;
+  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
   EXPECT_NE(restored.output.find("SIGSEGV: SEGV_MAPERR, fault addr 0x8"), std::string::npos) << restored.output;
 }
 
@@ -255,7 +257,9 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
   auto restored =
       runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", root, root + "/Cart.crash", false);
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  const std::vector<std::string> expected = flatten(reference(dwarf, addresses, true));
+  std::vector<uint64_t> lookups = addresses;  // the first frame is the pc, the others return addresses
+  for (size_t i = 1; i < lookups.size(); ++i) lookups[i] -= 1;
+  const std::vector<std::string> expected = flatten(reference(dwarf, lookups));
   EXPECT_EQ(restoredFrames(restored.output, "Thread 0"), expected) << restored.output << report;  // the backtrace
   EXPECT_EQ(restoredFrames(restored.output, "Thread 1"), expected) << restored.output << report;
 }

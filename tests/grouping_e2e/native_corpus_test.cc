@@ -232,8 +232,11 @@ void onCrash(int signal, siginfo_t* info, void* context) {
     Image image;
     image.address = reinterpret_cast<uintptr_t>(frames[i]);
     dl_iterate_phdr(findImage, &image);
+    // As Android's unwinder prints them: a caller frame's return address less the size of the
+    // call instruction (4 on aarch64), the crashing frame's pc as it is.
     snprintf(line, sizeof line, "      #%02d pc %016lx  %s (BuildId: %s)\n", i - first,
-             static_cast<unsigned long>(image.address - image.bias), image.path, image.build_id);
+             static_cast<unsigned long>(image.address - image.bias - (i > first ? 4 : 0)), image.path,
+             image.build_id);
     say(line);
   }
   say("=== end\n");

@@ -4,11 +4,11 @@
 // build 2 adds a padding file linked first, compiles an unrelated file (util.cc) at -O0 instead
 // of -O2, and moves the image base, so every address and the GNU build id change. Nothing here
 // can run aarch64 code, so the crash stacks are computed from the real binaries: the crashing
-// pc is an instruction the line table puts on the crash line, every caller frame the return
-// address after the real `bl` to its callee (llvm-objdump-19 -d -l), exactly what an unwinder
-// would report. They travel as tombstone lines ("#00 pc … libshop.so (BuildId: …)") under a
-// JNI entry and two system frames whose symbols were never uploaded. Each build's .so is
-// ingested with ingestUpload; EventProcessor::process restores and fingerprints the events.
+// pc is an instruction the line table puts on the crash line, every caller frame the real `bl`
+// to its callee (llvm-objdump-19 -d -l), exactly what Android's unwinder reports. They travel as
+// tombstone lines ("#00 pc … libshop.so (BuildId: …)") under a JNI entry and two system frames
+// whose symbols were never uploaded. Each build's .so is ingested with ingestUpload;
+// EventProcessor::process restores and fingerprints the events.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,12 +158,13 @@ struct NativeBuild {
     ADD_FAILURE() << "no load on line " << line << " in " << function;
     return 0;
   }
-  // The return address a frame of `caller` holds while `callee` runs.
-  uint64_t returnAddress(const std::string& caller, const std::string& callee) const {
+  // The pc a tombstone prints for a frame of `caller` while `callee` runs: Android's unwinder
+  // takes the call instruction's size off the return address, so it is the `bl` itself.
+  uint64_t callSite(const std::string& caller, const std::string& callee) const {
     for (const Instruction& instruction : code) {
       if (instruction.function.starts_with(caller) && instruction.mnemonic == "bl" &&
           instruction.operands.find("<" + callee) != std::string::npos) {
-        return instruction.address + 4;
+        return instruction.address;
       }
     }
     ADD_FAILURE() << "no call from " << caller << " to " << callee;
@@ -241,20 +242,20 @@ class NativeEndToEnd : public ::testing::Test {
     const std::string run = "Java_com_shop_NativeBridge_run";
     if (scenario == "feed") {
       return {build.crashSite("shop::cart::priceCart(", total_line),
-              build.returnAddress("shop::screens::refresh(", "shop::cart::priceCart("),
-              build.returnAddress("shop::screens::feed(", "shop::screens::refresh("),
-              build.returnAddress(run, "shop::screens::feed(")};
+              build.callSite("shop::screens::refresh(", "shop::cart::priceCart("),
+              build.callSite("shop::screens::feed(", "shop::screens::refresh("),
+              build.callSite(run, "shop::screens::feed(")};
     }
     if (scenario == "search") {
       return {build.crashSite("shop::cart::priceCart(", total_line),
-              build.returnAddress("shop::screens::refresh(", "shop::cart::priceCart("),
-              build.returnAddress("shop::screens::searchResults(", "shop::screens::refresh("),
-              build.returnAddress("shop::screens::search(", "shop::screens::searchResults("),
-              build.returnAddress(run, "shop::screens::search(")};
+              build.callSite("shop::screens::refresh(", "shop::cart::priceCart("),
+              build.callSite("shop::screens::searchResults(", "shop::screens::refresh("),
+              build.callSite("shop::screens::search(", "shop::screens::searchResults("),
+              build.callSite(run, "shop::screens::search(")};
     }
     return {build.crashSite("shop::checkout::pay(", pay_line),
-            build.returnAddress("shop::screens::checkout(", "shop::checkout::pay("),
-            build.returnAddress(run, "shop::screens::checkout(")};
+            build.callSite("shop::screens::checkout(", "shop::checkout::pay("),
+            build.callSite(run, "shop::screens::checkout(")};
   }
 
   // With `tombstone_header`, the event states no exception: the stack text starts with the

@@ -149,11 +149,12 @@ class RustEndToEnd : public ::testing::Test {
         build_id = "(BuildId: " + build.build_id + ")";
       }
       if (!started) continue;  // the handler itself and the signal trampoline
-      char number_text[8];
-      snprintf(number_text, sizeof number_text, "#%02d", index++);
-      out.stack += "      " + std::string(number_text) + " pc " +
-                   std::string(16 - std::min<size_t>(16, offset.size()), '0') + offset + "  " + device_path + " " +
-                   build_id + "\n";
+      // As Android's unwinder prints them: a caller frame's return address less the size of the
+      // call instruction it takes on x86-64 (1), the first frame's pc as it is.
+      char text[64];
+      snprintf(text, sizeof text, "#%02d pc %016llx", index, std::stoull(offset, nullptr, 16) - (index > 0 ? 1 : 0));
+      ++index;
+      out.stack += "      " + std::string(text) + "  " + device_path + " " + build_id + "\n";
     }
     EXPECT_GT(index, 5) << result.output;
     const std::string event = R"({"event_id":"rust-)" + build.label + "-" + std::to_string(screen) +

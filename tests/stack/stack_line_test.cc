@@ -68,6 +68,7 @@ TEST(StackLine, AndroidSdkNativeFrame) {
   EXPECT_EQ(asNative(line)->module, "libapmDemo.so");
   EXPECT_EQ(asNative(line)->abi, "arm64-v8a");
   EXPECT_EQ(asNative(line)->debug_id, "ba78e30f9664d0150fba525ab5981b19");
+  EXPECT_FALSE(asNative(line)->call_site_pc);  // the SDK form prints return addresses
 }
 
 TEST(StackLine, TombstoneFrames) {
@@ -92,6 +93,9 @@ TEST(StackLine, TombstoneFrames) {
   // The image is the APK's entry: the name its symbols were uploaded under.
   EXPECT_EQ(asNative(apk)->module, "libfoo.so");
   EXPECT_EQ(asNative(apk)->module_path, "/data/app/~~x==/com.app-y==/base.apk!libfoo.so");
+  // libunwindstack prints caller frames at their call instruction already.
+  EXPECT_TRUE(asNative(apk)->call_site_pc);
+  EXPECT_FALSE(asNative(parseStackLine("#01 pc 0x0000000000011b74 libfoo.so [arm64-v8a::ba78e30f]"))->call_site_pc);
 }
 
 // Android ANR dumps (ART) and jstack print notes about the thread among its frames; ART prints

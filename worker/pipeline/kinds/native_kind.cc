@@ -59,10 +59,12 @@ class NativeKind final : public StackKind {
     size_t earlier = run.earlier_lines;
     for (const stack::StackLine& line : run.lines) {
       const stack::NativeFrameLine& native = *stack::asNative(line);
-      // Every frame but the first holds a return address: look up the call instruction before it.
+      // Every frame but the first holds a return address: look up the call instruction before it,
+      // unless the unwinder already did (stack::NativeFrameLine::call_site_pc: Android's).
       const bool is_pc = native.frame_index ? *native.frame_index == 0 : earlier == 0;
       ++earlier;
-      const uint64_t address = (is_pc || native.address == 0) ? native.address : native.address - 1;
+      const uint64_t address =
+          (is_pc || native.call_site_pc || native.address == 0) ? native.address : native.address - 1;
       auto lookup = nativeResolver(run.symbolizer).lookup(run.scope, native, address);
       if (!lookup) return lookup.error();
       if (lookup->status == FrameStatus::kSymbolicated) {
