@@ -144,6 +144,52 @@ bool stripBlockSuffix(std::string& s) {
   return false;
 }
 
+// Rust's legacy mangling escapes what a path cannot hold ("$LT$" '<', "$GT$" '>', "$u20$" ' ',
+// "$C$" ',', "$RF$" '&', "$BP$" '*', "..", "::"), and an LLVM-style demangler leaves the escapes
+// in: "_$LT$inventory..Item$u20$as$u20$core..fmt..Debug$GT$::fmt" is DWARF's
+// "<inventory::Item as core::fmt::Debug>::fmt". Decoded, so that a frame named from the symbol
+// table (out of line) and one named from DWARF (inlined) get one key.
+bool decodeRustEscapes(std::string& s) {
+  if (s.find('$') == std::string::npos ||
+      (s.find("$LT$") == std::string::npos && s.find("$u") == std::string::npos && s.find("$C$") == std::string::npos &&
+       s.find("$RF$") == std::string::npos && s.find("$BP$") == std::string::npos)) {
+    return false;
+  }
+  static constexpr std::pair<std::string_view, std::string_view> kEscapes[] = {
+      {"$LT$", "<"},  {"$GT$", ">"},  {"$u20$", " "}, {"$C$", ","},   {"$RF$", "&"},  {"$BP$", "*"},
+      {"$SP$", "@"},  {"$LP$", "("},  {"$RP$", ")"},  {"$u27$", "'"}, {"$u5b$", "["}, {"$u5d$", "]"},
+      {"$u7b$", "{"}, {"$u7d$", "}"}, {"$u7e$", "~"}, {"$u3b$", ";"}, {"$u2b$", "+"}, {"$u22$", "\""}};
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    // A path component that starts with an escape is written with a leading '_'.
+    if (s[i] == '_' && i + 1 < s.size() && s[i + 1] == '$' && (i == 0 || s[i - 1] == ':')) {
+      ++i;
+      continue;
+    }
+    if (s[i] == '$') {
+      bool replaced = false;
+      for (const auto& [escape, text] : kEscapes) {
+        if (std::string_view(s).substr(i).starts_with(escape)) {
+          out += text;
+          i += escape.size();
+          replaced = true;
+          break;
+        }
+      }
+      if (replaced) continue;
+    }
+    if (s[i] == '.' && i + 1 < s.size() && s[i + 1] == '.') {
+      out += "::";
+      i += 2;
+      continue;
+    }
+    out += s[i++];
+  }
+  s = std::move(out);
+  return true;
+}
+
 // "core::panicking::panic::h1a2b3c4d5e6f7a8b" -> "core::panicking::panic"
 bool stripRustHash(std::string& s) {
   if (s.size() < 20) return false;
@@ -469,6 +515,11 @@ NormalizedName normalizeNativeName(std::string_view function) {
   note(inline_namespace, "native:std-inline-namespace");
   text::replaceAll(s, "(anonymous namespace)", "{anon}");
   note(stripRustHash(s), "rust:hash");
+  note(decodeRustEscapes(s), "rust:escapes");
+  // Rust spells one closure "{{closure}}" in legacy-mangled symbol names and "{closure#0}" in
+  // DWARF and v0 names (whose number the brace pass drops): an inlined copy and an out-of-line
+  // one of the same closure get the same key.
+  note(text::replaceAll(s, "{{closure}}", "{closure}"), "rust:closure");
   note(stripLambdaNumbers(s), "native:lambda-number");
 
   StructuralResult structure;

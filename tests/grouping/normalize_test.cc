@@ -75,6 +75,16 @@ TEST(NormalizeNative, SwiftAndRust) {
   EXPECT_EQ(nativeName("core::result::unwrap_failed::h6a3c0f2b8d1e4f70"), "core::result::unwrap_failed");
   EXPECT_EQ(nativeName("<alloc::vec::Vec<T> as core::ops::Drop>::drop::h0123456789abcdef"),
             "<alloc::vec::Vec<T> as core::ops::Drop>::drop");
+  // Legacy-mangled names as LLVM demangles them (symbol table) and DWARF's: one key.
+  EXPECT_EQ(nativeName("_$LT$inventory..Item$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef"),
+            nativeName("<inventory::Item as core::fmt::Debug>::fmt"));
+  EXPECT_EQ(nativeName("inventory::Cache$LT$T$GT$::get::h0123456789abcdef"), nativeName("inventory::Cache<T>::get"));
+  EXPECT_EQ(nativeName("<inventory::Item as core::fmt::Debug>::fmt"), "<inventory::Item as core::fmt::Debug>::fmt");
+  // Rust closures: DWARF (and v0 mangling) number them, legacy mangling does not; one key.
+  EXPECT_EQ(nativeName("inventory::Inventory::parse::{closure#1}"),
+            nativeName("inventory::Inventory::parse::{closure#0}"));
+  EXPECT_EQ(nativeName("inventory::Inventory::parse::{closure#1}"),
+            nativeName("inventory::Inventory::parse::{{closure}}::h0123456789abcdef"));
 }
 
 TEST(NormalizeNative, UnknownNamesAreUnusable) {
