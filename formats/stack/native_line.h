@@ -18,8 +18,8 @@ struct NativeFrameLine {
   std::string debug_id;                 // lowercase hex without dashes; empty when not printed
   std::string abi;                      // Android ABI ("arm64-v8a") when printed
   uint64_t address = 0;                 // address relative to the image: iOS offset, Android pc
-  uint64_t runtime_address = 0;  // iOS: the printed runtime address; 0 when not printed
-  uint64_t load_address = 0;     // iOS: the image's load address; 0 when not printed
+  uint64_t runtime_address = 0;         // iOS: the printed runtime address; 0 when not printed
+  uint64_t load_address = 0;            // iOS: the image's load address; 0 when not printed
   // The address of a caller frame already points into its call instruction: Android's unwinder
   // (libunwindstack, which prints debuggerd's tombstones, ANR dumps' "native:" frames and
   // logcat's crash dumps as "#01 pc 000000000001a2b4  <path>") subtracts the instruction's size
