@@ -91,8 +91,8 @@ std::optional<uint32_t> frameLine(const RangeRecord& range, std::optional<uint32
 }
 
 // The outermost frame of a chain is dropped when its method is synthesized or an outline, or
-// when it is a method of a class synthesized as a whole (not one moved there from elsewhere);
-// an inlined frame when its method is synthesized.
+// when it is a method of a class synthesized as a whole (not one moved there from elsewhere).
+// (Inlined frames: retraceMethod's loop.)
 bool dropsOutermost(const ClassRecord& record, const RangeRecord& outermost) {
   return outermost.synthesized || outermost.outline || (record.synthesized && record.strings[outermost.holder].empty());
 }
