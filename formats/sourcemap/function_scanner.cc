@@ -910,8 +910,8 @@ class FunctionMapBuilder {
                    (is(before - 1, "function") || (is(before - 1, "*") && before > 1 && is(before - 2, "function")))) {
           scope.kind = ScopeKind::kFunction;
           // A declaration the bundler wrote around a module (rollup's commonjs "function
-          // requireMain () {…}") holds that module's top-level code, which the original run
-          // shows without a name.
+          // requireMain () {…}") holds that module's top-level code, as the original run shows
+          // it ("<global>").
           scope.name = synthesized(before) ? std::string(kModuleCode) : textOf(before);
           start = is(before - 1, "*") ? before - 2 : before - 1;
           if (start > 0 && is(start - 1, "async")) --start;
