@@ -692,9 +692,12 @@ Status ProguardResolver::Impl::retraceFrame(const MapChoice& event_choice, const
     frames.reserve(answer.size());
     for (size_t i = 0; i < answer.size(); ++i) {
       SymbolizedFrame& out = frames.emplace_back();
-      setQualifiedName(out.function, answer[i].holder, answer[i].method);
+      // The file first: a desugared interface method's companion class carries the interface's.
       auto file = fileFor(map, cls, answer[i].holder, frame.file);
       if (!file) return file.error();
+      std::string_view holder = answer[i].holder, method = answer[i].method;
+      proguard::restoreDesugaredInterfaceMethod(holder, method);
+      setQualifiedName(out.function, holder, method);
       out.file = std::move(*file);
       out.line = answer[i].line.value_or(0);
       out.inlined = i + 1 < answer.size();

@@ -107,6 +107,15 @@ bool throwsMatches(const RewriteRule& rule, const RetraceContext& context) {
 
 }  // namespace
 
+bool restoreDesugaredInterfaceMethod(std::string_view& holder, std::string_view& method) {
+  static constexpr std::string_view kCompanion = "$-CC";
+  static constexpr std::string_view kDefault = "$default$";
+  if (!holder.ends_with(kCompanion) || holder.size() == kCompanion.size()) return false;
+  holder.remove_suffix(kCompanion.size());
+  if (method.starts_with(kDefault) && method.size() > kDefault.size()) method.remove_prefix(kDefault.size());
+  return true;
+}
+
 std::string descriptorToClassName(std::string_view descriptor) {
   if (descriptor.size() >= 2 && descriptor.front() == 'L' && descriptor.back() == ';') {
     descriptor = descriptor.substr(1, descriptor.size() - 2);

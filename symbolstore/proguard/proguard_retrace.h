@@ -102,6 +102,13 @@ void retraceMethod(const ClassRecord& record, std::string_view obfuscated_method
 std::string inferSourceFile(std::string_view original_class, std::string_view printed_file);
 
 // "Ljava/lang/NullPointerException;" -> "java.lang.NullPointerException".
+// D8's interface desugaring (D8 before ProGuard, or classes desugared before R8, which then
+// leaves them as they are) moves an interface's default method to the companion class
+// "<interface>$-CC" as "$default$<name>", and its static methods there under their own names. The
+// original program ran the interface's method: `holder` and `method` are set to it; false when
+// `holder` is no such companion.
+bool restoreDesugaredInterfaceMethod(std::string_view& holder, std::string_view& method);
+
 std::string descriptorToClassName(std::string_view descriptor);
 
 }  // namespace restack::proguard

@@ -259,6 +259,17 @@ const SpecCase kCases[] = {
             "Caused by: java.lang.IllegalArgumentException: No enum constant org.shop.Outer.Kind.BIG",
             "Caused by: java.lang.IllegalArgumentException: No enum constant q.z.FAST",
             "Caused by: java.lang.IllegalStateException: q.a is not a class name here, nor is q.c"})},
+    // Not R8's: D8's interface desugaring (D8 before ProGuard, or a library desugared before R8)
+    // moves a default method to "<interface>$-CC" as "$default$<name>" (the companion keeps the
+    // interface's source file); the original ran the interface's method.
+    {"desugared_interface_default_method_restored_to_the_interface",
+     lines({"org.shop.Shape -> q.s:", "org.shop.Shape$-CC -> q.t:",
+            "# {\"id\":\"sourceFile\",\"fileName\":\"Shapes.kt\"}",
+            "    1:1:java.lang.String $default$describe(org.shop.Shape):12:12 -> a",
+            "    2:2:int area(org.shop.Shape):20:20 -> b"}),
+     lines({"java.lang.IllegalStateException: no sides", "\tat q.t.a(SourceFile:1)", "\tat q.t.b(SourceFile:2)"}),
+     lines({"java.lang.IllegalStateException: no sides", "\tat org.shop.Shape.describe(Shapes.kt:12)",
+            "\tat org.shop.Shape.area(Shapes.kt:20)"})},
     {"native_method_and_module_prefix", lines({"org.app.Jni -> ab:", "    void call() -> a"}),
      lines({"\tat ab.a(Native Method)"}), lines({"\tat org.app.Jni.call(Native Method)"})},
 };
