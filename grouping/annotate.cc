@@ -125,19 +125,18 @@ AnnotatedStack annotateStack(const std::vector<GroupingFrame>& frames, std::stri
     // Code of a C or C++ header copied into the app's image shows as a frame only when the
     // compiler chose to inline it: GCC -O2 inlines <string.h>'s C++ strchr overload above
     // libc's strchr, -O0 and Clang call libc directly. Never hashed, so the library call below
-    // it (the thrower) is the same frame in every build.
-    if (frame.kind == &nativeRules() && !decision.in_app && isSystemHeader(frame.file)) {
-      decision.ignored = true;
-      decision.ignore_reason = "inlined from a system header";
-      continue;
-    }
-    // Likewise the Rust standard library: which of its functions show (Option::expect inlined or
-    // not, the panic machinery's internal names) changes with the compiler version and the
-    // optimisation level; the app frame that called it is the crash site.
-    if (frame.kind == &nativeRules() && !decision.in_app && isRustStandardLibrary(frame.file)) {
-      decision.ignored = true;
-      decision.ignore_reason = "Rust standard library";
-      continue;
+    // it (the thrower) is the same frame in every build. Likewise the Rust standard library:
+    // which of its functions show (Option::expect inlined or not, the panic machinery's
+    // internal names) changes with the compiler version and the optimisation level; the app
+    // frame that called it is the crash site.
+    if (frame.kind == &nativeRules() && !decision.in_app) {
+      const LibrarySource source = librarySourceOf(frame.file);
+      if (source == LibrarySource::kSystemHeader || source == LibrarySource::kRustStandardLibrary) {
+        decision.ignored = true;
+        decision.ignore_reason =
+            source == LibrarySource::kSystemHeader ? "inlined from a system header" : "Rust standard library";
+        continue;
+      }
     }
     if (const char* noise = noiseReason(normalized, *frame.kind)) {
       decision.ignored = true;

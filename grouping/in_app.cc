@@ -139,12 +139,12 @@ InAppDecision decideJs(const GroupingFrame& frame) {
 
 }  // namespace
 
+namespace {
+
 // The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
 // the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
 // an NDK's "…/sysroot/usr/include/").
-namespace {
-
-bool computeIsSystemHeader(std::string_view file) {
+bool isSystemHeader(std::string_view file) {
   if (file.find("/include/c++/") != std::string_view::npos || file.find("/c++/v1/") != std::string_view::npos ||
       file.find("/sysroot/usr/include/") != std::string_view::npos) {
     return true;
@@ -165,7 +165,7 @@ bool isStandardLibraryCrate(std::string_view crate) {
   return std::find(std::begin(kCrates), std::end(kCrates), crate) != std::end(kCrates);
 }
 
-bool computeIsRustStandardLibrary(std::string_view file) {
+bool isRustStandardLibrary(std::string_view file) {
   if (file.starts_with("/rustc/")) {
     const size_t slash = file.find('/', 7);
     return slash != std::string_view::npos && file.substr(slash).starts_with("/library/");
@@ -187,20 +187,22 @@ bool isRustCrateDependency(std::string_view file) {
          file.find("/.cargo/git/checkouts/") != std::string_view::npos;
 }
 
-}  // namespace
-
-bool isRustStandardLibrary(std::string_view file) {
-  if (file.empty()) return false;
-  thread_local StringMemo<bool> rust_library;
-  return rust_library.get(file, computeIsRustStandardLibrary);
+LibrarySource computeLibrarySource(std::string_view file) {
+  if (file.empty()) return LibrarySource::kNone;
+  if (isSystemHeader(file)) return LibrarySource::kSystemHeader;
+  if (isRustStandardLibrary(file)) return LibrarySource::kRustStandardLibrary;
+  if (isRustCrateDependency(file)) return LibrarySource::kRustCrate;
+  return LibrarySource::kNone;
 }
+
+}  // namespace
 
 // Memoized per thread: every native frame asks (decideInApp, and annotateStack again for frames
 // not in-app), and the substring searches cost hundreds of instructions where finding a file
 // again costs fewer.
-bool isSystemHeader(std::string_view file) {
-  thread_local StringMemo<bool> system_headers;
-  return system_headers.get(file, computeIsSystemHeader);
+LibrarySource librarySourceOf(std::string_view file) {
+  thread_local StringMemo<LibrarySource> sources;
+  return sources.get(file, computeLibrarySource);
 }
 
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,
@@ -223,9 +225,16 @@ InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalize
   // frames from DWARF without their namespace when a template argument has no linkage
   // ("for_each<…, f(int)::<lambda(int)> >", "__invoke_impl<…>"), so only the file tells.
   if (frame.kind == &nativeRules()) {
-    if (isSystemHeader(frame.file)) return {false, "system header"};
-    if (isRustStandardLibrary(frame.file)) return {false, "Rust standard library"};
-    if (isRustCrateDependency(frame.file)) return {false, "Rust crate dependency"};
+    switch (librarySourceOf(frame.file)) {
+      case LibrarySource::kSystemHeader:
+        return {false, "system header"};
+      case LibrarySource::kRustStandardLibrary:
+        return {false, "Rust standard library"};
+      case LibrarySource::kRustCrate:
+        return {false, "Rust crate dependency"};
+      case LibrarySource::kNone:
+        break;
+    }
   }
   if (frame.in_app.has_value()) {
     return {*frame.in_app, *frame.in_app ? "restorer: app's symbols" : "restorer: system or ignore-listed"};

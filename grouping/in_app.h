@@ -22,6 +22,7 @@
 // "com.shopee.cart.Cart.load" with app_packages [com.shopee.] -> {true, "shopee.yaml app_packages com.shopee."}.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -36,18 +37,21 @@ struct InAppDecision {
   bool from_app_rule = false;  // decided by the app's rule file (listed in rules_applied)
 };
 
-// The C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++ "…/c++/v1/") and
-// the system's C headers ("/usr/include/", a cross sysroot's "/usr/aarch64-linux-gnu/include/",
-// an NDK's "…/sysroot/usr/include/").
-bool isSystemHeader(std::string_view file);
-
-// What a Rust toolchain ships, compiled into the app's image: the standard library's sources as
-// rustup's toolchains name them in DWARF ("/rustc/<commit>/library/core/src/option.rs"), or as a
-// toolchain with the rust-src component does ("…/lib/rustlib/src/rust/library/std/src/…"), and,
-// for its code without DWARF, the codegen unit a standard-library crate's symbols sit under
-// ("core.c1f1a4ba0609d1f2-cgu.0", formats/native/symbol_table.h). Like a system header, whether
-// such code shows as a frame is the compiler's (and the toolchain version's) choice.
-bool isRustStandardLibrary(std::string_view file);
+// Code in the app's image that is not the app's own, told by the file DWARF (or, for the Rust
+// standard library's code without DWARF, the symbol table) names:
+//   kSystemHeader: the C++ standard library's headers (libstdc++ "…/include/c++/12/", libc++
+//     "…/c++/v1/") and the system's C headers ("/usr/include/", a cross sysroot's
+//     "/usr/aarch64-linux-gnu/include/", an NDK's "…/sysroot/usr/include/");
+//   kRustStandardLibrary: what a Rust toolchain ships, as rustup's toolchains name its sources
+//     ("/rustc/<commit>/library/core/src/option.rs"), as a toolchain with the rust-src component
+//     does ("…/lib/rustlib/src/rust/library/std/src/…"), and, for its code without DWARF, the
+//     codegen unit a standard-library crate's symbols sit under ("core.c1f1a4ba0609d1f2-cgu.0",
+//     formats/native/symbol_table.h);
+//   kRustCrate: a crate cargo downloaded ("…/.cargo/registry/src/…", "…/.cargo/git/checkouts/…").
+// Whether code of a header or of the Rust standard library shows as a frame is the compiler's
+// (and the toolchain version's) choice. Memoized per thread.
+enum class LibrarySource : uint8_t { kNone, kSystemHeader, kRustStandardLibrary, kRustCrate };
+LibrarySource librarySourceOf(std::string_view file);
 
 // `normalized` is the frame's normalized function (normalizeFrame), `platform` the event's.
 InAppDecision decideInApp(const GroupingFrame& frame, std::string_view normalized, std::string_view platform,

@@ -26,6 +26,10 @@
 
 namespace restack::sourcemap {
 
+// The name of code outside every function (a script's or module's top level, and a function a
+// bundler wrote around a module's top-level code), as Metro's function maps spell it.
+inline constexpr std::string_view kModuleCodeName = "<global>";
+
 struct FunctionMapEntry {
   uint32_t line = 1;    // 1-based original line where this function's region starts
   uint32_t column = 0;  // 0-based original column

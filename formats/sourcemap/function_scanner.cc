@@ -203,10 +203,6 @@ class Tokenizer {
 
 enum class ScopeKind { kBlock, kFunction, kClass, kArrowExpression };
 
-// The name of code outside every function: a script's or module's top level, and the functions
-// a bundler wrote around a module's top-level code.
-constexpr std::string_view kModuleCode = "<global>";
-
 struct Scope {
   ScopeKind kind;
   std::string name;  // function or class name
@@ -287,7 +283,7 @@ class FunctionMapBuilder {
         brackets.pop_back();
       }
     }
-    scope_names_.push_back(std::string(kModuleCode));
+    scope_names_.push_back(std::string(kModuleCodeName));
     scope_inferred_.push_back(false);
     contexts_.push_back({SIZE_MAX, {}});
   }
@@ -568,7 +564,7 @@ class FunctionMapBuilder {
     // call (rollup's commonjs plugin calling the wrapper it put around a module).
     std::string name = rename_(tokens_[call].line, tokens_[call].column, "(");
     if (name == "(") return kAnonymous;
-    if (name.empty()) return std::string(kModuleCode);
+    if (name.empty()) return std::string(kModuleCodeName);
     // A member call ("f0.entry0(x)" with f0 a module namespace, as rollup records the callee it
     // rewrote) called the function its last part names.
     if (const size_t dot = name.rfind('.'); dot != std::string::npos) name.erase(0, dot + 1);
@@ -721,7 +717,7 @@ class FunctionMapBuilder {
       // A key the bundler wrote (webpack's module table `{564: (module) => {…}}`): the function
       // holds a module's top-level code, which the original run shows as such ("<global>").
       for (const Pending& pending : contexts_.back().pending) {
-        if (pending.inferable) scope_names_[pending.id] = std::string(kModuleCode);
+        if (pending.inferable) scope_names_[pending.id] = std::string(kModuleCodeName);
       }
       contexts_.back().pending.clear();
       return;
@@ -912,7 +908,7 @@ class FunctionMapBuilder {
           // A declaration the bundler wrote around a module (rollup's commonjs "function
           // requireMain () {…}") holds that module's top-level code, as the original run shows
           // it ("<global>").
-          scope.name = synthesized(before) ? std::string(kModuleCode) : textOf(before);
+          scope.name = synthesized(before) ? std::string(kModuleCodeName) : textOf(before);
           start = is(before - 1, "*") ? before - 2 : before - 1;
           if (start > 0 && is(start - 1, "async")) --start;
         } else if (before != SIZE_MAX && (isIdent(before) || is(before, "]")) &&

@@ -54,7 +54,7 @@ struct OriginalScope {
 
 Expected<FunctionMap> decodeScopesFunctionMap(std::string_view scopes, const std::vector<std::string>& names) {
   FunctionMap map;
-  map.names.push_back("<global>");
+  map.names.emplace_back(kModuleCodeName);
   std::vector<uint32_t> name_slot(names.size(), UINT32_MAX);  // names index -> map.names index
   auto slot = [&](uint32_t index) {
     if (name_slot[index] == UINT32_MAX) {
