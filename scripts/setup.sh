@@ -27,6 +27,7 @@ if ! $only_build; then
   packages+=(libjavascriptcoregtk-4.0-bin)  # jsc: JavaScriptCore runs in tests/sourcemap/js_names_accuracy_test.cc
   # tests/grouping_e2e/native_corpus_test.cc: aarch64 builds (glibc, libstdc++) run under qemu-user
   packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
+  packages+=(gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf)  # armeabi-v7a rows of tests/native/native_accuracy_test.cc
   # The machine image may bring its own Java, Maven and Node.js; use Debian's only when absent.
   command -v java >/dev/null && command -v javac >/dev/null || packages+=(openjdk-17-jdk-headless)
   command -v mvn >/dev/null || packages+=(maven)

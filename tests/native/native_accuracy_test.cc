@@ -1,6 +1,6 @@
 // Agreement with llvm-symbolizer-19 --inlines on real third-party code compiled here (the zlib and
 // libpng example programs, GoogleTest) with gcc-12 and clang-19 at -O2/-O3, DWARF 4 and 5, for
-// x86-64 and aarch64, whole
+// x86-64, aarch64 and 32-bit ARM, whole
 // or split into a stripped library plus a debug file (found by llvm-symbolizer through
 // .gnu_debuglink or the build id), as an arm64 iOS dylib with its dSYM, and on Debian's own
 // libc.so.6 with its libc6-dbg debug file.
@@ -177,8 +177,10 @@ struct Build {
   std::string cxx_compiler;
   std::string flags;  // optimization and DWARF version
   Split split = Split::kNone;
-  bool aarch64 = false;  // cross-compiled for aarch64 Linux, as Android's arm64-v8a libraries are
-  bool ios = false;      // an arm64 iOS dylib (Mach-O) with its dSYM; C sources only
+  // Cross-compiled for another Linux architecture (Android's arm64-v8a libraries are aarch64 ELF,
+  // its armeabi-v7a ones 32-bit ARM ELF): the GNU triplet of Debian's cross binutils, or empty.
+  std::string cross = {};
+  bool ios = false;  // an arm64 iOS dylib (Mach-O) with its dSYM; C sources only
 };
 
 // iOS: no Apple SDK here, so the C examples compile against the aarch64 glibc headers of Debian's
@@ -188,8 +190,9 @@ struct Build {
 // programs only.
 const char* kIosHeaders = " -D'__nonnull(p)=' -isystem /usr/aarch64-linux-gnu/include -idirafter /usr/include";
 
-// aarch64: the cross compilers of Debian's gcc-aarch64-linux-gnu / g++-aarch64-linux-gnu, and
-// clang-19 with its target set (it finds the same cross toolchain). zlib's and libpng's headers
+// aarch64 and 32-bit ARM: the cross compilers of Debian's gcc-aarch64-linux-gnu /
+// g++-aarch64-linux-gnu and gcc-arm-linux-gnueabihf / g++-arm-linux-gnueabihf, and clang-19 with
+// its target set (it finds the same cross toolchains). zlib's and libpng's headers
 // hold no architecture-specific part, so the host's copies serve (searched after the cross
 // sysroot's own headers); the library is linked without -lpng -lz (a shared library may leave
 // them undefined), since their aarch64 builds are not installed.
@@ -198,8 +201,10 @@ const char* kCrossHeaders = " -idirafter /usr/include";
 class NativeAccuracyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* tool : {"gcc-12", "g++-12", "clang-19", "clang++-19", "llvm-symbolizer-19", "objcopy",
-                             "aarch64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++-12", "aarch64-linux-gnu-objcopy"}) {
+    for (const char* tool :
+         {"gcc-12", "g++-12", "clang-19", "clang++-19", "llvm-symbolizer-19", "objcopy", "aarch64-linux-gnu-gcc-12",
+          "aarch64-linux-gnu-g++-12", "aarch64-linux-gnu-objcopy", "arm-linux-gnueabihf-gcc-12",
+          "arm-linux-gnueabihf-g++-12", "arm-linux-gnueabihf-objcopy"}) {
       if (!requireTool(tool)) FAIL() << "reference tools missing: run scripts/setup.sh";
     }
     for (const char* path : {kPngTest, kGoogleTest}) {
@@ -213,7 +218,7 @@ class NativeAccuracyTest : public ::testing::Test {
     auto compile = [&](const std::string& compiler, const std::string& source, const std::string& extra) {
       std::string object = work.file(std::filesystem::path(source).stem().string() + ".o");
       objects.push_back(object);
-      const char* headers = build.ios ? kIosHeaders : build.aarch64 ? kCrossHeaders : "";
+      const char* headers = build.ios ? kIosHeaders : !build.cross.empty() ? kCrossHeaders : "";
       return runOrFail(compiler + " " + build.flags + headers + " -fPIC -w " + extra + " -c " + source + " -o " +
                        object);
     };
@@ -244,7 +249,7 @@ class NativeAccuracyTest : public ::testing::Test {
     std::string library = work.file(name);
     std::string link = build.cxx_compiler + " -shared -Wl,--build-id -o " + library;
     for (const std::string& object : objects) link += " " + object;
-    if (!runOrFail(build.aarch64 ? link : link + " -lpng -lz")) return "";
+    if (!runOrFail(!build.cross.empty() ? link : link + " -lpng -lz")) return "";
     return library;
   }
 
@@ -256,7 +261,7 @@ class NativeAccuracyTest : public ::testing::Test {
     std::vector<std::string> uploads{library};
     std::string oracle = library;
     std::string oracle_arguments;
-    const std::string objcopy = build.aarch64 ? "aarch64-linux-gnu-objcopy" : "objcopy";
+    const std::string objcopy = build.cross.empty() ? "objcopy" : build.cross + "-objcopy";
     if (build.split != Split::kNone) {
       // As distributions ship them: the debug file keeps .symtab and DWARF, the library only
       // .dynsym (objcopy --strip-unneeded, Debian's dh_strip).
@@ -382,7 +387,7 @@ TEST_F(NativeAccuracyTest, RustCdylibOptimisedWithDebugInfo) {
 // clones and DWARF 4 meet, and clang-19 in one file.
 TEST_F(NativeAccuracyTest, Gcc12Aarch64O2Dwarf4SplitByDebuglink) {
   Build build{"aarch64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++-12", "-O2 -g -gdwarf-4", Split::kDebuglink};
-  build.aarch64 = true;
+  build.cross = "aarch64-linux-gnu";
   auto result = run(build, "libgcc-aarch64-o2-dwarf4.so");
   EXPECT_GT(result.with_inlines, 1000u);
   EXPECT_GE(result.percent(), kTarget);
@@ -390,8 +395,28 @@ TEST_F(NativeAccuracyTest, Gcc12Aarch64O2Dwarf4SplitByDebuglink) {
 
 TEST_F(NativeAccuracyTest, Clang19Aarch64O3Dwarf5) {
   Build build{"clang-19 --target=aarch64-linux-gnu", "clang++-19 --target=aarch64-linux-gnu", "-O3 -g -gdwarf-5"};
-  build.aarch64 = true;
+  build.cross = "aarch64-linux-gnu";
   auto result = run(build, "libclang-aarch64-o3-dwarf5.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+// 32-bit ARM (Android's armeabi-v7a ABI): gcc-12 emits Thumb-2 by default for this target, so
+// every function symbol has its low bit set (the Thumb marker, not part of the address) and
+// instructions are 2 or 4 bytes; clang-19 in ARM mode mixes in 4-byte-only code and literal pools.
+TEST_F(NativeAccuracyTest, Gcc12Armv7ThumbO2Dwarf4SplitByBuildId) {
+  Build build{"arm-linux-gnueabihf-gcc-12", "arm-linux-gnueabihf-g++-12", "-O2 -g -gdwarf-4 -mthumb", Split::kBuildId};
+  build.cross = "arm-linux-gnueabihf";
+  auto result = run(build, "libgcc-armv7-thumb-o2-dwarf4.so");
+  EXPECT_GT(result.with_inlines, 1000u);
+  EXPECT_GE(result.percent(), kTarget);
+}
+
+TEST_F(NativeAccuracyTest, Clang19Armv7ArmModeO2Dwarf5) {
+  Build build{"clang-19 --target=arm-linux-gnueabihf -marm", "clang++-19 --target=arm-linux-gnueabihf -marm",
+              "-O2 -g -gdwarf-5"};
+  build.cross = "arm-linux-gnueabihf";
+  auto result = run(build, "libclang-armv7-arm-o2-dwarf5.so");
   EXPECT_GT(result.with_inlines, 1000u);
   EXPECT_GE(result.percent(), kTarget);
 }
