@@ -434,6 +434,10 @@ void collect(const std::string& bootstrap, const Topics& topics, int partitions,
       if (topic == topics.symbolicated) {
         auto record = canonicalRestored(value);
         if (record) {
+          char where[64];
+          std::snprintf(where, sizeof(where), "p%d@%lld +%.1fs", static_cast<int>(message->partition),
+                        static_cast<long long>(message->offset), static_cast<double>(sinceStartMs()) / 1000.0);
+          record->where = where;
           out.restored.push_back(std::move(*record));
         } else {
           ++out.unreadable;
@@ -945,6 +949,13 @@ int runTest(const Options& o) {
   }
   for (const std::string& other : collected.other_dlq) say("DLQ record that is no event: %s", other.c_str());
   for (const std::string& line : t.samples) say("%s", line.c_str());
+  if (!t.duplicated_by_group.empty()) {
+    std::string line;
+    for (const auto& [group, count] : t.duplicated_by_group) {
+      line += (line.empty() ? "" : ", ") + group + " " + std::to_string(count);
+    }
+    say("duplicates by build: %s", line.c_str());
+  }
 
   const std::string mode = o.mode.empty() ? "default" : o.mode;
   bool failed = t.lost > 0 || t.wrong > 0;

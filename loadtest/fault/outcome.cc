@@ -77,6 +77,7 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
     uint64_t provisionals = 0;
     uint64_t mismatched = 0;
     std::string first_mismatch;
+    std::string where;  // every output's RestoredRecord::where, in reading order
   };
   Tally result;
   std::map<std::string, Seen> seen;
@@ -88,6 +89,8 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
     }
     const EventExpectation& want = *it->second;
     Seen& s = seen[record.event_id];
+    if (!record.where.empty())
+      s.where += (s.where.empty() ? "" : ", ") + std::string(record.pending ? "pending " : "") + record.where;
     if (want.dead_letter) {
       ++s.mismatched;
       if (s.first_mismatch.empty()) s.first_mismatch = "restored although it must go to the DLQ";
@@ -135,8 +138,12 @@ Tally tally(const std::map<std::string, const EventExpectation*>& expected, cons
     const uint64_t extra = (s.finals > 1 ? s.finals - 1 : 0) + (s.provisionals > 1 ? s.provisionals - 1 : 0);
     if (extra > 0) {
       result.duplicated += extra;
+      const size_t app_end = id.find('/');
+      const size_t build_end = app_end == std::string::npos ? std::string::npos : id.find('/', app_end + 1);
+      result.duplicated_by_group[id.substr(0, build_end)] += extra;
       sample(duplicate_samples, "duplicated " + id + ": " + std::to_string(s.finals) + " final and " +
-                                    std::to_string(s.provisionals) + " provisional output(s)");
+                                    std::to_string(s.provisionals) + " provisional output(s)" +
+                                    (s.where.empty() ? "" : " (" + s.where + ")"));
     }
   }
   for (auto* samples : {&lost_samples, &wrong_samples, &duplicate_samples}) {

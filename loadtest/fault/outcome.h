@@ -40,6 +40,9 @@ struct RestoredRecord {
   std::string event_id;
   bool pending = false;
   std::string canonical;
+  // Where and when it was read ("p3@117 +52.1s": output partition, offset, seconds since the
+  // test began), named in the lines about duplicates so that a failure says which outputs repeat.
+  std::string where;
 };
 
 // The fields of a restored event (docs/design.md §5) that must not depend on where, when or how
@@ -56,6 +59,9 @@ struct Tally {
   uint64_t restored_late = 0;        // restored events that had a provisional output first
   uint64_t unknown_records = 0;      // restored records of event ids never produced
   std::vector<std::string> samples;  // a few lines describing lost / wrong / duplicated events
+  // Duplicated outputs per event id prefix up to its second '/' (the fault test's "app/build"):
+  // whether repeats are spread or come from a few builds' partitions.
+  std::map<std::string, uint64_t> duplicated_by_group;
 };
 
 // `expected`: event id -> what it must become; `restored`: every restored record read;

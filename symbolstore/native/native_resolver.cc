@@ -695,6 +695,31 @@ NativeImageClass imageOf(const stack::NativeFrameLine& frame) {
   return classifyNativeImage(imagePathOf(frame));
 }
 
+// The architecture (as ingest names an ELF image's, LLVM's spelling) that a frame without a build
+// id says it ran on, or "" when it does not say. Android installs an app's libraries of the ABI
+// the process runs under to "<app dir>/lib/<isa>/" and its unwinder prints that path
+// ("/data/app/~~x==/com.shop-y==/lib/arm64/libshop.so"); the SDK form names the ABI
+// ("[armeabi-v7a::…]"), and an APK's own folders are named by ABI ("lib/arm64-v8a/").
+std::string_view architectureNamedBy(const stack::NativeFrameLine& frame) {
+  auto byName = [](std::string_view name) -> std::string_view {
+    if (name == "arm64" || name == "arm64-v8a") return "aarch64";
+    if (name == "arm" || name == "armeabi-v7a" || name == "armeabi") return "arm";
+    if (name == "x86_64") return "x86_64";
+    if (name == "x86") return "i386";
+    return {};
+  };
+  if (!frame.abi.empty()) return byName(frame.abi);
+  const std::string_view path = frame.module_path;
+  const size_t last_slash = path.rfind('/');
+  if (last_slash == std::string_view::npos) return {};
+  const std::string_view folders = path.substr(0, last_slash);
+  const size_t folder_start = folders.rfind('/');
+  if (folder_start == std::string_view::npos || folder_start < 4) return {};
+  const std::string_view parent = folders.substr(0, folder_start);
+  if (!parent.ends_with("/lib") && !parent.ends_with("!lib")) return {};
+  return byName(folders.substr(folder_start + 1));
+}
+
 }  // namespace
 
 std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame) {
@@ -753,13 +778,25 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     if (frame.module.empty()) return FrameLookup::missing("", MissingIdKind::kNone);
     auto ids = impl_->idsForModule(scope, frame.module);
     if (!ids) return ids.error();
-    std::optional<FrameLookup> first, restored;
-    std::string restored_arch;
+    std::vector<std::shared_ptr<Image>> images;
+    images.reserve(ids->size());
     for (const std::string& id : *ids) {
       auto image = impl_->imageById(id);
       if (!image) return image.error();
-      if (!*image) continue;
-      auto result = impl_->lookupInImage(**image, frame, lookup_address);
+      if (*image) images.push_back(std::move(*image));
+    }
+    // The frame says which architecture ran: another one's image of that name is not it. When
+    // none of that architecture was uploaded, every image of the name is considered, as if the
+    // frame said nothing.
+    const std::string_view named_arch = architectureNamedBy(frame);
+    if (!named_arch.empty() &&
+        std::any_of(images.begin(), images.end(), [&](const auto& image) { return image->info.arch == named_arch; })) {
+      std::erase_if(images, [&](const auto& image) { return image->info.arch != named_arch; });
+    }
+    std::optional<FrameLookup> first, restored;
+    std::string restored_arch;
+    for (const std::shared_ptr<Image>& image : images) {
+      auto result = impl_->lookupInImage(*image, frame, lookup_address);
       if (!result) return result.error();
       if (result->status != FrameStatus::kSymbolicated) {
         if (!first) first = std::move(*result);
@@ -767,14 +804,14 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
       }
       if (!restored) {
         restored = std::move(*result);
-        restored_arch = (*image)->info.arch;
+        restored_arch = image->info.arch;
         continue;
       }
       // Another architecture's image of that name restores the address too (every ABI of an
       // Android library, the slices of a fat file), and the frame names no build id to choose:
       // a different answer is kept beside the first, as for an ambiguous mapping, instead of
       // the first passing for the truth.
-      if ((*image)->info.arch == restored_arch || result->frames.empty() || restored->frames.empty() ||
+      if (image->info.arch == restored_arch || result->frames.empty() || restored->frames.empty() ||
           result->frames.front().function == restored->frames.front().function) {
         continue;
       }

@@ -13,7 +13,10 @@
 //     event's app and build uploaded under that module name, then shared images of that name;
 //     when several match (the slices of a fat file, every ABI of an Android library) the first
 //     that covers the address answers, and images of other architectures that answer otherwise
-//     are kept as its alternatives (reason ambiguous): nothing in the frame tells them apart.
+//     are kept as its alternatives (reason ambiguous): nothing in the frame tells them apart,
+//     unless it names its architecture (the ABI folder of an Android library's path,
+//     ".../lib/arm64/libfoo.so", or the SDK form's ABI): then only images of that architecture
+//     answer, when one was uploaded.
 #pragma once
 
 #include <cstdint>

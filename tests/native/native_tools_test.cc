@@ -787,6 +787,44 @@ TEST_F(NativeToolsTest, NativeDebugSymbolsZipIngestsEveryAbisLibrary) {
   }
   EXPECT_GT(differing, 5u);
   EXPECT_GT(agreeing, 5u);
+
+  // A tombstone's path names the ABI folder Android installed the library to: that ABI's image
+  // answers alone, as llvm-symbolizer does on that library. A folder of no uploaded ABI (or none)
+  // leaves the choice open, as above.
+  struct Installed {
+    const char* path;
+    const std::vector<std::vector<OracleFrame>>* answers;
+  };
+  size_t chosen = 0;
+  for (const Installed& installed :
+       {Installed{"/data/app/~~Xq3V==/com.demo-Jf7u==/lib/arm64/libblend.so", &arm_answers},
+        Installed{"/data/app/~~Xq3V==/com.demo-Jf7u==/lib/x86_64/libblend.so", &intel_answers},
+        Installed{"/data/app/com.demo-1/base.apk!lib/arm64-v8a/libblend.so", &arm_answers}}) {
+    SCOPED_TRACE(installed.path);
+    stack::NativeFrameLine from_device = frame;
+    from_device.module_path = installed.path;
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      const auto& expected = (*installed.answers)[i];
+      if (expected.empty() || expected[0].function.empty()) continue;
+      auto lookup = resolver.lookup(scope, from_device, addresses[i]);
+      ASSERT_TRUE(lookup) << lookup.error().describe();
+      ASSERT_EQ(lookup->status, FrameStatus::kSymbolicated) << describe(*lookup);
+      EXPECT_TRUE(lookup->alternatives.empty()) << addresses[i] << " " << describe(*lookup);
+      EXPECT_EQ(lookup->frames.back().function, expected.back().function) << addresses[i];
+      EXPECT_EQ(lookup->frames.back().line, expected.back().line) << addresses[i];
+      ++chosen;
+    }
+  }
+  EXPECT_GT(chosen, 3 * agreeing);
+  stack::NativeFrameLine other_abi = frame;
+  other_abi.module_path = "/data/app/~~Xq3V==/com.demo-Jf7u==/lib/arm/libblend.so";
+  size_t still_ambiguous = 0;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    auto lookup = resolver.lookup(scope, other_abi, addresses[i]);
+    ASSERT_TRUE(lookup) << lookup.error().describe();
+    if (lookup->reason == FrameReason::kAmbiguous) ++still_ambiguous;
+  }
+  EXPECT_EQ(still_ambiguous, differing);
 }
 
 TEST_F(NativeToolsTest, BareMachOWithoutDsymUsesItsSymbolTable) {
