@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -98,6 +100,22 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::open(const StoreOptions& opt
   return fresh;
 }
 
+namespace {
+
+// RocksDB's messages on standard error, one line each (StoreOptions::info_log's default).
+class StderrLogger : public rocksdb::Logger {
+ public:
+  explicit StderrLogger(rocksdb::InfoLogLevel level) : rocksdb::Logger(level) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list arguments) override {
+    char line[1024];
+    std::vsnprintf(line, sizeof(line), format, arguments);
+    std::fprintf(stderr, "rocksdb: %s\n", line);
+  }
+};
+
+}  // namespace
+
 Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions& options, bool& corrupt) {
   if (options.path.empty()) return invalidArgument("symbol store path is empty");
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
@@ -120,9 +138,11 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
   db_options.create_missing_column_families = !options.read_only;
   db_options.max_background_jobs = 2;
   db_options.info_log_level = rocksdb::WARN_LEVEL;
-  db_options.keep_log_file_num = 3;
+  // No LOG file in the store's folder (StoreOptions::info_log says why).
+  db_options.info_log = options.info_log ? options.info_log : std::make_shared<StderrLogger>(db_options.info_log_level);
   // Refuse to run on damaged files (the worker moves a corrupt store aside and rebuilds it).
   db_options.paranoid_checks = true;
+  if (options.env) db_options.env = options.env.get();
 
   // RocksDB opens a database only with all of its families named: the declared ones, and any a
   // build with more layers created. A store that does not exist yet lists none.

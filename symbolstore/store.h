@@ -86,6 +86,14 @@ struct StoreOptions {
   // "<path>.corrupt-<unix seconds>" and start an empty store instead of failing: the worker
   // rebuilds it from Kafka. Default false (tools must not discard data).
   bool rebuild_if_corrupt = false;
+  // Receives RocksDB's own messages (warnings and errors). Default nullptr: they are written to
+  // standard error. Never a LOG file in the store's folder: RocksDB 7.8 (Debian 12) aborts the
+  // process on an assertion (file/writable_file_writer.h) when a write to its LOG file fails, as
+  // on a full disk, and it logs again; the worker passes its own log (worker/logging/log.h).
+  std::shared_ptr<rocksdb::Logger> info_log;
+  // The environment (file system, threads) RocksDB runs on. Default nullptr: the process's
+  // (rocksdb::Env::Default()); tests pass one whose files fail on demand.
+  std::shared_ptr<rocksdb::Env> env;
 };
 
 class SymbolStore {

@@ -16,6 +16,9 @@
 #include "symbolstore/symbol_source.h"
 #include "symbolstore/symbolizer.h"
 
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
 namespace restack {
 namespace {
 
@@ -48,6 +51,88 @@ TEST(SymbolStore, AppliedOffsetsSurviveReopening) {
   EXPECT_EQ(store->appliedOffset("restack.symbols.shared", 3)->value(), 9);
   // The topic name is a delimited component: a prefix of another topic is a different key.
   EXPECT_FALSE(store->appliedOffset("restack.symbol", 3)->has_value());
+}
+
+// A file system that runs out of space on request, as a worker's store volume does: every append
+// to a file fails with ENOSPC while `full` is set.
+class FillableFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  explicit FillableFileSystem(const std::shared_ptr<rocksdb::FileSystem>& base) : FileSystemWrapper(base) {}
+  const char* Name() const override { return "FillableFileSystem"; }
+  std::atomic<bool> full{false};
+
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* debug) override {
+    auto status = target()->NewWritableFile(name, options, result, debug);
+    if (status.ok()) *result = std::make_unique<File>(std::move(*result), full);
+    return status;
+  }
+
+ private:
+  class File : public rocksdb::FSWritableFileOwnerWrapper {
+   public:
+    File(std::unique_ptr<rocksdb::FSWritableFile> base, const std::atomic<bool>& full)
+        : FSWritableFileOwnerWrapper(std::move(base)), full_(full) {}
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* debug) override {
+      if (full_) return rocksdb::IOStatus::NoSpace("No space left on device");
+      return FSWritableFileOwnerWrapper::Append(data, options, debug);
+    }
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                             const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* debug) override {
+      if (full_) return rocksdb::IOStatus::NoSpace("No space left on device");
+      return FSWritableFileOwnerWrapper::Append(data, options, info, debug);
+    }
+
+   private:
+    const std::atomic<bool>& full_;
+  };
+};
+
+// A full store volume is an error value, never a crash: RocksDB 7.8 (Debian 12) aborts the process
+// on an assertion when a write to its LOG file failed and it logs again (the worker crash-looped
+// that way while its volume was full), so the store keeps no LOG file. Opening, writing and
+// reopening on a full volume fail with errors that say so; once there is room, it works again.
+TEST(SymbolStore, AFullVolumeGivesErrorsNotACrash) {
+  auto dir = TempDir::create("store-full-");
+  ASSERT_TRUE(dir);
+  auto file_system = std::make_shared<FillableFileSystem>(rocksdb::FileSystem::Default());
+  StoreOptions options;
+  options.path = dir->path() + "/store";
+  options.env = rocksdb::NewCompositeEnv(file_system);
+  auto put = [](SymbolStore& store, int32_t partition) {
+    rocksdb::WriteBatch batch;
+    store.recordAppliedOffset(batch, "restack.symbols", partition, 100 + partition);
+    return store.write(batch);
+  };
+  {
+    auto opened = SymbolStore::open(options);
+    ASSERT_TRUE(opened) << opened.error().message();
+    ASSERT_TRUE(put(**opened, 0));
+    file_system->full = true;
+    for (int32_t partition = 1; partition < 4; ++partition) {
+      Status failed = put(**opened, partition);
+      ASSERT_FALSE(failed);
+      EXPECT_EQ(failed.error().code(), ErrorCode::kIo);
+      EXPECT_NE(failed.error().message().find("No space left on device"), std::string::npos)
+          << failed.error().message();
+    }
+  }
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto refused = SymbolStore::open(options);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message().find("No space left on device"), std::string::npos)
+        << refused.error().message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(options.path + "/LOG"));
+  file_system->full = false;
+  auto reopened = SymbolStore::open(options);
+  ASSERT_TRUE(reopened) << reopened.error().message();
+  EXPECT_TRUE(put(**reopened, 5));
+  auto applied = (*reopened)->appliedOffset("restack.symbols", 0);
+  ASSERT_TRUE(applied);
+  EXPECT_EQ(**applied, 100);
 }
 
 TEST(SymbolStore, RefusesAnotherSchemaVersion) {

@@ -505,6 +505,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     store_options.block_cache_bytes = config.store.block_cache_mb << 20;
     store_options.verify_checksums = true;
     store_options.rebuild_if_corrupt = true;
+    store_options.info_log = logging::makeRocksdbLogger();
     auto opened = SymbolStore::open(store_options);
     if (!opened) return opened.error();
     store = std::move(*opened);
@@ -1118,10 +1119,19 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (const auto& [partition, offset] : uncommitted) {
       offsets.push_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
     }
-    RdKafka::ErrorCode code = events->commitSync(offsets);
+    const RdKafka::ErrorCode request = events->commitSync(offsets);
+    // librdkafka answers the request's error, and no error when only some partitions failed:
+    // those carry their own and stay uncommitted.
+    RdKafka::ErrorCode code = request;
+    for (const auto* offset : offsets) {
+      if (request == RdKafka::ERR_NO_ERROR && offset->err() == RdKafka::ERR_NO_ERROR) {
+        uncommitted.erase(offset->partition());
+      } else if (offset->err() != RdKafka::ERR_NO_ERROR) {
+        code = offset->err();
+      }
+    }
     for (auto* offset : offsets) delete offset;
-    if (code == RdKafka::ERR_NO_ERROR) {
-      uncommitted.clear();
+    if (uncommitted.empty()) {
       ++metrics.batches_committed;
     } else {
       spdlog::info("offset commit deferred ({}); retrying", errorText(code));

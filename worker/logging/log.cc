@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdarg>
+#include <cstdio>
 #include <ctime>
 #include <mutex>
 
@@ -143,6 +145,45 @@ void logFromKafka(int severity, std::string_view facility, std::string_view clie
   }
   if (!logger) logger = spdlog::default_logger();
   logger->log(levelOfSeverity(severity), "{} {}: {}", client, facility, message);
+}
+
+namespace {
+
+class RocksdbLogger : public rocksdb::Logger {
+ public:
+  RocksdbLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list arguments) override {
+    Logv(rocksdb::InfoLogLevel::INFO_LEVEL, format, arguments);
+  }
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list arguments) override {
+    if (level < GetInfoLogLevel()) return;
+    char line[1024];
+    std::vsnprintf(line, sizeof(line), format, arguments);
+    spdlog::level::level_enum mapped = spdlog::level::info;
+    switch (level) {
+      case rocksdb::InfoLogLevel::DEBUG_LEVEL:
+        mapped = spdlog::level::debug;
+        break;
+      case rocksdb::InfoLogLevel::INFO_LEVEL:
+      case rocksdb::InfoLogLevel::HEADER_LEVEL:
+        mapped = spdlog::level::info;
+        break;
+      case rocksdb::InfoLogLevel::WARN_LEVEL:
+        mapped = spdlog::level::warn;
+        break;
+      default:
+        mapped = spdlog::level::err;
+        break;
+    }
+    spdlog::default_logger()->log(mapped, "rocksdb: {}", line);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<rocksdb::Logger> makeRocksdbLogger() {
+  return std::make_shared<RocksdbLogger>();
 }
 
 }  // namespace restack::logging

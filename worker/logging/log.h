@@ -14,6 +14,7 @@
 // (`logFromKafka`), so that a JSON log never mixes in a line that is not JSON.
 #pragma once
 
+#include <rocksdb/env.h>
 #include <spdlog/formatter.h>
 
 #include <cstdint>
@@ -61,5 +62,9 @@ Status configureLogging(std::string_view level, std::string_view format);
 // Logs one librdkafka log line (syslog severity 0–7, the facility such as "FAIL" or "REQTMOUT",
 // the client name and its message) through the default logger, under the "kafka" component.
 void logFromKafka(int severity, std::string_view facility, std::string_view client, std::string_view message);
+
+// RocksDB's messages (the symbol store's, StoreOptions::info_log) as the worker's log lines,
+// "rocksdb: …", at the level RocksDB gives them.
+std::shared_ptr<rocksdb::Logger> makeRocksdbLogger();
 
 }  // namespace restack::logging
