@@ -123,7 +123,7 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
   // Index and filter blocks live outside the small shared cache: a shared cache holding them
-  // thrashes under point reads (see TOOLCHAIN.md).
+  // thrashes under point reads.
   table.cache_index_and_filter_blocks = false;
   table.format_version = 5;
 

@@ -162,7 +162,7 @@ int endToEnd(const Options& options, const std::vector<std::string>& events) {
   } else {
     config.kafka.brokers = options.brokers;
   }
-  // The mock cluster has no transactions (TOOLCHAIN.md).
+  // librdkafka 2.0.2's mock cluster has no transactions.
   config.kafka.delivery =
       !options.delivery.empty() ? options.delivery : (options.brokers.empty() ? "at_least_once" : "exactly_once");
   auto producer = worker::makeProducer(config, "restack-loadtest-producer", nullptr);

@@ -178,7 +178,7 @@ config::Config testConfig(const std::string& brokers, const std::string& store_p
   config.observability.http_port = 0;
   config.worker.batch_linger_ms = 20;
   config.worker.batch_size = 50;
-  // librdkafka's mock cluster, where these run, has no transactions (TOOLCHAIN.md).
+  // librdkafka's mock cluster, where these run, has no transactions (librdkafka 2.0.2).
   config.kafka.delivery = "at_least_once";
   return config;
 }

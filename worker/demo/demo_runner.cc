@@ -121,7 +121,7 @@ int runDemo(const DemoOptions& options) {
   config.kafka.session_timeout_ms = 6000;
   config.observability.http_port = 0;
   config.worker.batch_linger_ms = 20;
-  // The demo runs on librdkafka's mock cluster, which has no transactions (TOOLCHAIN.md).
+  // The demo runs on librdkafka's mock cluster, which has no transactions (librdkafka 2.0.2).
   config.kafka.delivery = "at_least_once";
   const auto& topics = config.kafka.topics;
   auto mock = MockKafka::start(topics, 3);
