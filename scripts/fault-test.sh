@@ -55,9 +55,13 @@
 #     provisional output). restored + lost + wrong = events.
 #   - duplicated: final outcomes beyond the first plus provisional outcomes beyond the first.
 #   - kills: worker SIGKILLs; broker outages: kill -9 plus controlled shutdowns of a node.
-#   - at-least-once bound: (kills + pauses + store-full + broker outages + worker exits + 1) x
-#     batch size (100): each interruption may repeat at most one batch whose outputs were
-#     acknowledged but whose offsets were not committed.
+#   - at-least-once bound: 2 x batch size (100) x (kills + worker exits on their own + partition
+#     handovers without a commit + 1). A handover is a line of a worker's log saying its
+#     assignment was "lost" (the group took its partitions while it was stopped or busy) or that
+#     offsets "could not be committed before it moved" (a commit refused after a broker outage
+#     moved the group coordinator). Each time, the publication in flight and the batch restored
+#     beside it may be restored again by the next owner. One fault can cost several workers their
+#     assignment, so the logs are counted, not the faults.
 #
 # Result: the last line is exactly
 #   fault: events N, restored N, lost L, duplicated D, wrong W, kills K, broker outages B, mode M
