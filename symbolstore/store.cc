@@ -147,6 +147,11 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
   // RocksDB opens a database only with all of its families named: the declared ones, and any a
   // build with more layers created. A store that does not exist yet lists none.
   const std::vector<const char*>& declared = familyRegistry();
+  if (!options.read_only && !options.env) {
+    // Made here, so that RocksDB does not log an error for a store it is about to create.
+    std::error_code ignored;
+    std::filesystem::create_directories(options.path, ignored);
+  }
   std::vector<std::string> on_disk;
   if (!rocksdb::DB::ListColumnFamilies(db_options, options.path, &on_disk).ok()) on_disk.clear();
   auto isOnDisk = [&](std::string_view name) {
