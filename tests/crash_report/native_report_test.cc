@@ -4,7 +4,8 @@
 // build (llvm-objdump): Apple prints the address after it (a return address), debuggerd the
 // call instruction itself (libunwindstack takes 4 off every caller frame's return address on
 // arm64).
-//   - Android: an aarch64 .so (clang -O2, inlining) and a tombstone of its frames by BuildId.
+//   - Android: an aarch64 .so (clang -O2, inlining) and a tombstone of its frames by BuildId; the
+//     same for a 32-bit ARM (Thumb-2) .so.
 //   - Apple: an arm64 iOS executable and its dSYM (dsymutil), and a .crash report whose frames
 //     are placed through its Binary Images section (load address and UUID).
 #include <gtest/gtest.h>
@@ -65,8 +66,8 @@ __attribute__((noinline)) u32 checkout(const struct cart *cart) {
 __attribute__((visibility("default"))) u32 entry(const struct cart *cart) { return checkout(cart) * 2; }
 )";
 
-// Return addresses of every "bl" in the text of `binary`: the address after each call, as an
-// unwinder reports caller frames.
+// Return addresses of every "bl" (and Thumb-2 "blx" to an address) in the text of `binary`: the
+// address after each call, as an unwinder reports caller frames.
 std::vector<uint64_t> returnAddresses(const std::string& binary) {
   auto objdump = runCommand("llvm-objdump-19 -d --no-show-raw-insn " + shellQuote(binary));
   EXPECT_EQ(objdump.exit_code, 0) << objdump.output;
@@ -74,7 +75,9 @@ std::vector<uint64_t> returnAddresses(const std::string& binary) {
   for (const std::string& line : lines(objdump.output)) {
     // "   10d78:      	bl	0x10d00 <cart_total>"
     size_t colon = line.find(':');
-    if (colon == std::string::npos || line.find("\tbl\t") == std::string::npos) continue;
+    // Thumb-2 calls through the PLT are "blx 0x…" (4 bytes too); a "blx r3" is 2 bytes, left out.
+    const bool call = line.find("\tbl\t") != std::string::npos || line.find("\tblx\t0x") != std::string::npos;
+    if (colon == std::string::npos || !call) continue;
     try {
       out.push_back(std::stoull(line.substr(0, colon), nullptr, 16) + 4);
     } catch (...) {
@@ -195,6 +198,45 @@ TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
   EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
   EXPECT_NE(restored.output.find("SIGSEGV: SEGV_MAPERR, fault addr 0x8"), std::string::npos) << restored.output;
+}
+
+// armeabi-v7a: Thumb-2 code (every function symbol has the Thumb bit set) and a tombstone of a
+// 32-bit process, whose pcs have 8 digits. libunwindstack takes the call instruction's size off
+// every caller frame's return address here too (4 for Thumb-2's 32-bit `bl`), so the pc is the
+// `bl` itself.
+TEST(NativeReport, ATombstoneOfARealArmv7ThumbBuildReadsAsLlvmSymbolizerSays) {
+  ASSERT_TRUE(haveTools());
+  auto dir = TempDir::create("restack-tombstone-arm-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  const std::string root = dir->path();
+  writeTextFile(root + "/cart.c", kSource);
+  auto built = runCommand(
+      "clang-19 --target=armv7a-linux-androideabi24 -mthumb -g -O2 -fPIC -ffreestanding -nostdlib -shared "
+      "-fuse-ld=lld -Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
+      root);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
+  std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
+  ASSERT_EQ(build_id.size(), 40u) << notes.output;
+  std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
+  ASSERT_GE(addresses.size(), 3u);
+  for (uint64_t& address : addresses) address -= 4;
+
+  std::string tombstone =
+      "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
+      "ABI: 'arm'\npid: 100, tid: 101, name: worker  >>> com.example.cart <<<\n"
+      "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x4\n\nbacktrace:\n";
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "      #%02zu pc %08llx", i + 1, static_cast<unsigned long long>(addresses[i]));
+    tombstone +=
+        std::string(line) + "  /data/app/~~x==/com.example.cart-y==/lib/arm/libcart.so (BuildId: " + build_id + ")\n";
+  }
+  writeTextFile(root + "/tombstone.txt", tombstone);
+  auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
+                             root + "/tombstone.txt", false);
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
 }
 
 TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays) {
