@@ -161,82 +161,72 @@ bool haveTools() {
   return true;
 }
 
-TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
-  ASSERT_TRUE(haveTools());
-  auto dir = TempDir::create("restack-tombstone-");
-  ASSERT_TRUE(dir) << dir.error().message();
-  const std::string root = dir->path();
-  writeTextFile(root + "/cart.c", kSource);
-  auto built = runCommand(
-      "clang-19 --target=aarch64-linux-android24 -g -O2 -fPIC -ffreestanding -nostdlib -shared -fuse-ld=lld "
-      "-Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
-      root);
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
-  std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
-  ASSERT_EQ(build_id.size(), 40u) << notes.output;
-  // As Android's unwinder (libunwindstack) prints caller frames: the return address less the
-  // size of the call instruction, 4 on arm64, so the pc is the `bl` itself. ndk-stack hands that
-  // pc to llvm-symbolizer as it is.
-  std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
-  ASSERT_GE(addresses.size(), 3u);
-  for (uint64_t& address : addresses) address -= 4;
+// An Android library built from kSource and a tombstone of its every call, as debuggerd prints
+// them: Android's unwinder (libunwindstack) prints caller frames as the return address less the
+// size of the call instruction, so each pc is the call itself (4 bytes: arm64's `bl`, Thumb-2's
+// `bl`/`blx`), and ndk-stack hands that pc to llvm-symbolizer as it is.
+struct AndroidBuild {
+  const char* compile;     // clang-19's target flags
+  const char* abi;         // the tombstone's "ABI:" line
+  const char* lib_folder;  // where Android installs the ABI's libraries ("lib/arm64")
+  int pc_digits;           // 16 for a 64-bit process, 8 for a 32-bit one
+  const char* fault_addr;
+};
 
-  std::string tombstone =
-      "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
-      "ABI: 'arm64'\npid: 100, tid: 101, name: worker  >>> com.example.cart <<<\n"
-      "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x8\n\nbacktrace:\n";
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    char index[8];
-    std::snprintf(index, sizeof index, "%02zu", i + 1);  // every frame is a caller (#01…): no #00 pc
-    tombstone += "      #" + std::string(index) + " pc " + hex(addresses[i]) +
-                 "  /data/app/~~x==/com.example.cart-y==/lib/arm64/libcart.so (BuildId: " + build_id + ")\n";
-  }
-  writeTextFile(root + "/tombstone.txt", tombstone);
-  auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
-                             root + "/tombstone.txt", false);
-  ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
-  EXPECT_NE(restored.output.find("SIGSEGV: SEGV_MAPERR, fault addr 0x8"), std::string::npos) << restored.output;
+// Builds `build`, pastes the tombstone into `restack symbolicate` and compares every frame with
+// llvm-symbolizer; returns what `restack symbolicate` printed.
+std::string restoreTombstone(const AndroidBuild& build) {
+  std::string printed;
+  [&] {
+    ASSERT_TRUE(haveTools());
+    auto dir = TempDir::create("restack-tombstone-");
+    ASSERT_TRUE(dir) << dir.error().message();
+    const std::string root = dir->path();
+    writeTextFile(root + "/cart.c", kSource);
+    auto built = runCommand(std::string("clang-19 ") + build.compile +
+                                " -g -O2 -fPIC -ffreestanding -nostdlib -shared -fuse-ld=lld "
+                                "-Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
+                            root);
+    ASSERT_EQ(built.exit_code, 0) << built.output;
+    auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
+    std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
+    ASSERT_EQ(build_id.size(), 40u) << notes.output;
+    std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
+    ASSERT_GE(addresses.size(), 3u);
+    for (uint64_t& address : addresses) address -= 4;
+
+    std::string tombstone = std::string("*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n") +
+                            "ABI: '" + build.abi + "'\npid: 100, tid: 101, name: worker  >>> com.example.cart <<<\n" +
+                            "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr " + build.fault_addr +
+                            "\n\nbacktrace:\n";
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      // Every frame is a caller (#01…): no #00 pc.
+      char line[64];
+      std::snprintf(line, sizeof line, "      #%02zu pc %0*llx", i + 1, build.pc_digits,
+                    static_cast<unsigned long long>(addresses[i]));
+      tombstone += std::string(line) + "  /data/app/~~x==/com.example.cart-y==/" + build.lib_folder +
+                   "/libcart.so (BuildId: " + build_id + ")\n";
+    }
+    writeTextFile(root + "/tombstone.txt", tombstone);
+    auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
+                               root + "/tombstone.txt", false);
+    ASSERT_EQ(restored.exit_code, 0) << restored.output;
+    EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
+    printed = restored.output;
+  }();
+  return printed;
+}
+
+TEST(NativeReport, ATombstoneOfARealAarch64BuildReadsAsLlvmSymbolizerSays) {
+  const std::string printed = restoreTombstone({"--target=aarch64-linux-android24", "arm64", "lib/arm64", 16, "0x8"});
+  if (HasFatalFailure()) return;
+  EXPECT_NE(printed.find("SIGSEGV: SEGV_MAPERR, fault addr 0x8"), std::string::npos) << printed;
 }
 
 // armeabi-v7a: Thumb-2 code (every function symbol has the Thumb bit set) and a tombstone of a
-// 32-bit process, whose pcs have 8 digits. libunwindstack takes the call instruction's size off
-// every caller frame's return address here too (4 for Thumb-2's 32-bit `bl`), so the pc is the
-// `bl` itself.
+// 32-bit process, whose pcs have 8 digits.
 TEST(NativeReport, ATombstoneOfARealArmv7ThumbBuildReadsAsLlvmSymbolizerSays) {
-  ASSERT_TRUE(haveTools());
-  auto dir = TempDir::create("restack-tombstone-arm-");
-  ASSERT_TRUE(dir) << dir.error().message();
-  const std::string root = dir->path();
-  writeTextFile(root + "/cart.c", kSource);
-  auto built = runCommand(
-      "clang-19 --target=armv7a-linux-androideabi24 -mthumb -g -O2 -fPIC -ffreestanding -nostdlib -shared "
-      "-fuse-ld=lld -Wl,--build-id -Wl,-soname,libcart.so cart.c -o libcart.so",
-      root);
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  auto notes = runCommand("llvm-readelf-19 -n libcart.so | awk '/Build ID:/ { print $3 }'", root, "", false);
-  std::string build_id = lines(notes.output).empty() ? "" : lines(notes.output).front();
-  ASSERT_EQ(build_id.size(), 40u) << notes.output;
-  std::vector<uint64_t> addresses = returnAddresses(root + "/libcart.so");
-  ASSERT_GE(addresses.size(), 3u);
-  for (uint64_t& address : addresses) address -= 4;
-
-  std::string tombstone =
-      "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
-      "ABI: 'arm'\npid: 100, tid: 101, name: worker  >>> com.example.cart <<<\n"
-      "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x4\n\nbacktrace:\n";
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    char line[64];
-    std::snprintf(line, sizeof line, "      #%02zu pc %08llx", i + 1, static_cast<unsigned long long>(addresses[i]));
-    tombstone +=
-        std::string(line) + "  /data/app/~~x==/com.example.cart-y==/lib/arm/libcart.so (BuildId: " + build_id + ")\n";
-  }
-  writeTextFile(root + "/tombstone.txt", tombstone);
-  auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols libcart.so", root,
-                             root + "/tombstone.txt", false);
-  ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  EXPECT_EQ(restoredFrames(restored.output), flatten(reference(root + "/libcart.so", addresses))) << restored.output;
+  restoreTombstone({"--target=armv7a-linux-androideabi24 -mthumb", "arm", "lib/arm", 8, "0x4"});
 }
 
 TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays) {
