@@ -224,6 +224,8 @@ const std::map<std::string, Apply>& knownKeys() {
       {"uploads.low_speed_bytes_per_s",
        unsignedField(&Config::uploads, &Uploads::low_speed_bytes_per_s, 1, 1ull << 30)},
       {"uploads.low_speed_time_s", intField(&Config::uploads, &Uploads::low_speed_time_s, 1, 3600)},
+      {"uploads.fetch_threads", intField(&Config::uploads, &Uploads::fetch_threads, 1, 64)},
+      {"uploads.fetch_wait_ms", intField(&Config::uploads, &Uploads::fetch_wait_ms, 0, 600000)},
       {"pending.max_events", unsignedField(&Config::pending, &Pending::max_events, 0, 100000000)},
       {"pending.max_bytes", unsignedField(&Config::pending, &Pending::max_bytes, 0, 1ull << 40)},
       {"pending.max_age_s", unsignedField(&Config::pending, &Pending::max_age_s, 60, 365ull * 24 * 3600)},

@@ -134,6 +134,14 @@ struct Uploads {
   uint32_t total_timeout_ms = 600000;      // the whole download, redirects included (10 min)
   uint64_t low_speed_bytes_per_s = 10240;  // slower than this for low_speed_time_s = aborted
   uint32_t low_speed_time_s = 30;
+  // Downloads run on threads of their own beside the worker loop (worker/kafka/fetch_pool.h), so
+  // that a slow server holds back no event. Default 2.
+  uint32_t fetch_threads = 2;
+  // How long events that wait for symbols may wait for a download begun while they were read:
+  // until this long after the upload was read, the batch waits for it; after that the events are
+  // published as pending and restored again once the download is ingested. A slow or hostile
+  // location therefore holds a worker's events for at most this long. Default 5000 ms.
+  uint32_t fetch_wait_ms = 5000;
 
   // --- retries of uploads whose fetch or ingest failed for a passing reason
   // (ErrorCode::kUnavailable: network, HTTP 5xx, timeout, expired presigned URL): kept in the

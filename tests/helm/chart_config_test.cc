@@ -166,6 +166,8 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.uploads.total_timeout_ms, defaults.uploads.total_timeout_ms);
   EXPECT_EQ(chart.uploads.low_speed_bytes_per_s, defaults.uploads.low_speed_bytes_per_s);
   EXPECT_EQ(chart.uploads.low_speed_time_s, defaults.uploads.low_speed_time_s);
+  EXPECT_EQ(chart.uploads.fetch_threads, defaults.uploads.fetch_threads);
+  EXPECT_EQ(chart.uploads.fetch_wait_ms, defaults.uploads.fetch_wait_ms);
   // Upload retries.
   EXPECT_EQ(chart.uploads.retry_initial_backoff_ms, defaults.uploads.retry_initial_backoff_ms);
   EXPECT_EQ(chart.uploads.retry_max_backoff_ms, defaults.uploads.retry_max_backoff_ms);

@@ -364,7 +364,10 @@ TEST(SymbolFeed, ACatchUpGivesUpOnlyWithoutProgress) {
   }
   produce(kafka.bootstrap(), topics.symbols, uploads);
 
-  // Each upload takes 600 ms: the catch-up takes longer than the stall limit, but progresses.
+  // Each upload takes 600 ms, one after the other, and the catch-up waits for all of them: it takes
+  // longer than the stall limit, but progresses.
+  config.uploads.fetch_threads = 1;
+  config.uploads.fetch_wait_ms = 10000;
   ScriptedFetch slow;
   slow.path = library.path;
   slow.delay = std::chrono::milliseconds(600);
@@ -388,6 +391,91 @@ TEST(SymbolFeed, ACatchUpGivesUpOnlyWithoutProgress) {
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().message().find("no progress"), std::string::npos) << status.error().message();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
+}
+
+// A download runs beside the loop: a catch-up waits for it only until uploads.fetch_wait_ms after
+// the upload was read, the uploads after it in its partition are applied meanwhile, and the loop
+// (applyFetched) ingests it once it arrives, without ever waiting for it.
+TEST(SymbolFeed, ASlowDownloadHoldsNeitherTheCatchUpNorTheLoop) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto dir = TempDir::create("symbol-feed-");
+  ASSERT_TRUE(dir);
+  config::Config config = feedConfig(kafka, dir->path(), "feed-slow");
+  config.uploads.fetch_wait_ms = 300;
+  const auto& topics = config.kafka.topics;
+  kafka.createSymbolTopics(topics);
+  kafka.createTopic(topics.dlq);
+  const std::string location = "https://symbols.invalid/slow.so";
+  produce(kafka.bootstrap(), topics.symbols, {locationUpload("1.0", location), inlineUpload(library, "2.0")});
+
+  ScriptedFetch slow;
+  slow.path = library.path;
+  slow.delay = std::chrono::milliseconds(3000);
+  Feed feed(config, slow.function());
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(feed.feed().addPartitions({0}));
+  const auto caught_up = std::chrono::steady_clock::now() - started;
+  EXPECT_GE(caught_up, std::chrono::milliseconds(250));  // it did wait, for fetch_wait_ms
+  EXPECT_LT(caught_up, std::chrono::milliseconds(2500));
+  EXPECT_EQ(feed.applied(topics.symbols), std::optional<int64_t>(2));
+  EXPECT_EQ(feed.ingested(), std::vector<std::string>{"2.0"});
+  EXPECT_EQ(feed.metrics().uploads_fetching, 1u);
+  EXPECT_EQ(feed.metrics().uploads_deferred, 0u);  // nothing failed
+
+  // The loop's calls return at once while the download runs.
+  for (int i = 0; i < 5; ++i) {
+    const auto call = std::chrono::steady_clock::now();
+    ASSERT_TRUE(feed.feed().applyFetched());
+    EXPECT_LT(std::chrono::steady_clock::now() - call, std::chrono::milliseconds(200));
+  }
+  // Events that wait for symbols no longer wait for it either: fetch_wait_ms has passed.
+  const auto call = std::chrono::steady_clock::now();
+  ASSERT_TRUE(feed.feed().catchUpToHighWatermarks({0}));
+  EXPECT_LT(std::chrono::steady_clock::now() - call, std::chrono::milliseconds(200));
+
+  ASSERT_TRUE(feed.runUntil([&] { return feed.ingested().size() == 2; }));
+  EXPECT_EQ(feed.ingested(), (std::vector<std::string>{"2.0", "1.0"}));
+  EXPECT_EQ(slow.calls[location], 1);
+  EXPECT_EQ(feed.metrics().uploads_fetching, 0u);
+  EXPECT_EQ(feed.metrics().upload_retries, 0u);
+  EXPECT_TRUE(readTopic(kafka.bootstrap(), topics.dlq).empty());
+}
+
+// A download under way when the worker stops is not lost: the upload is in the store from the
+// moment it was read, and the next start fetches it again.
+TEST(SymbolFeed, ADownloadUnderWayWhenTheFeedStopsIsFetchedAfterTheRestart) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto dir = TempDir::create("symbol-feed-");
+  ASSERT_TRUE(dir);
+  config::Config config = feedConfig(kafka, dir->path(), "feed-stop");
+  config.uploads.fetch_wait_ms = 0;
+  const auto& topics = config.kafka.topics;
+  kafka.createSymbolTopics(topics);
+  kafka.createTopic(topics.dlq);
+  const std::string location = "https://symbols.invalid/stopped.so";
+  produce(kafka.bootstrap(), topics.symbols, {locationUpload("1.0", location)});
+  {
+    ScriptedFetch slow;
+    slow.path = library.path;
+    slow.delay = std::chrono::milliseconds(1500);
+    Feed first(config, slow.function());
+    ASSERT_TRUE(first.feed().addPartitions({0}));
+    EXPECT_EQ(first.applied(topics.symbols), std::optional<int64_t>(1));
+    EXPECT_TRUE(first.ingested().empty());
+  }  // stopped while the download runs: its result is dropped
+
+  ScriptedFetch fast;
+  fast.path = library.path;
+  Feed second(config, fast.function());
+  ASSERT_TRUE(second.feed().addPartitions({0}));
+  ASSERT_TRUE(second.runUntil([&] { return !second.ingested().empty(); }));
+  EXPECT_EQ(second.ingested(), std::vector<std::string>{"1.0"});
+  EXPECT_EQ(fast.calls[location], 1);
+  EXPECT_EQ(second.metrics().uploads_deferred, 0u);
 }
 
 TEST(DeferredUploads, RecordsRoundTripAndDamagedOnesAreRefused) {

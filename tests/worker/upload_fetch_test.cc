@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "config/config.h"
 #include "formats/common/temp_dir.h"
@@ -198,6 +200,8 @@ TEST(UploadsConfig, DefaultsRefuseEveryLocation) {
   EXPECT_EQ(config->uploads.total_timeout_ms, 600000u);
   EXPECT_EQ(config->uploads.low_speed_bytes_per_s, 10240u);
   EXPECT_EQ(config->uploads.low_speed_time_s, 30u);
+  EXPECT_EQ(config->uploads.fetch_threads, 2u);
+  EXPECT_EQ(config->uploads.fetch_wait_ms, 5000u);
   UploadPolicy policy = worker::uploadPolicyFrom(*config);
   for (const char* location : {"file:///etc/passwd", "https://symbols.example.com/a.zip", "http://127.0.0.1/"}) {
     auto checked = worker::checkUploadLocation(location, policy);
@@ -221,9 +225,13 @@ TEST(UploadsConfig, KeysFromTheFileAndTheEnvironmentMakeThePolicy) {
                            "  connect_timeout_ms: 500\n"
                            "  total_timeout_ms: 2000\n"
                            "  low_speed_bytes_per_s: 100\n"
-                           "  low_speed_time_s: 2\n";
+                           "  low_speed_time_s: 2\n"
+                           "  fetch_threads: 4\n"
+                           "  fetch_wait_ms: 0\n";
   auto config = config::parseConfig(yaml, "restack.yaml", {"RESTACK_UPLOADS__MAX_REDIRECTS=5"});
   ASSERT_TRUE(config) << config.error().message();
+  EXPECT_EQ(config->uploads.fetch_threads, 4u);
+  EXPECT_EQ(config->uploads.fetch_wait_ms, 0u);
   UploadPolicy policy = worker::uploadPolicyFrom(*config);
   EXPECT_EQ(policy.file_roots, (std::vector<std::string>{"/mnt/symbols", "/srv/uploads"}));
   EXPECT_EQ(policy.http_hosts, (std::vector<std::string>{"symbols.example.com", "*.storage.example.com"}));
@@ -252,6 +260,7 @@ TEST(UploadsConfig, BadValuesAndTheRemovedUploadRootAreRefusedAtLoad) {
       {"uploads:\n  allow_plain_http: yes\n", "uploads.allow_plain_http must be true or false"},
       {"uploads:\n  max_redirects: 50\n", "uploads.max_redirects must be a whole number from 0 to 20"},
       {"uploads:\n  file_roots: [/a, /b]\n", "must be a single value"},
+      {"uploads:\n  fetch_threads: 0\n", "uploads.fetch_threads must be a whole number from 1 to 64"},
   };
   for (const Case& c : cases) {
     auto config = config::parseConfig(std::string(kBrokers) + c.yaml, "restack.yaml", {});
@@ -673,6 +682,28 @@ TEST_F(LoopbackDownloads, ASteadyButEndlessDownloadHitsTheTotalTimeout) {
   EXPECT_EQ(fetched.error().code(), ErrorCode::kUnavailable) << fetched.error().describe();
   EXPECT_TRUE(contains(fetched.error().message(), "uploads.total_timeout_ms (1500 ms)")) << fetched.error().message();
   EXPECT_GE(took, std::chrono::milliseconds(1400));
+  EXPECT_LT(took, std::chrono::seconds(5));
+}
+
+// A stopping worker cancels the downloads under way (UploadPolicy::cancel): a slow but steady one,
+// which no timeout of its own would end for minutes, ends within about a second.
+TEST_F(LoopbackDownloads, ACancelledDownloadEndsAtOnce) {
+  server_.serveTrickle("/steady", 1 << 30, 20000);
+  policy_.low_speed_bytes_per_s = 100;
+  std::atomic<bool> cancel{false};
+  policy_.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto fetched = fetch("/steady", 2ull << 30);
+  const auto took = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  ASSERT_FALSE(fetched);
+  EXPECT_EQ(fetched.error().code(), ErrorCode::kUnavailable) << fetched.error().describe();
+  EXPECT_TRUE(contains(fetched.error().message(), "cancelled")) << fetched.error().message();
+  EXPECT_GE(took, std::chrono::milliseconds(450));
   EXPECT_LT(took, std::chrono::seconds(5));
 }
 

@@ -12,6 +12,7 @@
 #include "formats/common/mapped_file.h"
 #include "formats/common/temp_dir.h"
 #include "tests/support/kafka_records.h"
+#include "tests/support/test_http_server.h"
 #include "tests/worker/worker_fixtures.h"
 #include "worker/pipeline/output_record.h"
 
@@ -328,6 +329,53 @@ TEST(WorkerOnMockCluster, EventsWaitingForSymbolsAreRestoredWhenTheyArrive) {
       << hashes[0] << " " << hashes[1] << " / " << replaces[0] << " " << replaces[1];
   EXPECT_EQ(worker->metrics().events_restored_later, 1u);
   EXPECT_EQ(worker->metrics().pending_events, 0u);
+}
+
+// A symbol upload whose location answers slowly (a trickling or hostile server) holds back no
+// event: the download runs beside the worker loop, the events of builds the worker has symbols for
+// are restored and published meanwhile, and the worker stops at once with the download still under
+// way (the upload stays in the store and is fetched again after a restart).
+TEST(WorkerOnMockCluster, ASlowUploadLocationHoldsBackNoEvent) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  test::TestHttpServer http;
+  ASSERT_TRUE(http.started());
+  http.serveTrickle("/slow.so", 64 << 20, 4096);  // hours at this pace, above the low-speed limit
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-slow-location");
+  config.uploads.http_hosts = "localhost";
+  config.uploads.allow_plain_http = true;
+  config.uploads.allowed_networks = "127.0.0.1/32";
+  config.uploads.low_speed_bytes_per_s = 512;
+  config.uploads.fetch_wait_ms = 500;
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 3);
+  KafkaRecord slow;
+  slow.key = "shop:late";
+  slow.value = std::string();
+  slow.headers = {{"restack.kind", std::string("elf")}, {"restack.location", http.url("localhost", "/slow.so")}};
+  produce(kafka.bootstrap(), topics.symbols, {slow, uploadRecord(library, "shop", "1.0")});
+  std::vector<KafkaRecord> events;
+  for (int i = 0; i < 6; ++i) events.push_back(eventRecord("steady-" + std::to_string(i), library));
+  produce(kafka.bootstrap(), topics.events, events);
+
+  auto worker = RunningWorker::start(config);
+  ASSERT_TRUE(worker);
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, events.size(), std::chrono::seconds(40));
+  ASSERT_EQ(restored.size(), events.size()) << "events were held back by the download";
+  for (const auto& record : restored) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(*record.value).get(root), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "complete") << eventId(record);
+  }
+  EXPECT_GE(http.hits("/slow.so"), 1u);
+  EXPECT_EQ(worker->metrics().uploads_fetching, 1u);  // still downloading
+  const auto stopping = std::chrono::steady_clock::now();
+  ASSERT_TRUE(worker->stop());
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10));
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ void DeferredUploads::scheduled(const DeferredUpload& upload) {
   std::string key = storeKey(upload);
   auto found = entries_.find(key);
   if (found != entries_.end()) queue_.erase({found->second.next_attempt_ms, key});
-  entries_[key] = Entry{upload.next_attempt_ms, upload.first_failed_ms};
+  entries_[key] = Entry{upload.next_attempt_ms, upload.first_failed_ms, upload.attempts};
   queue_.insert({upload.next_attempt_ms, std::move(key)});
 }
 
@@ -199,10 +199,24 @@ Expected<std::optional<DeferredUpload>> DeferredUploads::nextDue(int64_t now_ms)
   return std::optional<DeferredUpload>();
 }
 
+void DeferredUploads::fetching(const DeferredUpload& upload) {
+  DeferredUpload held = upload;
+  held.next_attempt_ms = std::numeric_limits<int64_t>::max();
+  scheduled(held);
+}
+
+size_t DeferredUploads::count() const {
+  size_t failed = 0;
+  for (const auto& [key, entry] : entries_) failed += entry.attempts > 0 ? 1 : 0;
+  return failed;
+}
+
 int64_t DeferredUploads::oldestFirstFailedMs() const {
   int64_t oldest = std::numeric_limits<int64_t>::max();
-  for (const auto& [key, entry] : entries_) oldest = std::min(oldest, entry.first_failed_ms);
-  return entries_.empty() ? 0 : oldest;
+  for (const auto& [key, entry] : entries_) {
+    if (entry.attempts > 0) oldest = std::min(oldest, entry.first_failed_ms);
+  }
+  return oldest == std::numeric_limits<int64_t>::max() ? 0 : oldest;
 }
 
 }  // namespace restack::worker

@@ -1,6 +1,9 @@
 // Symbol uploads whose fetch (or ingest) failed for a passing reason (ErrorCode::kUnavailable:
 // network, HTTP 5xx, timeout, an expired or not yet visible presigned URL), kept in the symbol
-// store to be retried with exponential backoff while their symbols partition moves on.
+// store to be retried with exponential backoff while their symbols partition moves on. Uploads
+// referenced by location are kept here from the moment they are read, with 0 attempts, while their
+// first download runs beside the worker loop (worker/kafka/fetch_pool.h): the partition moves past
+// them at once, and a restart during the download fetches them again instead of losing them.
 //
 // Where they live: under the prefix "deferred\0" of the store's generic `meta` column family
 // (symbolstore/store.h), next to the applied offsets they belong with. A deferred upload and the
@@ -43,10 +46,10 @@ struct DeferredUpload {
   int64_t offset = 0;
   std::string key;
   Headers headers;
-  std::string value;  // empty for uploads referenced by restack.location
-  int64_t first_failed_ms = 0;
+  std::string value;            // empty for uploads referenced by restack.location
+  int64_t first_failed_ms = 0;  // 0 while no attempt has failed
   int64_t next_attempt_ms = 0;
-  uint32_t attempts = 0;  // failed attempts so far
+  uint32_t attempts = 0;  // failed attempts so far; 0: read, its first download not finished
   ErrorCode last_code = ErrorCode::kUnavailable;
   std::string last_error;
 };
@@ -80,11 +83,15 @@ class DeferredUploads {
   Status update(const DeferredUpload& upload);
   // Removes `upload` (applied or given up).
   Status remove(const DeferredUpload& upload);
+  // `upload` is being fetched: nextDue() skips it until update() or remove() (in memory only;
+  // after a restart it is due again).
+  void fetching(const DeferredUpload& upload);
 
   // The deferred upload due first if it is due at `now_ms`, read from the store. A record that
   // cannot be read is logged and dropped from the schedule (left in the store).
   Expected<std::optional<DeferredUpload>> nextDue(int64_t now_ms);
-  size_t count() const { return entries_.size(); }
+  // Uploads that failed at least once (not those whose first download is still under way).
+  size_t count() const;
   // First failure of the oldest deferred upload (wall-clock ms), 0 when there is none.
   int64_t oldestFirstFailedMs() const;
 
@@ -93,6 +100,7 @@ class DeferredUploads {
   struct Entry {
     int64_t next_attempt_ms = 0;
     int64_t first_failed_ms = 0;
+    uint32_t attempts = 0;
   };
   SymbolStore& store_;
   std::map<std::string, Entry> entries_;             // store key -> schedule

@@ -125,6 +125,7 @@ std::string Metrics::prometheusText() const {
   counter(out, "uploads_given_up_total", "Deferred uploads sent to the DLQ after uploads.retry_deadline_s.",
           uploads_given_up);
   counter(out, "uploads_deferred", "Uploads kept in the store to be retried.", uploads_deferred, "gauge");
+  counter(out, "uploads_fetching", "Downloads of upload locations under way or queued.", uploads_fetching, "gauge");
   const int64_t oldest = uploads_deferred_oldest_ms;
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

@@ -10,6 +10,7 @@
 #include "symbolstore/ingest.h"
 #include "worker/kafka/clients.h"
 #include "worker/kafka/deferred_uploads.h"
+#include "worker/kafka/fetch_pool.h"
 #include "worker/kafka/upload_fetch.h"
 #include "worker/kafka/upload_message.h"
 #include "worker/pipeline/output_record.h"
@@ -62,6 +63,11 @@ std::string where(const UploadSource& source) {
   return source.topic + "/" + std::to_string(source.partition) + ":" + std::to_string(source.offset);
 }
 
+// Location uploads whose result has not been taken yet at most, per fetch thread: beyond that the
+// symbols topics are not read further until downloads finish (memory stays bounded whatever a
+// producer sends).
+constexpr size_t kOutstandingFetchesPerThread = 8;
+
 // The result of one attempt at an upload. `worker_fault`: the store cannot be written, which is
 // the worker's problem and not the upload's (neither refused nor deferred; the worker stops).
 struct Attempt {
@@ -79,6 +85,16 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   FetchFunction fetch;
   IngestedCallback on_ingested;
   std::unique_ptr<DeferredUploads> deferred;
+  // Set before the pool goes: downloads in progress end (UploadPolicy::cancel).
+  std::atomic<bool> cancel_fetches{false};
+  std::unique_ptr<FetchPool> pool;
+  // Downloads handed to the pool, by the id they were submitted under (where() of the upload).
+  struct InFlight {
+    DeferredUpload upload;
+    PartitionKey from;
+    Clock::time_point wait_until;  // catch-ups of `from` wait for it until then
+  };
+  std::map<std::string, InFlight> in_flight;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   // Delivery reports of DLQ copies in flight, by the id passed as the message's opaque. Declared
   // before the producer, which may report while it is destroyed.
@@ -184,18 +200,17 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return Status::ok();
   }
 
-  Attempt tryUnguarded(const UploadSource& source) {
+  // `fetched`: the download of an upload referenced by location (null for the others).
+  Attempt tryUnguarded(const UploadSource& source, Expected<FetchedUpload>* fetched) {
     const bool shared = source.topic == config.kafka.topics.symbols_shared;
     auto upload = decodeUploadMessage(source.key, source.headers, shared);
     if (!upload) return {upload.error()};
     UploadContent content;
     content.display_name = upload->file_name;
-    std::optional<FetchedUpload> fetched;
     if (!upload->location.empty()) {
-      auto got = fetch(upload->location);
-      if (!got) return {got.error()};
-      fetched.emplace(std::move(*got));
-      content.path = fetched->path;
+      if (fetched == nullptr) return {Error(ErrorCode::kInternal, "an upload by location reached ingest unfetched")};
+      if (!*fetched) return {fetched->error()};
+      content.path = (*fetched)->path;
     } else {
       content.bytes = source.value;
     }
@@ -231,9 +246,9 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   }
 
   // The last resort: nothing thrown while processing one upload gets out; the upload is refused.
-  Attempt tryUpload(const UploadSource& source) noexcept {
+  Attempt tryUpload(const UploadSource& source, Expected<FetchedUpload>* fetched = nullptr) noexcept {
     try {
-      return tryUnguarded(source);
+      return tryUnguarded(source, fetched);
     } catch (...) {
       // The exception's text may quote the upload's content; the DLQ record and the log do not.
       return {Error(ErrorCode::kInternal,
@@ -242,9 +257,72 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     }
   }
 
-  // Applies one upload read from a symbols topic and records its partition's progress.
+  static UploadSource asSource(const DeferredUpload& upload) {
+    UploadSource source;
+    source.topic = upload.topic;
+    source.partition = upload.partition;
+    source.offset = upload.offset;
+    source.key = upload.key;
+    source.headers = upload.headers;
+    source.value = upload.value;
+    return source;
+  }
+
+  static DeferredUpload asDeferred(const UploadSource& source) {
+    DeferredUpload upload;
+    upload.topic = source.topic;
+    upload.partition = source.partition;
+    upload.offset = source.offset;
+    upload.key = source.key;
+    upload.headers = source.headers;
+    upload.value = std::string(source.value);
+    return upload;
+  }
+
+  // The location to download for `source`: none when the upload carries its content, or when it
+  // cannot be read at all (then it is refused without a download).
+  std::optional<std::string> locationOf(const UploadSource& source) const {
+    auto upload = decodeUploadMessage(source.key, source.headers, source.topic == config.kafka.topics.symbols_shared);
+    if (!upload || upload->location.empty()) return std::nullopt;
+    return upload->location;
+  }
+
+  // Hands the download of `upload` (kept in the store) to the pool.
+  void startFetch(const DeferredUpload& upload, const std::string& location, Clock::time_point wait_until) {
+    const std::string id = where(asSource(upload));
+    deferred->fetching(upload);
+    in_flight[id] = InFlight{upload, PartitionKey{upload.topic, upload.partition}, wait_until};
+    metrics.uploads_fetching = in_flight.size();
+    pool->submit(id, location);
+  }
+
+  bool readingHeld() const { return pool->outstanding() >= kOutstandingFetchesPerThread * pool->threads(); }
+
+  // True while a download read from a partition `relevant` accepts is still to be waited for.
+  template <typename Relevant>
+  bool awaitingFetch(Relevant&& relevant) const {
+    const auto now = Clock::now();
+    for (const auto& [id, fetch] : in_flight) {
+      if (fetch.wait_until > now && relevant(fetch.from)) return true;
+    }
+    return false;
+  }
+
+  // Applies one upload read from a symbols topic and records its partition's progress. An upload
+  // referenced by location is kept in the store with the offset moving past it, and its download
+  // starts beside the loop (collectFetched() ingests it).
   Status apply(RdKafka::Message& message) {
     const UploadSource source = sourceOf(message);
+    if (auto location = locationOf(source)) {
+      DeferredUpload upload = asDeferred(source);
+      upload.next_attempt_ms = wallMs();
+      rocksdb::WriteBatch progress;
+      deferred->put(progress, upload);
+      store.recordAppliedOffset(progress, source.topic, source.partition, source.offset + 1);
+      RESTACK_RETURN_IF_ERROR(store.write(progress));
+      startFetch(upload, *location, Clock::now() + std::chrono::milliseconds(config.uploads.fetch_wait_ms));
+      return Status::ok();
+    }
     Attempt attempt = tryUpload(source);
     rocksdb::WriteBatch progress;
     std::optional<DeferredUpload> deferred_now;
@@ -252,13 +330,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
       const Error& error = attempt.status.error();
       if (attempt.worker_fault) return error;
       if (error.code() == ErrorCode::kUnavailable) {
-        DeferredUpload upload;
-        upload.topic = source.topic;
-        upload.partition = source.partition;
-        upload.offset = source.offset;
-        upload.key = source.key;
-        upload.headers = source.headers;
-        upload.value = std::string(source.value);
+        DeferredUpload upload = asDeferred(source);
         upload.first_failed_ms = wallMs();
         upload.attempts = 1;
         upload.last_code = error.code();
@@ -282,56 +354,97 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return Status::ok();
   }
 
-  // Retries the deferred upload due first, if one is due.
-  Status retryDue() {
-    auto due = deferred->nextDue(wallMs());
-    if (!due) return due.error();
-    if (!due->has_value()) return Status::ok();
-    DeferredUpload upload = std::move(**due);
-    ++metrics.upload_retries;
-    UploadSource source;
-    source.topic = upload.topic;
-    source.partition = upload.partition;
-    source.offset = upload.offset;
-    source.key = upload.key;
-    source.headers = upload.headers;
-    source.value = upload.value;
-    Attempt attempt = tryUpload(source);
+  // Records the outcome of an attempt at `upload`, an upload kept in the store: applied (removed),
+  // failed for a passing reason (tried again later, until the deadline), or refused (DLQ, then
+  // removed).
+  Status settle(DeferredUpload upload, const Attempt& attempt) {
+    const UploadSource source = asSource(upload);
     if (attempt.status) {
-      spdlog::info("deferred symbol upload at {} applied after {} failed attempt(s)", where(source), upload.attempts);
+      if (upload.attempts > 0) {
+        spdlog::info("deferred symbol upload at {} applied after {} failed attempt(s)", where(source), upload.attempts);
+      }
       RESTACK_RETURN_IF_ERROR(deferred->remove(upload));
       publishDeferred();
       return Status::ok();
     }
     const Error& error = attempt.status.error();
     if (attempt.worker_fault) return error;
+    const int64_t now = wallMs();
+    if (upload.attempts == 0) upload.first_failed_ms = now;
     upload.attempts += 1;
     upload.last_code = error.code();
     upload.last_error = error.message();
-    const int64_t now = wallMs();
     const bool passing = error.code() == ErrorCode::kUnavailable;
     if (passing && !schedule.pastDeadline(upload, now)) {
       upload.next_attempt_ms = schedule.nextAttemptMs(upload, now);
       RESTACK_RETURN_IF_ERROR(deferred->update(upload));
-      spdlog::warn("deferred symbol upload at {} failed again (attempt {}): {}; retried in {} ms", where(source),
-                   upload.attempts, error.message(), upload.next_attempt_ms - now);
+      publishDeferred();
+      if (upload.attempts == 1) {
+        spdlog::warn("symbol upload at {} deferred: {}; retried in {} ms", where(source), error.message(),
+                     upload.next_attempt_ms - now);
+      } else {
+        spdlog::warn("deferred symbol upload at {} failed again (attempt {}): {}; retried in {} ms", where(source),
+                     upload.attempts, error.message(), upload.next_attempt_ms - now);
+      }
       return Status::ok();
     }
+    // A first attempt refused for good carries no attempt count, as an upload refused on reading.
+    const uint32_t counted = passing || upload.attempts > 1 ? upload.attempts : 0;
     const Error reason =
         passing ? Error(error.code(), "gave up after " + std::to_string(upload.attempts) + " attempts over " +
                                           std::to_string((now - upload.first_failed_ms) / 1000) +
                                           " s (uploads.retry_deadline_s); last error: " + error.message())
                 : error;
-    Status refused = refuse(source, reason, upload.attempts);
+    Status refused = refuse(source, reason, counted);
     if (!refused) {
       // Still in the store: tried again (fetch, then DLQ) after the longest backoff.
       spdlog::error("{}", refused.error().message());
       upload.next_attempt_ms = now + schedule.max_backoff_ms;
-      return deferred->update(upload);
+      RESTACK_RETURN_IF_ERROR(deferred->update(upload));
+      publishDeferred();
+      return Status::ok();
     }
     if (passing) ++metrics.uploads_given_up;
     RESTACK_RETURN_IF_ERROR(deferred->remove(upload));
     publishDeferred();
+    return Status::ok();
+  }
+
+  // Ingests the downloads that finished and records their outcomes. Returns how many there were.
+  Expected<size_t> collectFetched() {
+    size_t settled = 0;
+    for (FetchPool::Finished& finished : pool->takeFinished()) {
+      auto found = in_flight.find(finished.id);
+      if (found == in_flight.end()) continue;
+      DeferredUpload upload = std::move(found->second.upload);
+      in_flight.erase(found);
+      metrics.uploads_fetching = in_flight.size();
+      const Attempt attempt = tryUpload(asSource(upload), &finished.fetched);
+      RESTACK_RETURN_IF_ERROR(settle(std::move(upload), attempt));
+      ++settled;
+      // A long run of ingests that progresses is not a stalled loop (liveness).
+      metrics.last_loop_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+    }
+    return settled;
+  }
+
+  // Starts the retries that are due: downloads while a fetch thread is idle (a retry never waits
+  // in the queue ahead of an upload just read), and at most one upload carried in its message
+  // (ingested here).
+  Status retryDue() {
+    while (pool->busy() < pool->threads()) {
+      auto due = deferred->nextDue(wallMs());
+      if (!due) return due.error();
+      if (!due->has_value()) return Status::ok();
+      DeferredUpload upload = std::move(**due);
+      if (upload.attempts > 0) ++metrics.upload_retries;
+      if (auto location = locationOf(asSource(upload))) {
+        startFetch(upload, *location, Clock::now());  // nothing waits for a retry
+        continue;
+      }
+      return settle(std::move(upload), tryUpload(asSource(upload)));
+    }
     return Status::ok();
   }
 
@@ -370,9 +483,11 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return text;
   }
 
-  // Consumes until `done()`; returns the number of uploads applied. With `poll` 0 it stops when
-  // nothing is left to read; otherwise it gives up only after uploads.catch_up_stall_s without
-  // progress (no upload read, no end of partition, no high watermark advance).
+  // Consumes until `done()`, ingesting the downloads that finish meanwhile; returns the number of
+  // uploads applied. With `poll` 0 it stops when nothing is left to read; otherwise it gives up
+  // only after uploads.catch_up_stall_s without progress (no upload read or fetched, no end of
+  // partition, no high watermark advance, no download it waits for). While the pool holds as many
+  // downloads as it may, the topics are not read further.
   template <typename Done>
   Expected<size_t> consumeUntil(Done&& done, std::chrono::milliseconds poll) {
     const auto stall_limit = std::chrono::seconds(config.uploads.catch_up_stall_s);
@@ -380,19 +495,34 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     std::map<PartitionKey, int64_t> watermarks;
     auto last_progress = Clock::now(), last_check = Clock::now(), last_log = Clock::now();
     if (poll.count() > 0) watermarksAdvanced(watermarks);
-    while (!done()) {
+    for (;;) {
+      auto fetched = collectFetched();
+      if (!fetched) return fetched.error();
+      if (*fetched > 0) {
+        applied += *fetched;
+        last_progress = Clock::now();
+      }
+      if (done()) break;
       const auto now = Clock::now();
       if (poll.count() > 0 && now - last_check >= std::chrono::seconds(1)) {
         last_check = now;
-        if (watermarksAdvanced(watermarks)) last_progress = now;
+        if (watermarksAdvanced(watermarks) || awaitingFetch([](const PartitionKey&) { return true; })) {
+          last_progress = now;
+        }
         if (now - last_progress > stall_limit) {
           return ioError("symbols topics made no progress for " + std::to_string(config.uploads.catch_up_stall_s) +
                          " s (uploads.catch_up_stall_s): " + positions() + "; are the brokers reachable?");
         }
         if (now - last_log >= kProgressLogInterval) {
           last_log = now;
-          spdlog::info("catching up symbols: {} ({} applied so far)", positions(), applied);
+          spdlog::info("catching up symbols: {} ({} applied so far, {} download(s) under way)", positions(), applied,
+                       in_flight.size());
         }
+      }
+      if (readingHeld()) {
+        if (poll.count() == 0) break;
+        pool->waitForFinished(poll);
+        continue;
       }
       std::unique_ptr<RdKafka::Message> message(consumer->consume(static_cast<int>(poll.count())));
       if (message->err() == RdKafka::ERR__TIMED_OUT) {
@@ -426,13 +556,17 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return applied;
   }
 
+  // Reads every assigned partition to its end (or as far as the download pool lets it), and waits
+  // for the downloads begun meanwhile until uploads.fetch_wait_ms after each was read.
   Status catchUp() {
     auto applied = consumeUntil(
         [&] {
-          for (const auto& p : assigned) {
-            if (!at_end.count(p)) return false;
+          if (!readingHeld()) {
+            for (const auto& p : assigned) {
+              if (!at_end.count(p)) return false;
+            }
           }
-          return true;
+          return !awaitingFetch([](const PartitionKey&) { return true; });
         },
         std::chrono::milliseconds(100));
     return applied.status();
@@ -441,6 +575,10 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
 
 SymbolFeed::SymbolFeed(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SymbolFeed::~SymbolFeed() {
+  // Downloads in progress end now; each upload is still in the store and is fetched again after
+  // a restart.
+  impl_->cancel_fetches = true;
+  impl_->pool.reset();
   if (impl_->consumer) impl_->consumer->close();
 }
 
@@ -451,10 +589,13 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   impl->on_ingested = std::move(on_ingested);
   impl->fetch = std::move(fetch);
   if (!impl->fetch) {
-    impl->fetch = [&c = impl->config](const std::string& location) {
-      return fetchUpload(location, uploadPolicyFrom(c), c.limits.max_upload_bytes);
+    impl->fetch = [&c = impl->config, cancel = &impl->cancel_fetches](const std::string& location) {
+      UploadPolicy policy = uploadPolicyFrom(c);
+      policy.cancel = cancel;
+      return fetchUpload(location, policy, c.limits.max_upload_bytes);
     };
   }
+  impl->pool = std::make_unique<FetchPool>(config.uploads.fetch_threads, impl->fetch);
   auto deferred = DeferredUploads::open(store);
   if (!deferred) return deferred.error();
   impl->deferred = std::move(*deferred);
@@ -524,9 +665,13 @@ Status SymbolFeed::applyFetched() {
 }
 
 Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& partitions) {
+  // The shared topic, and the symbols partitions of the events that wait.
+  const auto relevant = [&](const PartitionKey& key) {
+    return key.first != impl_->config.kafka.topics.symbols || partitions.count(key.second) > 0;
+  };
   std::map<PartitionKey, int64_t> targets;
   for (const auto& key : impl_->assigned) {
-    if (key.first == impl_->config.kafka.topics.symbols && !partitions.count(key.second)) continue;
+    if (!relevant(key)) continue;
     // The watermarks of the consumer's last fetch: no broker round trip per batch. The symbols
     // consumer fetches continuously, so they trail the brokers by at most one fetch wait.
     int64_t low = 0, high = 0;
@@ -536,14 +681,16 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
     if (!applied) return applied.error();
     if (applied->value_or(std::max<int64_t>(low, 0)) < high) targets[key] = high;
   }
-  if (targets.empty()) return size_t{0};
+  if (targets.empty() && !impl_->awaitingFetch(relevant)) return impl_->collectFetched();
   return impl_->consumeUntil(
       [&] {
-        for (const auto& [key, high] : targets) {
-          auto applied = impl_->store.appliedOffset(key.first, key.second);
-          if (!applied || applied->value_or(0) < high) return false;
+        if (!impl_->readingHeld()) {
+          for (const auto& [key, high] : targets) {
+            auto applied = impl_->store.appliedOffset(key.first, key.second);
+            if (!applied || applied->value_or(0) < high) return false;
+          }
         }
-        return true;
+        return !impl_->awaitingFetch(relevant);
       },
       std::chrono::milliseconds(100));
 }

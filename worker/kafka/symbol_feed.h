@@ -14,8 +14,13 @@
 //             moving past it, and retried with exponential backoff (uploads.retry_*). A retry that
 //             succeeds is applied like any upload; after uploads.retry_deadline_s the upload goes
 //             to the DLQ with the reason and the number of attempts (header restack.attempts).
-// Retries run from applyFetched(), at most one per call, so the worker loop is never held by more
-// than one upload at a time.
+// Downloads never run on the caller's thread: an upload referenced by location is kept in the
+// store as it is read (deferred with no failed attempt, in the write that moves its partition past
+// it) and fetched on the threads of a FetchPool (worker/kafka/fetch_pool.h, uploads.fetch_threads);
+// the caller ingests what arrived on its next call. Catch-ups wait for a download at most
+// uploads.fetch_wait_ms after its upload was read, so a slow location holds no event for longer.
+// Retries run from applyFetched(): downloads while a fetch thread is idle, and at most one upload
+// carried in its message per call.
 #pragma once
 
 #include <librdkafka/rdkafkacpp.h>
@@ -56,11 +61,12 @@ class SymbolFeed {
   // everything up to their current end before returning.
   Status addPartitions(const std::vector<int32_t>& partitions);
   void removePartitions(const std::vector<int32_t>& partitions);
-  // Applies the uploads already fetched, without waiting, then retries at most one deferred
-  // upload whose time has come.
+  // Applies the uploads already read and the downloads that arrived, without waiting, then starts
+  // the retries whose time has come.
   Status applyFetched();
   // Applies uploads until the given symbols partitions (and the shared topic) are applied up to
-  // the high watermarks the consumer last saw. Returns how many uploads were applied.
+  // the high watermarks the consumer last saw, and their downloads arrived or waited for
+  // uploads.fetch_wait_ms. Returns how many uploads were applied.
   Expected<size_t> catchUpToHighWatermarks(const std::set<int32_t>& partitions);
   // Uploads not applied yet over every assigned symbols partition (shared topic included): the
   // high watermarks of the consumer's last fetches minus the applied offsets. For the metrics.

@@ -221,6 +221,12 @@ struct Transfer {
   std::string refusal;         // why a socket was refused
 };
 
+// libcurl asks this about once a second and on every chunk: nonzero ends the transfer.
+int checkCancel(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* transfer = static_cast<const Transfer*>(user);
+  return transfer->policy->cancel != nullptr && transfer->policy->cancel->load() ? 1 : 0;
+}
+
 size_t writeChunk(char* data, size_t size, size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   long status = 0;
@@ -422,6 +428,11 @@ Expected<FetchedUpload> fetchUpload(const std::string& location, const UploadPol
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(policy.low_speed_time_s));
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(std::min<uint64_t>(max_bytes, INT64_MAX)));
     if (resolve) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
+    if (policy.cancel != nullptr) {
+      curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, checkCancel);
+      curl_easy_setopt(c, CURLOPT_XFERINFODATA, &transfer);
+      curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     const CURLcode code = curl_easy_perform(c);
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -468,6 +479,8 @@ Expected<FetchedUpload> fetchUpload(const std::string& location, const UploadPol
       return invalidArgument(answer);
     }
     switch (code) {
+      case CURLE_ABORTED_BY_CALLBACK:
+        return unavailable(where + ": cancelled, the worker is stopping (fetched again after its restart)");
       case CURLE_UNSUPPORTED_PROTOCOL:
         return invalidArgument(where + " is refused: protocol not allowed (" + protocols + ")");
       case CURLE_URL_MALFORMAT:

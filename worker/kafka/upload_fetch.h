@@ -17,6 +17,7 @@
 // content nor the URL's query string (presigned URLs carry signatures in it).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,10 @@ struct UploadPolicy {
   uint32_t total_timeout_ms = 600000;
   uint64_t low_speed_bytes_per_s = 10240;
   uint32_t low_speed_time_s = 30;
+
+  // Set by the worker (never from the configuration): once it reads true, a download in progress
+  // ends as kUnavailable ("cancelled"), so that a stopping worker does not wait for a slow server.
+  const std::atomic<bool>* cancel = nullptr;
 
   // Tests only (never set from the configuration):
   // CURLOPT_RESOLVE entries "host:port:address", which pin names to addresses without DNS.
