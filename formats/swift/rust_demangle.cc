@@ -29,16 +29,16 @@ std::optional<std::string> demangleRust(std::string_view mangled) {
 #if RESTACK_SWIFT_DEMANGLER
   if (!mayBeRust(mangled) || mangled.size() > kMaxMangledBytes) return std::nullopt;
   const auto* input = reinterpret_cast<const uint8_t*>(mangled.data());
-  // Demangled names are shorter than their symbols but for v0 back-references.
-  std::string text(mangled.size() * 2 + 64, '\0');
-  size_t length = restack_rust_demangle(input, mangled.size(), reinterpret_cast<uint8_t*>(text.data()), text.size());
+  // Most C++ names of an image start "_ZN" and are refused: a buffer on the stack spares them an
+  // allocation; a longer demangled name is asked for again at its length.
+  uint8_t buffer[1024];
+  const size_t length = restack_rust_demangle(input, mangled.size(), buffer, sizeof buffer);
   if (length == 0) return std::nullopt;
-  if (length > text.size()) {
-    text.assign(length, '\0');
-    length = restack_rust_demangle(input, mangled.size(), reinterpret_cast<uint8_t*>(text.data()), text.size());
-    if (length == 0 || length > text.size()) return std::nullopt;
+  if (length <= sizeof buffer) return std::string(reinterpret_cast<const char*>(buffer), length);
+  std::string text(length, '\0');
+  if (restack_rust_demangle(input, mangled.size(), reinterpret_cast<uint8_t*>(text.data()), text.size()) != length) {
+    return std::nullopt;
   }
-  text.resize(length);
   return text;
 #else
   (void)mangled;

@@ -6,6 +6,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/Demangle/Demangle.h>
 
 #include <atomic>
 #include <cstring>
@@ -234,6 +235,22 @@ TEST(NativeDemangle, RustNamesAsRustPrintsThem) {
             "orders::on_screen::<orders::main::{closure#2}>");
   EXPECT_EQ(native::demangleName("_RNvXCs7DmIql08n4T_6ordersNtB2_3SkuNtB2_6Priced5price"),
             "<orders::Sku as orders::Priced>::price");
+  // A v0 name of the standard library linked into that program, whose back-references make the
+  // demangled name (1103 bytes) longer than the symbol and than the wrapper's first buffer. For
+  // v0 names without disambiguators LLVM's demangler prints what Rust prints (GNU c++filt -i too).
+  const std::string long_v0 =
+      "_RNvMs2_NtCs4X4t9plMPHF_9addr2line6lookupINtB5_13LoopingLookupINtNtCsgEmfK2I1SDS_4core6result6ResultINtNtB7_"
+      "5frame9FrameIterINtNtNtCsduwmD7cSIQq_5gimli4read12endian_slice11EndianSliceNtNtB24_"
+      "9endianity12LittleEndianEENtB22_"
+      "5ErrorEINtB5_12MappedLookupIBY_TINtNtB12_6option6OptionRINtNtB7_8function8FunctionB1X_EEIB45_NtB1C_"
+      "8LocationEEB3s_EINtB5_12SimpleLookupIBY_TNtB7_9DebugFileINtNtB22_5dwarf7UnitRefB1X_EEB3s_EB1X_NCNvMNtB7_"
+      "4unitINtB6K_7ResUnitB1X_E14dwarf_and_units4_0ENCNvB6J_25find_function_or_location0ENCNvMs_B7_INtB7_7ContextB1X_"
+      "E11find_frames0E10new_lookupCsjrHSEGnQ3l9_3std";
+  const std::string long_name = native::demangleName(long_v0);
+  EXPECT_EQ(long_name.size(), 1103u);
+  EXPECT_EQ(long_name, llvm::demangle(long_v0));
+  EXPECT_TRUE(long_name.starts_with("<addr2line::lookup::LoopingLookup<core::result::Result<")) << long_name;
+  EXPECT_TRUE(long_name.ends_with(">>::new_lookup")) << long_name;
 }
 
 // rustc-demangle reads any "_ZN<length><name>…E" as Rust; only rustc's hash as the last path
