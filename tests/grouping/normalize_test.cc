@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 namespace restack::grouping {
 namespace {
 
@@ -85,6 +87,30 @@ TEST(NormalizeNative, SwiftAndRust) {
             nativeName("inventory::Inventory::parse::{closure#0}"));
   EXPECT_EQ(nativeName("inventory::Inventory::parse::{closure#1}"),
             nativeName("inventory::Inventory::parse::{{closure}}::h0123456789abcdef"));
+}
+
+// Restack used to store legacy Rust names as LLVM's demangler spells them, and now stores them
+// as Rust's backtrace prints them (formats/native/demangle.h); images uploaded before keep the old
+// spelling. Both must get one key, or fingerprints would move. The pairs are the frames of
+// tests/native/fixtures/orders.rs, each as LLVM demangled it and as the program printed it.
+TEST(NormalizeNative, RustNamesKeyAlikeInLlvmsAndRustsSpelling) {
+  const std::pair<const char*, const char*> pairs[] = {
+      {"_$LT$orders..Sku$u20$as$u20$orders..Priced$GT$::price::_$u7b$$u7b$closure$u7d$$u7d$::hcf6ec6e5cb6a29f8",
+       "<orders::Sku as orders::Priced>::price::{{closure}}"},
+      {"_$LT$orders..Sku$u20$as$u20$orders..Priced$GT$::price::heb27dc400083ea54",
+       "<orders::Sku as orders::Priced>::price"},
+      {"orders::Order$LT$T$GT$::total::_$u7b$$u7b$closure$u7d$$u7d$::hee1f9ed5175d20a5",
+       "orders::Order<T>::total::{{closure}}"},
+      {"orders::Order$LT$T$GT$::total::hc4157ac8c6a19a9f", "orders::Order<T>::total"},
+      {"orders::main::_$u7b$$u7b$closure$u7d$$u7d$::h34c690c4d766aa60", "orders::main::{{closure}}"},
+      {"orders::on_screen::h7c768fcb551cdc79", "orders::on_screen"},
+      {"core::ptr::drop_in_place$LT$orders..Order$LT$orders..Sku$GT$$GT$::h4e66b6b79a069453",
+       "core::ptr::drop_in_place<orders::Order<orders::Sku>>"},
+  };
+  for (const auto& [llvm, rust] : pairs) {
+    EXPECT_EQ(nativeName(llvm), nativeName(rust)) << llvm;
+    EXPECT_FALSE(nativeName(rust).empty()) << rust;
+  }
 }
 
 TEST(NormalizeNative, UnknownNamesAreUnusable) {

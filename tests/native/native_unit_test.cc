@@ -6,11 +6,13 @@
 #include <rocksdb/write_batch.h>
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/Demangle/Demangle.h>
 
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -20,10 +22,12 @@
 #include "formats/native/native_object.h"
 #include "formats/native/objc_metadata.h"
 #include "formats/native/symbol_table.h"
+#include "formats/swift/rust_demangle.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
 #include "tests/native/native_fuzz_entry.h"
 #include "tests/native/native_test_support.h"
+#include "tests/support/mutate.h"
 
 namespace restack::native_test {
 namespace {
@@ -195,6 +199,115 @@ TEST(NativeDemangle, CxxRustObjcSwift) {
   EXPECT_EQ(native::demangleName("main"), "main");
   // Swift symbols are left to formats/swift (tests/swift): stored as they are.
   EXPECT_EQ(native::demangleName("$s4main3FooV3baryyF"), "$s4main3FooV3baryyF");
+}
+
+// Rust names as Rust's own backtrace prints them (RUST_BACKTRACE=1). The symbols are rustc 1.95's
+// for tests/native/fixtures/orders.rs, legacy and `-C symbol-mangling-version=v0`; the expected
+// names are the ones that program printed in its own backtrace
+// (tests/grouping_e2e/rust_e2e_test.cc compares them at test time).
+TEST(NativeDemangle, RustNamesAsRustPrintsThem) {
+  if (!rust::rustDemanglerAvailable()) {
+    // Configured with RESTACK_SWIFT_DEMANGLER=OFF: LLVM's names, as llvm-symbolizer prints them.
+    EXPECT_EQ(native::demangleName("_ZN6orders14Order$LT$T$GT$5total17hc4157ac8c6a19a9fE"),
+              "orders::Order$LT$T$GT$::total::hc4157ac8c6a19a9f");
+    EXPECT_EQ(native::demangleName("_RNvMs0_Cs7DmIql08n4T_6ordersINtB5_5OrderNtB5_3SkuE5totalB5_"),
+              "<orders::Order<orders::Sku>>::total");
+    return;
+  }
+  // Legacy: escapes decoded, rustc's hash dropped (LLVM's demangler keeps both:
+  // "orders::Order$LT$T$GT$::total::hc4157ac8c6a19a9f").
+  EXPECT_EQ(native::demangleName("_ZN6orders14Order$LT$T$GT$5total17hc4157ac8c6a19a9fE"), "orders::Order<T>::total");
+  EXPECT_EQ(native::demangleName("_ZN46_$LT$orders..Sku$u20$as$u20$orders..Priced$GT$5price17heb27dc400083ea54E"),
+            "<orders::Sku as orders::Priced>::price");
+  EXPECT_EQ(native::demangleName("_ZN6orders4main28_$u7b$$u7b$closure$u7d$$u7d$17h34c690c4d766aa60E"),
+            "orders::main::{{closure}}");
+  // Mach-O's extra underscore, and ThinLTO's local copies (".llvm.<digits>"), which Rust drops.
+  EXPECT_EQ(native::demangleName("__ZN6orders14Order$LT$T$GT$4push17h81f9bc0ff0792773E"), "orders::Order<T>::push");
+  EXPECT_EQ(native::demangleName("_ZN6orders14Order$LT$T$GT$4push17h81f9bc0ff0792773E.llvm.11270950225441716396"),
+            "orders::Order<T>::push");
+  // The worked example of formats/native/demangle.h.
+  EXPECT_EQ(native::demangleName("_ZN9inventory14Order$LT$T$GT$4push17h0123456789abcdefE"),
+            "inventory::Order<T>::push");
+  // v0: generic arguments, closures and trait impls; no crate disambiguators.
+  EXPECT_EQ(native::demangleName("_RNvMs0_Cs7DmIql08n4T_6ordersINtB5_5OrderNtB5_3SkuE5totalB5_"),
+            "<orders::Order<orders::Sku>>::total");
+  EXPECT_EQ(native::demangleName("_RINvCs7DmIql08n4T_6orders9on_screenNCNvB2_4mains0_0EB2_"),
+            "orders::on_screen::<orders::main::{closure#2}>");
+  EXPECT_EQ(native::demangleName("_RNvXCs7DmIql08n4T_6ordersNtB2_3SkuNtB2_6Priced5price"),
+            "<orders::Sku as orders::Priced>::price");
+  // A v0 name of the standard library linked into that program, whose back-references make the
+  // demangled name (1103 bytes) longer than the symbol and than the wrapper's first buffer. For
+  // v0 names without disambiguators LLVM's demangler prints what Rust prints (GNU c++filt -i too).
+  const std::string long_v0 =
+      "_RNvMs2_NtCs4X4t9plMPHF_9addr2line6lookupINtB5_13LoopingLookupINtNtCsgEmfK2I1SDS_4core6result6ResultINtNtB7_"
+      "5frame9FrameIterINtNtNtCsduwmD7cSIQq_5gimli4read12endian_slice11EndianSliceNtNtB24_"
+      "9endianity12LittleEndianEENtB22_"
+      "5ErrorEINtB5_12MappedLookupIBY_TINtNtB12_6option6OptionRINtNtB7_8function8FunctionB1X_EEIB45_NtB1C_"
+      "8LocationEEB3s_EINtB5_12SimpleLookupIBY_TNtB7_9DebugFileINtNtB22_5dwarf7UnitRefB1X_EEB3s_EB1X_NCNvMNtB7_"
+      "4unitINtB6K_7ResUnitB1X_E14dwarf_and_units4_0ENCNvB6J_25find_function_or_location0ENCNvMs_B7_INtB7_7ContextB1X_"
+      "E11find_frames0E10new_lookupCsjrHSEGnQ3l9_3std";
+  const std::string long_name = native::demangleName(long_v0);
+  EXPECT_EQ(long_name.size(), 1103u);
+  EXPECT_EQ(long_name, llvm::demangle(long_v0));
+  EXPECT_TRUE(long_name.starts_with("<addr2line::lookup::LoopingLookup<core::result::Result<")) << long_name;
+  EXPECT_TRUE(long_name.ends_with(">>::new_lookup")) << long_name;
+}
+
+// rustc-demangle reads any "_ZN<length><name>…E" as Rust; only rustc's hash as the last path
+// element makes a legacy name Rust's. Everything else keeps LLVM's answer.
+TEST(NativeDemangle, CxxNamesThatLookLikeRustStayCxx) {
+  // A C++ function whose last name looks like a hash: its parameters follow the 'E'.
+  EXPECT_EQ(native::demangleName("_ZN3foo17h0123456789abcdefEv"), "foo::h0123456789abcdef()");
+  EXPECT_EQ(native::demangleName("_ZNK3app5Order17h0123456789abcdefEv"), "app::Order::h0123456789abcdef() const");
+  // A C++ variable (no parameters) whose name holds '$' (GCC allows it): no hash, so LLVM's
+  // answer, escapes untouched.
+  EXPECT_EQ(native::demangleName("_ZN3app10$LT$u8$GT$E"), "app::$LT$u8$GT$");
+  // Not quite a hash: 15 hex digits, or a letter past 'f'.
+  EXPECT_EQ(native::demangleName("_ZN3app16h0123456789abcdeE"), "app::h0123456789abcde");
+  EXPECT_EQ(native::demangleName("_ZN3app17h0123456789abcdegE"), "app::h0123456789abcdeg");
+  // C++ templates are not Rust's grammar.
+  EXPECT_EQ(native::demangleName("_ZN3app5OrderIiE17h0123456789abcdefE"), "app::Order<int>::h0123456789abcdef");
+}
+
+TEST(NativeDemangle, MalformedNamesComeBackAsTheyAre) {
+  for (std::string_view name :
+       {"_ZN6orders4main17h1276d1c4d766ce1d", "_ZN99orders17h1276d1c4d766ce1dE", "_ZN", "_R", "_RNvC",
+        "_RNvCs7DmIql08n4T_6orders", "_RNvCs7DmIql08n4T_6orders4mainB9999_", "__R", "_Z"}) {
+    EXPECT_EQ(native::demangleName(name), name) << name;
+  }
+  // Bytes that are not UTF-8 are no Rust name (LLVM's demangler may still read them), nor is a
+  // name too long to be a compiler's.
+  EXPECT_FALSE(rust::demangleRust("_ZN6orders4m\xffin17h1276d1c4d766ce1dE").has_value());
+  std::string deep = "_RNvC";
+  for (int i = 0; i < 20000; ++i) deep += "INtC1a1b";
+  EXPECT_FALSE(rust::demangleRust(deep).has_value());
+  std::string nested = "_R";
+  for (int i = 0; i < 2000; ++i) nested += "INvC1a1b";
+  nested += "C1a";
+  std::string text = native::demangleName(nested);  // must not crash, whatever it answers
+  EXPECT_FALSE(text.empty());
+}
+
+// demangleName runs on every name of every upload: edited Rust symbols come back as some name,
+// never a crash or an exception (the Rust side catches panics: formats/swift/src/lib.rs).
+TEST(NativeDemangle, DeterministicMutationRunOfRustNamesNeverCrashes) {
+  const std::string seeds[] = {"_ZN6orders14Order$LT$T$GT$5total17hc4157ac8c6a19a9fE",
+                               "_ZN46_$LT$orders..Sku$u20$as$u20$orders..Priced$GT$5price17heb27dc400083ea54E",
+                               "_ZN6orders4main28_$u7b$$u7b$closure$u7d$$u7d$17h34c690c4d766aa60E",
+                               "_RNvMs0_Cs7DmIql08n4T_6ordersINtB5_5OrderNtB5_3SkuE5totalB5_",
+                               "_RINvCs7DmIql08n4T_6orders9on_screenNCNvB2_4mains0_0EB2_",
+                               "_RNvXCs7DmIql08n4T_6ordersNtB2_3SkuNtB2_6Priced5price"};
+  std::mt19937 random(20261127);
+  size_t rust = 0;
+  for (const std::string& seed : seeds) {
+    for (int round = 0; round < 500; ++round) {
+      const std::string mutated = test_support::mutate(seed, random, 4, 4);
+      if (rust::demangleRust(mutated)) ++rust;
+      EXPECT_EQ(native::demangleName(mutated).empty(), mutated.empty()) << mutated;
+    }
+  }
+  // Many single edits leave a readable symbol: the run must have reached the demangler.
+  if (rust::rustDemanglerAvailable()) EXPECT_GT(rust, 50u);
 }
 
 TEST(NativeObject, UnreadableUploadsGetActionableErrors) {
