@@ -40,7 +40,7 @@ enum class FrameReason : uint8_t {
   kMalformedSymbols,      // a stored record the frame needs failed to decode (record_codec.h)
   kAddressOutsideModule,  // native: no function or symbol of the image covers the address
   kPositionNotMapped,     // JS: the source map has no mapping at this line:column (or segment)
-  kNoPosition,            // JS: the frame prints no script position to look up
+  kNoPosition,            // JS: no script position; native: no address within the image
   kBundleUnknown,         // JS: the frame names no bundle and the build has several maps
   kRuntimeCode,           // no upload exists: JS built into node, Android JIT / ART-compiled code
   kNotCovered,            // the symbols do not cover the frame, for no more specific reason

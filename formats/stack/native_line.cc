@@ -1,5 +1,6 @@
 // Address-mapped frame lines: iOS (SDK form and Apple crash reports) and Android native (SDK
 // form and tombstones). See stack_line.h for worked examples.
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -133,6 +134,30 @@ bool readIosImagePlusOffset(std::span<const std::string_view> tokens, NativeFram
   return false;
 }
 
+// A line a device symbolicated, sent without the report's binary images: the runtime address
+// and the symbol the device printed, no load address, no offset in the image:
+// "2  UIKitCore  0x00000001a2b3c4d5 -[UIApplication _run] + 888" (the symbol may hold spaces:
+// "MyApp.ViewController.tap(_:) + 52"). The image offset stays unknown; the symbol is kept.
+bool readIosRuntimeAndSymbol(std::span<const std::string_view> tokens, NativeFrameLine& frame) {
+  const size_t first_name = tokens.size() > 1 && scan::parseU32(tokens[0]) ? 1 : 0;
+  size_t at = first_name + 1;
+  while (at < tokens.size() && !tokens[at].starts_with("0x")) ++at;
+  // <image…> <0x…> <symbol…> + <decimal>
+  if (at + 4 > tokens.size() || tokens[tokens.size() - 2] != "+") return false;
+  auto runtime = scan::parseHex(tokens[at]);
+  if (!runtime || *runtime == 0 || !scan::parseDecimal(tokens.back())) return false;
+  // The image named again is the "<image> + <offset>" form, whose numbers did not agree.
+  const std::span<const std::string_view> image = tokens.subspan(first_name, at - first_name);
+  const std::span<const std::string_view> symbol = tokens.subspan(at + 1, tokens.size() - 2 - (at + 1));
+  if (std::equal(image.begin(), image.end(), symbol.begin(), symbol.end())) return false;
+  if (first_name == 1) frame.frame_index = scan::parseU32(tokens[0]);
+  appendJoined(tokens, first_name, at, frame.module);
+  frame.runtime_address = *runtime;
+  frame.image_offset_unknown = true;
+  appendJoined(tokens, at + 1, tokens.size(), frame.symbol_hint);
+  return true;
+}
+
 // Reads the iOS forms into `frame`, a default NativeFrameLine: "<image> <runtime hex> <load hex> +
 // <decimal offset> [uuid]", with an optional leading frame number (Apple crash reports). Image
 // names may contain spaces.
@@ -184,7 +209,9 @@ bool readIos(std::string_view text, NativeFrameLine& frame) {
     appendJoined(tokens, next, tokens.size(), frame.symbol_hint);
     return true;
   }
-  return readIosImagePlusOffset(tokens, frame);
+  if (readIosImagePlusOffset(tokens, frame)) return true;
+  frame = NativeFrameLine{};  // what the form before wrote of a line that was not it
+  return readIosRuntimeAndSymbol(tokens, frame);
 }
 
 // Reads a native line into `frame`, a default NativeFrameLine (left partly written when the line

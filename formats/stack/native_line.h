@@ -26,6 +26,11 @@ struct NativeFrameLine {
   // from every return address but the crashing frame's (4 on arm64, 2 or 4 on arm, 1 on x86).
   // Other forms print return addresses, which are looked up one byte back.
   bool call_site_pc = false;
+  // The line gives the runtime address but neither the image's load address nor the offset in it:
+  // a device-symbolicated Apple line sent without the report's binary images
+  // ("UIKitCore 0x00000001a2b3c4d5 -[UIApplication _run] + 888"). `address` is then unknown (0);
+  // the load address of another frame of the same image gives it (worker/pipeline/kinds).
+  bool image_offset_unknown = false;
   // The symbol the device already printed: a tombstone's "(abort+164)", or what follows the
   // offset and id of an iOS line ("__pthread_kill + 8", kept there by Apple report readers).
   std::string symbol_hint;

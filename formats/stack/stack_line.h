@@ -13,6 +13,9 @@
 //   "3   MyApp   0x0000000104a1c3e4 0x104a14000 + 33764"            (Apple crash report)
 //     -> "native", frame_index 3, module "MyApp", address 33764, no debug id (the report's
 //        "Binary Images" section names it: formats/crash_report/crash_report.h adds it)
+//   "2   UIKitCore   0x00000001a2b3c4d5 -[UIApplication _run] + 888"  (device-symbolicated, no
+//     binary images) -> "native", frame_index 2, module "UIKitCore", runtime_address 0x1a2b3c4d5,
+//        image_offset_unknown, symbol_hint "-[UIApplication _run] + 888"
 //   "pc 0x0000000000010d78 libapmDemo.so [arm64-v8a::ba78e30f9664d0150fba525ab5981b19]"
 //     -> "native", address 0x10d78, module "libapmDemo.so", abi "arm64-v8a", debug_id "ba78…"
 //   "#00 pc 000000000004a6c8  /system/lib64/libc.so (abort+164) (BuildId: 1f2e…)" (tombstone)

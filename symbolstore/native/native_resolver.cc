@@ -766,6 +766,19 @@ std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine&
 Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stack::NativeFrameLine& frame,
                                              uint64_t lookup_address) {
   if (auto unrestorable = unrestorableNativeFrame(frame)) return std::move(*unrestorable);
+  if (frame.image_offset_unknown) {
+    // No address within the image can be computed (no load address, no offset): no symbol file
+    // would restore it, so nothing waits for one. An operating-system image stays one.
+    if (isSystemImage(imageOf(frame))) {
+      FrameLookup system = FrameLookup::missing(frame.module, MissingIdKind::kModule);
+      system.reason = FrameReason::kSystemImage;
+      system.note = "an operating-system image, whose symbols only a shared upload brings";
+      return system;
+    }
+    return FrameLookup::notFound(FrameReason::kNoPosition,
+                                 "the line gives the runtime address but not the load address of " + frame.module +
+                                     " nor the offset in it, and no other frame of the stack gives it");
+  }
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why;
   // the rest of the event is still restored.
   auto answer = [&]() -> Expected<FrameLookup> {

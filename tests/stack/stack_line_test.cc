@@ -51,10 +51,30 @@ TEST(StackLine, AppleCrashReportFrameWithSpacesInImageName) {
   EXPECT_EQ(asNative(image_plus)->load_address, 0x104a14000u);
   EXPECT_EQ(asNative(image_plus)->debug_id, "4c4c44be55553144a18fb1819e548735");
   EXPECT_TRUE(asNative(image_plus)->symbol_hint.empty());
-  for (const char* other : {"3 MyApp 0x0000000104a1c3e4 Other + 12", "MyApp 0x10 MyApp + 33764",
-                            "MyApp 0x0000000104a1c3e4 MyApp + 12 trailing words"}) {
+  for (const char* other : {"MyApp 0x10 MyApp + 33764", "MyApp 0x0000000104a1c3e4 MyApp + 12 trailing words",
+                            "MyApp 0x0 main + 12", "MyApp 0x104a1c3e4 + 12", "0x0000000104a1c3e4 main + 12"}) {
     EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
   }
+  // A line the device symbolicated, sent without the report's binary images: the runtime address
+  // and the device's symbol, but no load address and no offset in the image.
+  StackLine device = parseStackLine("2   UIKitCore   0x00000001a2b3c4d5 -[UIApplication _run] + 888");
+  ASSERT_EQ(device.kindName(), "native");
+  EXPECT_EQ(asNative(device)->frame_index, 2u);
+  EXPECT_EQ(asNative(device)->module, "UIKitCore");
+  EXPECT_EQ(asNative(device)->runtime_address, 0x1a2b3c4d5u);
+  EXPECT_TRUE(asNative(device)->image_offset_unknown);
+  EXPECT_EQ(asNative(device)->address, 0u);
+  EXPECT_EQ(asNative(device)->load_address, 0u);
+  EXPECT_EQ(asNative(device)->symbol_hint, "-[UIApplication _run] + 888");
+  StackLine swift = parseStackLine("My App 0x0000000104a1c3e4 My_App.ViewController.tap(_:) + 52");
+  ASSERT_EQ(swift.kindName(), "native");
+  EXPECT_EQ(asNative(swift)->module, "My App");
+  EXPECT_EQ(asNative(swift)->symbol_hint, "My_App.ViewController.tap(_:) + 52");
+  StackLine other = parseStackLine("3 MyApp 0x0000000104a1c3e4 Other + 12");
+  ASSERT_EQ(other.kindName(), "native");
+  EXPECT_EQ(asNative(other)->symbol_hint, "Other + 12");
+  EXPECT_TRUE(asNative(other)->image_offset_unknown);
+  EXPECT_FALSE(asNative(image_plus)->image_offset_unknown);
   StackLine without_id = parseStackLine("Shop 0x0000000104a18040 0x104a14000 + 16448 -[Cart total] + 64");
   ASSERT_EQ(without_id.kindName(), "native");
   EXPECT_TRUE(asNative(without_id)->debug_id.empty());

@@ -191,6 +191,61 @@ TEST_F(PipelineTest, RuntimeCodeFramesDoNotWaitForSymbolsAndDeviceSymbolsAreKept
   EXPECT_EQ(std::string_view(root["threads"].at(0)["frames"].at(0)["reason"]), "address_outside_module");
 }
 
+// Lines a device symbolicated, sent without the report's binary images, print the runtime address
+// and the device's symbol but not where the image was loaded. A frame of an image another line
+// places (its load address and build id) is restored as that line's form would be; a system
+// image's frame is system_image with the device's symbol kept; an app frame nothing places is
+// not_found (no_position): no symbol file could restore it, so the event does not wait.
+TEST_F(PipelineTest, DeviceSymbolicatedAppleLinesWithoutALoadAddress) {
+  const NativeLibrary& library = nativeLibrary();
+  char line[256];
+  const uint64_t load = 0x104a14000;
+  auto event = [](const std::string& id, const std::string& stack) {
+    return R"({"event_id":")" + id + R"(","kind":"crash","platform":"ios","app":"shop","build_id":"1.0",)" +
+           R"("exception":{"type":"EXC_CRASH","message":"SIGABRT"},"threads":[{"name":"main","stack":")" + stack +
+           R"("}]})";
+  };
+  // The crashing frame (a pc, looked up as it is), a system library's, then a return address.
+  std::snprintf(line, sizeof line, "0   libcrash.so  0x%016llx crash_here + 4\\n",
+                static_cast<unsigned long long>(load + library.crash_address));
+  std::string stack = line;
+  stack += "1   libsystem_kernel.dylib  0x00000001e1f1a1a0 __pthread_kill + 8\\n";
+  std::snprintf(line, sizeof line, "2   libcrash.so  0x%016llx 0x%llx + %llu [%s]",
+                static_cast<unsigned long long>(load + library.caller_return), static_cast<unsigned long long>(load),
+                static_cast<unsigned long long>(library.caller_return), library.build_id.c_str());
+  stack += line;
+  auto placed = process(event("d1", stack));
+  ASSERT_FALSE(placed.dead_letter) << placed.error;
+  EXPECT_FALSE(placed.pending_symbols);
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(placed.records.at(0).value).get(root), simdjson::SUCCESS);
+  simdjson::dom::array frames = root["threads"].at(0)["frames"];
+  ASSERT_EQ(frames.size(), 3u) << placed.records.at(0).value;
+  // Placed by the third line's load address: the same answer llvm-symbolizer gives there.
+  EXPECT_EQ(std::string_view(frames.at(0)["status"]), "symbolicated");
+  EXPECT_EQ(std::string_view(frames.at(0)["function"]), library.expected_crash_function);
+  EXPECT_TRUE(frames.at(0)["device_symbol"].error());  // kept only on frames not restored
+  EXPECT_EQ(std::string_view(frames.at(1)["status"]), "missing_symbols");
+  EXPECT_EQ(std::string_view(frames.at(1)["reason"]), "system_image");
+  EXPECT_EQ(std::string_view(frames.at(1)["device_symbol"]), "__pthread_kill + 8");
+  EXPECT_EQ(std::string_view(frames.at(1)["missing_id"]), "libsystem_kernel.dylib");
+  EXPECT_EQ(std::string_view(frames.at(2)["function"]), library.expected_caller_function);
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "partial");
+
+  // Nothing places the app's frame: not restorable, and nothing to wait for.
+  std::snprintf(line, sizeof line, "0   libcrash.so  0x%016llx crash_here + 4",
+                static_cast<unsigned long long>(load + library.crash_address));
+  auto alone = process(event("d2", line));
+  ASSERT_FALSE(alone.dead_letter) << alone.error;
+  EXPECT_FALSE(alone.pending_symbols);
+  ASSERT_EQ(parser_.parse(alone.records.at(0).value).get(root), simdjson::SUCCESS);
+  simdjson::dom::element frame = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(frame["status"]), "not_found");
+  EXPECT_EQ(std::string_view(frame["reason"]), "no_position");
+  EXPECT_EQ(std::string_view(frame["device_symbol"]), "crash_here + 4");
+  EXPECT_TRUE(frame["function"].error());
+}
+
 // A tombstone of a library the runtime mapped straight out of the APK, printed without a build id
 // (Android before 9): the image is found by the APK entry's name in the event's build.
 TEST_F(PipelineTest, ALibraryMappedFromTheApkIsFoundByItsEntryName) {

@@ -1,7 +1,10 @@
 #include "worker/pipeline/kinds/native_kind.h"
 
 #include <cstdio>
+#include <optional>
+#include <span>
 #include <string_view>
+#include <unordered_map>
 
 #include "formats/common/decimal.h"
 #include "formats/stack/native_line.h"
@@ -42,6 +45,36 @@ void appendNative(std::string& text, const SymbolizedFrame& frame, std::string_v
   }
 }
 
+// The first line of a run that prints where each image was loaded, by image name: what places the
+// run's device-symbolicated lines that print no load address (one process, one load address).
+using LoadedImages = std::unordered_map<std::string_view, const stack::NativeFrameLine*>;
+
+LoadedImages loadedImagesOf(std::span<const stack::StackLine> lines) {
+  LoadedImages loaded;
+  for (const stack::StackLine& line : lines) {
+    const stack::NativeFrameLine* frame = stack::asNative(line);
+    if (frame != nullptr && !frame->image_offset_unknown && frame->load_address != 0 && !frame->module.empty()) {
+      loaded.emplace(frame->module, frame);
+    }
+  }
+  return loaded;
+}
+
+// `frame`, whose offset in its image is unknown, placed in its image by the load address (and
+// build id) another line printed for an image of that name; nullopt when none did.
+std::optional<stack::NativeFrameLine> placedByLoadedImage(const stack::NativeFrameLine& frame,
+                                                          const LoadedImages& loaded) {
+  auto found = loaded.find(frame.module);
+  if (found == loaded.end() || found->second->load_address > frame.runtime_address) return std::nullopt;
+  const stack::NativeFrameLine& image = *found->second;
+  stack::NativeFrameLine placed = frame;
+  placed.image_offset_unknown = false;
+  placed.load_address = image.load_address;
+  placed.address = frame.runtime_address - image.load_address;
+  if (placed.debug_id.empty()) placed.debug_id = image.debug_id;
+  return placed;
+}
+
 // The raw line's frame number as it printed it ("#07 "), when it had one.
 void appendFrameIndex(std::string& text, const stack::NativeFrameLine& raw) {
   if (!raw.frame_index) return;
@@ -57,8 +90,16 @@ class NativeKind final : public StackKind {
 
   Status restoreRun(const StackRun& run, RunOutput& out) const override {
     size_t earlier = run.earlier_lines;
+    std::optional<LoadedImages> loaded;  // built at the first line that needs it
     for (const stack::StackLine& line : run.lines) {
-      const stack::NativeFrameLine& native = *stack::asNative(line);
+      const stack::NativeFrameLine* printed = stack::asNative(line);
+      std::optional<stack::NativeFrameLine> placed;
+      if (printed->image_offset_unknown) {
+        if (!loaded) loaded = loadedImagesOf(run.lines);
+        placed = placedByLoadedImage(*printed, *loaded);
+        if (placed) printed = &*placed;
+      }
+      const stack::NativeFrameLine& native = *printed;
       // Every frame but the first holds a return address: look up the call instruction before it,
       // unless the unwinder already did (stack::NativeFrameLine::call_site_pc: Android's).
       const bool is_pc = native.frame_index ? *native.frame_index == 0 : earlier == 0;
