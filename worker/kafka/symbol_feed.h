@@ -2,7 +2,9 @@
 // partitions matching the worker's events partitions) and all of restack.symbols.shared, which
 // applies every upload to the local store and records how far each partition was applied.
 //
-// Every upload ends in one of three outcomes before its partition's applied offset moves past it:
+// Every upload carried in its message ends in one of three outcomes before its partition's
+// applied offset moves past it (an upload by location is kept in the store first, see below, and
+// ends in one of them from there):
 //   applied   its records are in the store (the ingested callback fires);
 //   refused   it can never be applied (unreadable, unsupported, too large, refused location,
 //             or something thrown while processing it): a copy goes to the DLQ with the reason,
