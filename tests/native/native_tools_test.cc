@@ -241,6 +241,85 @@ TEST_F(NativeToolsTest, CodeOutsideEverySubprogramGetsItsUnitsLineRowsLikeLlvmSy
   }
 }
 
+// A -gsplit-dwarf library uploaded with its split-DWARF package (llvm-dwp's libfoo.so.dwp) in one
+// zip, or one folder: every frame, inline chains and DWARF names included, as llvm-symbolizer
+// answers given the package (--dwp). Uploaded alone, the library still restores as before
+// (symbol-table names and the skeleton units' lines, no inline frame), and a package without its
+// library is refused with a message saying what to upload.
+TEST_F(NativeToolsTest, SplitDwarfLibraryWithItsDwpMatchesLlvmSymbolizer) {
+  ASSERT_TRUE(requireTool("llvm-dwp-19"));
+  for (const std::string dwarf : {"-gdwarf-5", "-gdwarf-4"}) {
+    SCOPED_TRACE(dwarf);
+    TempDir dir;
+    writeFile(dir.file("shapes.cc"), kCxxSource);
+    writeFile(dir.file("blend.c"), kCSource);
+    const std::string compile = "cd " + dir.path() + " && " + kAndroid + " -g " + dwarf + " -gsplit-dwarf ";
+    ASSERT_TRUE(runOrFail(compile + "-O2 -c shapes.cc -o shapes.o"));
+    ASSERT_TRUE(runOrFail(compile + "-O3 -c blend.c -o blend.o"));
+    ASSERT_TRUE(runOrFail("cd " + dir.path() + " && mkdir up alone && " + kAndroid +
+                          " -shared -nostdlib -fuse-ld=lld -Wl,--build-id shapes.o blend.o -o up/libsplit.so"));
+    // The .dwo files are gone, so llvm-symbolizer reads the package or nothing.
+    ASSERT_TRUE(
+        runOrFail("cd " + dir.path() +
+                  " && llvm-dwp-19 shapes.dwo blend.dwo -o up/libsplit.so.dwp && mkdir partial && cp "
+                  "up/libsplit.so partial/ && llvm-dwp-19 shapes.dwo -o partial/libsplit.so.dwp && rm shapes.dwo "
+                  "blend.dwo"));
+    ASSERT_TRUE(runOrFail("cd " + dir.path() + " && cp up/libsplit.so alone/ && cd up && zip -q ../split.zip *"));
+    const std::string library = dir.file("up/libsplit.so");
+    const std::string package = dir.file("up/libsplit.so.dwp");
+
+    for (const std::string& upload : {dir.file("split.zip"), dir.file("up")}) {
+      SCOPED_TRACE(upload);
+      TestStore store;
+      auto report = uploadPath(*store.store, upload);
+      ASSERT_TRUE(report) << report.error().describe();
+      ASSERT_EQ(report->ids.size(), 1u);
+      for (const std::string& warning : report->warnings) ADD_FAILURE() << "unexpected warning: " << warning;
+      NativeResolver resolver(*store.store, {});
+      auto result = compareWithLlvm(resolver, debugIdOf(*report), "libsplit.so", library, codeRange(library), 0, 3,
+                                    Expect::kFullFrames, "--dwp=" + package);
+      EXPECT_GT(result.addresses, 100u);
+      EXPECT_GT(result.with_inlines, 10u) << "the package's inlined subroutines should be read";
+      EXPECT_GE(result.max_depth, 3u);
+      EXPECT_GE(result.restored - result.mismatches, result.addresses * 995 / 1000);
+    }
+
+    // The library alone: as before this change, compared with llvm-symbolizer on a copy that has
+    // no package beside it.
+    {
+      const std::string alone = dir.file("alone/libsplit.so");
+      TestStore store;
+      auto report = uploadPath(*store.store, alone);
+      ASSERT_TRUE(report) << report.error().describe();
+      NativeResolver resolver(*store.store, {});
+      auto result = compareWithLlvm(resolver, debugIdOf(*report), "libsplit.so", alone, codeRange(alone), 0, 3,
+                                    Expect::kFullFrames);
+      EXPECT_GT(result.restored, 20u);
+      EXPECT_EQ(result.with_inlines, 0u);
+      ASSERT_EQ(report->warnings.size(), 1u);
+      EXPECT_NE(report->warnings[0].find("libsplit.so.dwp"), std::string::npos) << report->warnings[0];
+    }
+
+    // A package that lacks a unit (blend.c's): told in a warning, the rest still read.
+    {
+      TestStore store;
+      auto report = uploadPath(*store.store, dir.file("partial"));
+      ASSERT_TRUE(report) << report.error().describe();
+      ASSERT_EQ(report->warnings.size(), 1u);
+      EXPECT_NE(report->warnings[0].find("no split unit for 1 of the 2"), std::string::npos) << report->warnings[0];
+    }
+
+    // A package without its library, zipped or not.
+    ASSERT_TRUE(runOrFail("cd " + dir.path() + "/up && zip -q ../package.zip libsplit.so.dwp"));
+    for (const std::string& upload : {package, dir.file("package.zip")}) {
+      TestStore store;
+      auto report = uploadPath(*store.store, upload);
+      ASSERT_FALSE(report) << upload;
+      EXPECT_NE(report.error().describe().find("together"), std::string::npos) << report.error().describe();
+    }
+  }
+}
+
 // A write-time transform in the manner of IL2CPP's line mappings: the lines of one generated file
 // ("blend.c") stand for lines of another source ("Assets/Blend.cs", 1000 lines further down).
 // Only the image it was made for is rewritten.
