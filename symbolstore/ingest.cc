@@ -245,9 +245,9 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
   std::optional<TempDir> temp;
   std::vector<std::string> skipped;  // files of a zip beside its .dSYM bundles
   SplitPackages packages;
-  // A zip or folder of native files without .dSYM bundles: its split-DWARF packages go with
-  // their libraries; several images are ingested each on its own (with its package). Returns a
-  // report when it ingested them, nothing when one file (or none) is left to ingest below.
+  // A zip of native files without .dSYM bundles: its split-DWARF packages go with their
+  // libraries; several images are ingested each on its own (with its package). Returns a report
+  // when it ingested them, nothing when one file (or none) is left to ingest below.
   auto nativeFiles = [&](FolderContent& scanned,
                          const std::string& directory) -> std::optional<Expected<IngestReport>> {
     if (!scanned.bundles.empty()) return std::nullopt;
@@ -267,13 +267,17 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
     auto scanned = scanFolder(content.path);
     if (!scanned) return scanned.error();
     skipped = scanned->besideBundles(content.path);
-    const std::string directory = content.path;
-    if (auto ingested = nativeFiles(*scanned, directory)) return std::move(*ingested);
-    // A folder of one library and its package: the library, read with it.
-    if (scanned->files.size() == 1 && packages.of_library.count(scanned->files.front().string()) != 0) {
-      content.path = scanned->files.front().string();
-      content.dwp_path = packages.of_library[content.path];
-      content.display_name = scanned->files.front().filename().string();  // the image, not the folder
+    // A folder of one library and its package: the library, read with it. (Other folders are
+    // .dSYM bundles or refused, as before.)
+    if (scanned->bundles.empty()) {
+      std::vector<fs::path> files = scanned->files;
+      SplitPackages found = takeSplitPackages(files, content.path);
+      if (files.size() == 1 && found.of_library.count(files.front().string()) != 0) {
+        packages = std::move(found);
+        content.path = files.front().string();
+        content.dwp_path = packages.of_library[content.path];
+        content.display_name = files.front().filename().string();  // the image, not the folder
+      }
     }
   } else {
     if (!content.path.empty()) {
