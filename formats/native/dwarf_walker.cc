@@ -564,7 +564,8 @@ class WarningList {
 };
 
 // What LLVM does not check before it reads the package (dwarf_preflight.h): that it is split
-// DWARF at all, and that its compressed sections declare sizes within the limits.
+// DWARF at all, that its unit indexes are consistent, and that its compressed sections declare
+// sizes within the limits.
 Status checkPackage(const std::string& path, const std::string& name, const DwarfWalkOptions& options) {
   auto mapped = MappedFile::open(path);
   if (!mapped) return mapped.error();
@@ -578,6 +579,7 @@ Status checkPackage(const std::string& path, const std::string& name, const Dwar
                      ": not a split-DWARF package (no .debug_info.dwo section); make it with llvm-dwp from "
                      "the library's .dwo files");
   }
+  RESTACK_RETURN_IF_ERROR(checkPackageIndexes(**object, name));
   ImageSlice package;
   package.object = object->get();
   package.source = name;
