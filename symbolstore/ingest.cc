@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
 #include <ostream>
+#include <set>
 
 #include "formats/common/archive.h"
 #include "formats/common/temp_dir.h"
@@ -161,10 +163,48 @@ Expected<bool> allNativeImages(const std::vector<fs::path>& files) {
   return images > 1;
 }
 
+// Split-DWARF packages among the files of a zip or folder: `libfoo.so.dwp` beside `libfoo.so`
+// (the name llvm-dwp and the Android and Chromium toolchains give it) is read with that library
+// (UploadContent::dwp_path), not ingested as an image of its own; it describes no image by
+// itself (it has no build id). A package whose library is not beside it is named in a warning.
+struct SplitPackages {
+  std::map<std::string, std::string> of_library;  // library path -> its package's path
+  std::vector<std::string> warnings;
+  bool only_packages = false;  // the files were all packages without their library
+};
+
+// Takes the packages out of `files`.
+SplitPackages takeSplitPackages(std::vector<fs::path>& files, const std::string& directory) {
+  SplitPackages packages;
+  std::vector<fs::path> rest;
+  std::set<fs::path> names(files.begin(), files.end());
+  size_t orphans = 0;
+  for (const fs::path& file : files) {
+    if (file.extension() != ".dwp") {
+      rest.push_back(file);
+      continue;
+    }
+    fs::path library = file;
+    library.replace_extension();
+    if (names.count(library) != 0 && library.extension() != ".dwp") {
+      packages.of_library[library.string()] = file.string();
+      continue;
+    }
+    ++orphans;
+    packages.warnings.push_back(fs::relative(file, directory).string() +
+                                ": a split-DWARF package without its library (" + library.filename().string() +
+                                ") beside it, not ingested; upload the two together in one zip");
+  }
+  packages.only_packages = orphans > 0 && rest.empty();
+  files = std::move(rest);
+  return packages;
+}
+
 // Each image of a zip of native images, ingested as if uploaded alone, in one report. The first
 // that fails fails the upload (the ones before it are stored; uploading again is harmless).
 Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& meta, const std::string& directory,
-                                       std::vector<fs::path> files, const IngestOptions& options) {
+                                       std::vector<fs::path> files, const SplitPackages& packages,
+                                       const IngestOptions& options) {
   std::sort(files.begin(), files.end());
   IngestReport total;
   bool first = true;
@@ -176,6 +216,9 @@ Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& met
     // Named by the file ("arm64-v8a/libfoo.so.dbg" is read as the image libfoo.so by the ELF
     // reader, which drops a debug file's suffix: formats/native/native_object.cc).
     content.display_name = file.filename().string();
+    if (auto package = packages.of_library.find(file.string()); package != packages.of_library.end()) {
+      content.dwp_path = package->second;
+    }
     UploadMeta one = meta;
     one.kind.reset();  // each file's kind is told from its content (the zip's may mix them)
     auto report = ingestUploadOrThrow(store, one, content, options);
@@ -188,6 +231,7 @@ Expected<IngestReport> ingestEachImage(SymbolStore& store, const UploadMeta& met
     total.stored_bytes += report->stored_bytes;
     for (const std::string& warning : report->warnings) total.warnings.push_back(relative + ": " + warning);
   }
+  total.warnings.insert(total.warnings.end(), packages.warnings.begin(), packages.warnings.end());
   return total;
 }
 
@@ -200,11 +244,41 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
   UploadContent content = original;
   std::optional<TempDir> temp;
   std::vector<std::string> skipped;  // files of a zip beside its .dSYM bundles
+  SplitPackages packages;
+  // A zip of native files without .dSYM bundles: its split-DWARF packages go with their
+  // libraries; several images are ingested each on its own (with its package). Returns a report
+  // when it ingested them, nothing when one file (or none) is left to ingest below.
+  auto nativeFiles = [&](FolderContent& scanned,
+                         const std::string& directory) -> std::optional<Expected<IngestReport>> {
+    if (!scanned.bundles.empty()) return std::nullopt;
+    packages = takeSplitPackages(scanned.files, directory);
+    if (packages.only_packages) {
+      return unsupported(packages.warnings.front() +
+                         " (a .dwp holds the split DWARF of a library built with "
+                         "-gsplit-dwarf, and no build id to match frames with)");
+    }
+    auto native = allNativeImages(scanned.files);
+    if (!native) return native.error();
+    if (*native) return ingestEachImage(store, meta, directory, scanned.files, packages, options);
+    return std::nullopt;
+  };
   const bool is_directory = !content.path.empty() && isDirectory(content.path);
   if (is_directory) {
     auto scanned = scanFolder(content.path);
     if (!scanned) return scanned.error();
     skipped = scanned->besideBundles(content.path);
+    // A folder of one library and its package: the library, read with it. (Other folders are
+    // .dSYM bundles or refused, as before.)
+    if (scanned->bundles.empty()) {
+      std::vector<fs::path> files = scanned->files;
+      SplitPackages found = takeSplitPackages(files, content.path);
+      if (files.size() == 1 && found.of_library.count(files.front().string()) != 0) {
+        packages = std::move(found);
+        content.path = files.front().string();
+        content.dwp_path = packages.of_library[content.path];
+        content.display_name = files.front().filename().string();  // the image, not the folder
+      }
+    }
   } else {
     if (!content.path.empty()) {
       std::error_code error;
@@ -235,17 +309,16 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
         RESTACK_RETURN_IF_ERROR(extractZip(packed, temp->path(), limits));
         auto scanned = scanFolder(temp->path());
         if (!scanned) return scanned.error();
-        if (scanned->bundles.empty()) {
-          auto native = allNativeImages(scanned->files);
-          if (!native) return native.error();
-          if (*native) return ingestEachImage(store, meta, temp->path(), scanned->files, options);
-        }
+        if (auto ingested = nativeFiles(*scanned, temp->path())) return std::move(*ingested);
         auto inner = pickUnzippedContent(*scanned, temp->path(), skipped);
         if (!inner) return inner.error();
         if ((content.display_name.empty() || content.display_name.ends_with(".zip")) && *inner != temp->path()) {
           content.display_name = fs::path(*inner).filename().string();
         }
         content.path = *inner;
+        if (auto package = packages.of_library.find(*inner); package != packages.of_library.end()) {
+          content.dwp_path = package->second;
+        }
       } else {
         std::string target = temp->path() + "/upload";
         RESTACK_RETURN_IF_ERROR(decompressToFile(packed, compression, target, limits));
@@ -293,6 +366,7 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
     report->warnings.push_back("and " + std::to_string(skipped.size() - kSkippedNamed) +
                                " more files outside the .dSYM bundles, not ingested");
   }
+  report->warnings.insert(report->warnings.end(), packages.warnings.begin(), packages.warnings.end());
   report->kind = *resolved.kind;
   RESTACK_RETURN_IF_ERROR(recordUploadTime(store, resolved, *report));
   return report;

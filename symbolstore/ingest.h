@@ -72,6 +72,9 @@ struct UploadContent {
   std::string path;          // a file or a .dSYM directory; empty when `bytes` holds the content
   std::string_view bytes;    // in-memory content
   std::string display_name;  // for messages and name inference ("main.3f9a1c2b.js.map")
+  // The split-DWARF package (`libfoo.so.dwp`) that came beside the ELF library `path` in a zip
+  // or folder; its split units are read with the library (formats/native/dwarf_walker.h).
+  std::string dwp_path;
 };
 
 // The bytes of an upload for a writer that reads them whole: `content.bytes`, or the file at

@@ -5,12 +5,86 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Support/DataExtractor.h>
 #include <llvm/Support/Endian.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace restack::native {
+
+namespace {
+
+// One unit index: a 16-byte header (version u32 2, or u16 5 and u16 padding; then u32 columns,
+// units, buckets), buckets x u64 signatures, buckets x u32 unit numbers (0: empty bucket), then
+// the column kinds and the offset and size tables (laid out as DWARF 5 §7.3.5.3 says).
+Status checkUnitIndex(llvm::StringRef data, bool little_endian, const std::string& what) {
+  llvm::DataExtractor extractor(data, little_endian, 8);
+  uint64_t offset = 0;
+  uint32_t version = extractor.getU32(&offset);
+  if (version != 2) {
+    offset = 0;
+    version = extractor.getU16(&offset);
+    offset += 2;
+  }
+  const uint32_t columns = extractor.getU32(&offset);
+  const uint32_t units = extractor.getU32(&offset);
+  const uint32_t buckets = extractor.getU32(&offset);     // a read past the end leaves `offset` as it was
+  if (version != 2 && version != 5) return Status::ok();  // LLVM ignores an index of another version
+  // LLVM's own size check computes (2 * units + 1) * 4 * columns in 32 bits, so counts that
+  // wrap pass it and then size its allocations: checked here without wrapping.
+  const uint64_t needed = 16 + uint64_t{buckets} * 12 + (2 * uint64_t{units} + 1) * 4 * uint64_t{columns};
+  if (offset != 16 || needed > data.size()) {
+    return malformed(what + " is truncated or its counts are corrupt (" + std::to_string(units) + " units, " +
+                     std::to_string(buckets) + " buckets, " + std::to_string(columns) + " columns in " +
+                     std::to_string(data.size()) + " bytes)");
+  }
+  std::vector<bool> seen(units, false);
+  uint64_t at = 16 + uint64_t{buckets} * 8;
+  for (uint32_t bucket = 0; bucket < buckets; ++bucket, at += 4) {
+    uint64_t position = at;
+    const uint32_t unit = extractor.getU32(&position);
+    if (unit == 0) continue;
+    if (unit > units || seen[unit - 1]) {
+      return malformed(what + " is corrupt: bucket " + std::to_string(bucket) + " names unit " + std::to_string(unit) +
+                       (unit > units ? " of " + std::to_string(units) : " a second time"));
+    }
+    seen[unit - 1] = true;
+  }
+  for (uint32_t unit = 0; unit < units; ++unit) {
+    if (!seen[unit]) return malformed(what + " is corrupt: no bucket names unit " + std::to_string(unit + 1));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status checkPackageIndexes(const llvm::object::ObjectFile& package, const std::string& name) {
+  const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(&package);
+  if (!elf) return Status::ok();
+  for (const llvm::object::ELFSectionRef section : elf->sections()) {
+    llvm::Expected<llvm::StringRef> section_name = section.getName();
+    if (!section_name) {
+      llvm::consumeError(section_name.takeError());
+      continue;
+    }
+    // LLVM finds DWARF sections by their name without leading '.', '_' and 'z' characters.
+    llvm::StringRef bare = section_name->substr(std::min(section_name->find_first_not_of("._z"), section_name->size()));
+    if (bare != "debug_cu_index" && bare != "debug_tu_index") continue;
+    const std::string what = name + ": " + section_name->str();
+    if (section.getFlags() & llvm::ELF::SHF_COMPRESSED) {
+      return malformed(what + " is compressed; make the package again with llvm-dwp (it writes indexes uncompressed)");
+    }
+    auto contents = section.getContents();
+    if (!contents) {
+      return malformed(what + " cannot be read: " + llvm::toString(contents.takeError()));
+    }
+    RESTACK_RETURN_IF_ERROR(checkUnitIndex(*contents, elf->isLittleEndian(), what));
+  }
+  return Status::ok();
+}
 
 // Elf64_Chdr is {u32 type, u32 reserved,
 // u64 size, u64 align}, Elf32_Chdr {u32 type, u32 size, u32 align}, in the file's byte order.

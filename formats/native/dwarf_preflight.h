@@ -19,13 +19,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "formats/common/status.h"
 #include "formats/native/native_object.h"
 
 namespace llvm {
 class DWARFContext;
+namespace object {
+class ObjectFile;
 }
+}  // namespace llvm
 
 namespace restack::native {
 
@@ -40,6 +44,16 @@ inline constexpr uint64_t kMaxCompressionRatio = 1100;
 // (with a 4 KiB allowance for tiny sections).
 Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompressed_bytes,
                                uint64_t max_ratio = kMaxCompressionRatio);
+
+// A split-DWARF package's unit indexes (.debug_cu_index, .debug_tu_index), checked before LLVM
+// reads them: LLVM 19's DWARFUnitIndex::parse trusts the index table, writing out of bounds
+// when a bucket names a unit past the unit count and dereferencing null when a unit has no
+// bucket (a corrupt package crashed the process, found by mutating a real one), and allocates a
+// column array per bucket. Accepted: an index whose buckets name each unit 1..N exactly once.
+// Example: a DWARF 5 index of 2 columns, 2 units, 4 buckets, bucket indexes {0, 2, 1, 0} -> ok;
+// {0, 3, 1, 0} -> error (unit 3 of 2). Compressed index sections are refused (llvm-dwp writes
+// them uncompressed, and their inflated bytes cannot be checked before LLVM parses them).
+Status checkPackageIndexes(const llvm::object::ObjectFile& package, const std::string& name);
 
 // Call before any other thread touches the context (it extracts every unit's DIE).
 bool unitsAreIndependent(llvm::DWARFContext& context);

@@ -14,11 +14,13 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include "formats/common/mapped_file.h"
 #include "formats/native/dwarf_preflight.h"
 
 namespace restack::native {
@@ -93,11 +95,18 @@ struct WalkScratch {
   std::vector<uint64_t> row_addresses;
 };
 
+// Split DWARF (-gsplit-dwarf): the skeleton unit in the library keeps the line table, the
+// compilation directory and the unit's address ranges; its split unit (from the .dwp package)
+// holds the subprograms and inlined subroutines. The walker reads DIEs from `dies` (the split
+// unit, or the unit itself) and lines and files from `unit`, as llvm-symbolizer does (it resolves
+// a split unit's DW_AT_call_file in the skeleton's line table).
 class UnitWalker {
  public:
-  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch)
+  UnitWalker(llvm::DWARFContext& context, DWARFUnit& unit, DWARFUnit& dies, const ImageSlice& slice,
+             WalkScratch& scratch)
       : context_(context),
         unit_(unit),
+        dies_(dies),
         slice_(slice),
         row_addresses_(scratch.row_addresses),
         kind_(scratch.kind),
@@ -112,16 +121,17 @@ class UnitWalker {
 
   // Fills output() and warnings(); touches only this unit (and the context's locked line tables).
   void walk() {
-    DWARFDie unit_die = unit_.getUnitDIE(/*ExtractUnitDieOnly=*/false);
-    if (!unit_die) return;
+    const bool split = &dies_ != &unit_;
+    DWARFDie unit_die = unit_.getUnitDIE(/*ExtractUnitDieOnly=*/split);
+    if (!unit_die || (split && !dies_.getUnitDIE(/*ExtractUnitDieOnly=*/false))) return;
     out_.unit_offset = unit_.getOffset();
     std::map<uint64_t, Painted> painted;
     uint32_t index = 0;
-    size_t die_count = unit_.getNumDIEs();
+    size_t die_count = dies_.getNumDIEs();
     kind_.assign(die_count, kOther);
     enclosing_.assign(die_count, kNoDie);
     node_of_die_.assign(die_count, kNoNode);
-    for (const llvm::DWARFDebugInfoEntry& entry : unit_.dies()) {
+    for (const llvm::DWARFDebugInfoEntry& entry : dies_.dies()) {
       uint32_t die_index = index++;
       // Parents precede their children, so the parent's entries are already filled in.
       if (std::optional<uint32_t> parent = entry.getParentIdx(); parent && *parent < die_count) {
@@ -135,7 +145,7 @@ class UnitWalker {
       } else {
         continue;
       }
-      DWARFDie die(&unit_, &entry);
+      DWARFDie die(&dies_, &entry);
       // DWARFDie::getAddressRanges, without its vector for the usual single low/high range: it
       // tries low/high first, then DW_AT_ranges, and has nothing when neither is there.
       uint64_t low = 0, high = 0, section = 0;
@@ -267,7 +277,7 @@ class UnitWalker {
       DWARFDie next = declaration.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
       if (!next) next = declaration.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
       if (!next) break;
-      if (next.getDwarfUnit() != &unit_) return {};
+      if (next.getDwarfUnit() != &dies_) return {};
       declaration = next;
     }
     auto [cached, fresh] = scopes_.try_emplace(declaration.getOffset());
@@ -297,7 +307,7 @@ class UnitWalker {
     uint32_t die_index = chain[position];
     if (node_of_die_[die_index] != kNoNode) return node_of_die_[die_index];
     uint32_t parent = position + 1 < chain.size() ? nodeFor(function, chain, position + 1) : kNoNode;
-    DWARFDie die = unit_.getDIEAtIndex(die_index);
+    DWARFDie die = dies_.getDIEAtIndex(die_index);
     InlineNode node;
     node.parent = parent;
     node.name = subroutineName(die);
@@ -436,7 +446,8 @@ class UnitWalker {
   }
 
   llvm::DWARFContext& context_;
-  DWARFUnit& unit_;
+  DWARFUnit& unit_;  // lines, files, the unit's ranges
+  DWARFUnit& dies_;  // subprograms and inlined subroutines: unit_ or its split unit
   const ImageSlice& slice_;
   std::vector<std::string> warnings_;
   const llvm::DWARFDebugLine::LineTable* line_table_ = nullptr;
@@ -461,7 +472,9 @@ struct WalkedUnit {
   CompileUnitFunctions functions;
   std::vector<std::string> warnings;
   uint64_t next_unit_offset = 0;
-  size_t bytes = 0;  // heap memory `functions` holds (heldBytes)
+  size_t bytes = 0;           // heap memory `functions` holds (heldBytes)
+  bool split = false;         // read from its split unit in the package
+  std::string missing_split;  // a skeleton whose split unit was not read: its DW_AT_dwo_name
 };
 
 // The heap memory a walked unit holds until the sink has it: a unity-built unit of -O1 code
@@ -492,19 +505,39 @@ void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* 
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
 // point into the string sections, which live as long as the context).
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const ImageSlice& slice, WalkScratch& scratch,
-              WalkedUnit& result) {
+// `package`: the split-DWARF package loaded for the walk (null without one).
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFContext* package, const ImageSlice& slice,
+              WalkScratch& scratch, WalkedUnit& result) {
+  DWARFUnit* split = nullptr;
+  std::string missing_split;
+  if (package != nullptr) {
+    // LLVM finds the split unit in the package by the skeleton's DWO id (a unit that is no
+    // skeleton answers with itself).
+    DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
+    if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
+  }
+  if (split == nullptr) {
+    if (DWARFDie skeleton = unit.getUnitDIE(); skeleton) {
+      const char* dwo_name =
+          llvm::dwarf::toString(skeleton.find({llvm::dwarf::DW_AT_dwo_name, llvm::dwarf::DW_AT_GNU_dwo_name}), nullptr);
+      if (dwo_name != nullptr) missing_split = dwo_name;
+    }
+  }
+  DWARFUnit& walked = split ? *split : unit;
   // Lend the scratch array to the unit, holding what LLVM already extracted (its unit DIE).
-  std::vector<llvm::DWARFDebugInfoEntry>& dies = unitDieArray(unit);
+  std::vector<llvm::DWARFDebugInfoEntry>& dies = unitDieArray(walked);
   scratch.dies.assign(dies.begin(), dies.end());
   dies.swap(scratch.dies);
-  UnitWalker walker(context, unit, slice, scratch);
+  UnitWalker walker(context, unit, walked, slice, scratch);
   walker.walk();
   context.clearLineTableForUnit(&unit);
   // Take it back (capacity kept for the next unit); LLVM then clears what it holds.
   dies.swap(scratch.dies);
   scratch.dies.clear();
-  clearUnitDies(unit, /*keep_unit_die=*/false);
+  clearUnitDies(walked, /*keep_unit_die=*/false);
+  if (split) clearUnitDies(unit, /*keep_unit_die=*/false);
+  result.missing_split = std::move(missing_split);
+  result.split = split != nullptr;
   // The unit's bytes of .debug_info are not read again (names point into .debug_str, or into
   // .debug_info for DW_FORM_string, which then reads its page back from the file).
   llvm::StringRef info = unit.getInfoSection().Data;
@@ -530,6 +563,29 @@ class WarningList {
   std::vector<std::string>* out_;
 };
 
+// What LLVM does not check before it reads the package (dwarf_preflight.h): that it is split
+// DWARF at all, that its unit indexes are consistent, and that its compressed sections declare
+// sizes within the limits.
+Status checkPackage(const std::string& path, const std::string& name, const DwarfWalkOptions& options) {
+  auto mapped = MappedFile::open(path);
+  if (!mapped) return mapped.error();
+  llvm::MemoryBufferRef buffer(llvm::StringRef(mapped->bytes().data(), mapped->bytes().size()), name);
+  auto object = llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!object) {
+    return malformed(name + ": not a readable split-DWARF package: " + llvm::toString(object.takeError()));
+  }
+  if (!(*object)->isELF() || !isSplitDwarf(**object)) {
+    return malformed(name +
+                     ": not a split-DWARF package (no .debug_info.dwo section); make it with llvm-dwp from "
+                     "the library's .dwo files");
+  }
+  RESTACK_RETURN_IF_ERROR(checkPackageIndexes(**object, name));
+  ImageSlice package;
+  package.object = object->get();
+  package.source = name;
+  return checkCompressedSections(package, options.max_uncompressed_section_bytes, options.max_compression_ratio);
+}
+
 }  // namespace
 
 Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const CompileUnitSink& sink) {
@@ -537,11 +593,24 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   auto handler = [&warnings](llvm::Error error) { warnings.add(llvm::toString(std::move(error))); };
   RESTACK_RETURN_IF_ERROR(
       checkCompressedSections(slice, options.max_uncompressed_section_bytes, options.max_compression_ratio));
+  const std::string package_name = std::filesystem::path(slice.dwp_path).filename().string();
+  if (!slice.dwp_path.empty()) {
+    RESTACK_RETURN_IF_ERROR(checkPackage(slice.dwp_path, package_name, options));
+  }
   std::unique_ptr<llvm::DWARFContext> context = llvm::DWARFContext::create(
       // Linked images carry no debug relocations; not resolving them keeps a corrupt relocation
       // section of a bad upload from reaching LLVM's fatal-error paths.
-      *slice.object, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "", handler, handler,
+      *slice.object, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, slice.dwp_path, handler, handler,
       /*ThreadSafe=*/true);
+  // The package is loaded here and held for the whole walk. LLVM keeps it only while some unit
+  // holds its split unit, and when no package is loaded it opens the .dwo files at the paths
+  // the skeletons name, on this machine: nothing of an upload may read those. Without a package
+  // no split unit is ever asked for (walkUnit).
+  std::shared_ptr<llvm::DWARFContext> package;
+  if (!slice.dwp_path.empty()) {
+    package = context->getDWOContext(slice.dwp_path);
+    if (!package) return malformed(package_name + ": the split-DWARF package cannot be read");
+  }
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
       [&total](const llvm::DWARFSection& section) { total += section.Data.size(); });
@@ -551,11 +620,32 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   }
 
   // Hands one walked unit to the sink (always on this thread, in file order).
+  size_t split_units = 0, missing_splits = 0;
+  std::string first_missing;
   auto deliver = [&](WalkedUnit& walked) -> Status {
     for (std::string& text : walked.warnings) warnings.add(std::move(text));
+    if (walked.split) ++split_units;
+    if (!walked.missing_split.empty() && missing_splits++ == 0) first_missing = walked.missing_split;
     Status status = sink(walked.functions);
     if (status && options.progress) options.progress(walked.next_unit_offset, total);
     return status;
+  };
+
+  // One warning for the skeleton units without their split unit: no package was uploaded, or the
+  // package lacks them (one of another build lacks them all).
+  auto reportMissingSplits = [&] {
+    if (missing_splits == 0) return;
+    if (package == nullptr) {
+      warnings.add(std::to_string(missing_splits) + " split-DWARF units (-gsplit-dwarf; first: " + first_missing +
+                   ") keep their functions in .dwo files that were not uploaded: their frames get symbol-table "
+                   "names and lines, no inline frames. Upload the library zipped with its package " +
+                   slice.module + ".dwp (llvm-dwp of its .dwo files) for those.");
+      return;
+    }
+    warnings.add(package_name + " holds no split unit for " + std::to_string(missing_splits) + " of the " +
+                 std::to_string(missing_splits + split_units) + " split-DWARF units (first: " + first_missing +
+                 "); their functions keep symbol-table names, lines from the library and no inline frames. "
+                 "Is the package from the same build as the library?");
   };
 
   unsigned threads = options.threads;
@@ -564,9 +654,10 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
     WalkScratch scratch;
     for (DWARFUnit* unit : units) {
       WalkedUnit walked;
-      walkUnit(*context, *unit, slice, scratch, walked);
+      walkUnit(*context, *unit, package.get(), slice, scratch, walked);
       RESTACK_RETURN_IF_ERROR(deliver(walked));
     }
+    reportMissingSplits();
     return Status::ok();
   }
 
@@ -597,7 +688,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
         index = next_claim++;
       }
       WalkedUnit walked;
-      walkUnit(*context, *units[index], slice, scratch, walked);
+      walkUnit(*context, *units[index], package.get(), slice, scratch, walked);
       walked.done = true;
       std::lock_guard<std::mutex> lock(mutex);
       waiting_bytes += walked.bytes;
@@ -626,6 +717,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
     changed.notify_all();
   }
   for (std::thread& thread : pool) thread.join();
+  if (status) reportMissingSplits();
   return status;
 }
 

@@ -18,6 +18,11 @@
 //     none and gets no range);
 //  5. frees the unit's DIEs and line table and hands the unit's functions to the sink, so memory
 //     stays bounded by the largest units in flight, not the file.
+// Split DWARF (-gsplit-dwarf): when the slice names its package (ImageSlice::dwp_path, llvm-dwp's
+// libfoo.so.dwp), step 1 reads the subroutines of each skeleton unit's split unit in the package
+// (found by its DWO id), while steps 3-4 keep the skeleton's line table, compilation directory
+// and ranges; a split unit's DW_AT_call_file indexes the skeleton's file table, as in
+// llvm-symbolizer. Without the package the skeletons give step 4's line_only ranges alone.
 // Units are independent, so several threads walk them at once when the image allows it (see
 // dwarf_preflight.h); the sink still receives them in file order, on the calling thread.
 //
@@ -79,7 +84,8 @@ struct FunctionRanges {
   // do lookups (the ingest names each piece from the symbol table). What makes such code: a .S
   // file assembled by clang (it describes a function with DW_TAG_label, not a subprogram), code
   // a producer put in a unit's range without a subprogram DIE, and the skeleton unit of split
-  // DWARF (-gsplit-dwarf) whose subprograms are in a .dwo that was not uploaded.
+  // DWARF (-gsplit-dwarf) whose subprograms are in a .dwo that was not uploaded (no package in
+  // ImageSlice::dwp_path, or one lacking that unit).
   bool line_only = false;
   std::vector<InlineNode> nodes;
   std::vector<InlineTile> tiles;

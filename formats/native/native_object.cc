@@ -177,6 +177,11 @@ Expected<ImageSlice> describeElf(const ObjectFile& elf, const std::string& sourc
   RESTACK_RETURN_IF_ERROR(checkElf(elf, source));
   auto build_id = llvm::object::getBuildID(&elf);
   if (build_id.empty()) {
+    if (isSplitDwarf(elf)) {
+      return unsupported(source +
+                         ": is split DWARF (a .dwp package or .dwo file), which describes no library by "
+                         "itself; upload it zipped together with its library (libfoo.so and libfoo.so.dwp)");
+    }
     return malformed(source +
                      ": ELF file has no .note.gnu.build-id, so frames cannot be matched "
                      "to it; link with -Wl,--build-id");
@@ -286,7 +291,10 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, 
   std::string_view bytes = file->storage_->files.back().bytes();
   std::string name = options.display_name.empty() ? baseName(path) : baseName(options.display_name);
   RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, path, name));
-  for (ImageSlice& slice : file->slices_) slice.mapping = bytes;
+  for (ImageSlice& slice : file->slices_) {
+    slice.mapping = bytes;
+    if (slice.format == ObjectFormat::kElf) slice.dwp_path = options.dwp_path;
+  }
   return file;
 }
 
@@ -295,6 +303,18 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::fromBytes(std::string_view byt
   std::string name = options.display_name.empty() ? "upload" : baseName(options.display_name);
   RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, name, name));
   return file;
+}
+
+bool isSplitDwarf(const ObjectFile& object) {
+  for (const llvm::object::SectionRef& section : object.sections()) {
+    auto name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == ".debug_info.dwo" || *name == ".debug_cu_index") return true;
+  }
+  return false;
 }
 
 std::vector<std::string> debugIdAliases(ObjectFormat format, std::string_view debug_id) {

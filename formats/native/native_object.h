@@ -49,12 +49,18 @@ struct ImageSlice {
   // are touched later), which keeps a walk's resident memory from growing with the file.
   std::string_view mapping;
   std::string source;  // file the slice came from, for messages
+  // The split-DWARF package (`libfoo.so.dwp`, llvm-dwp's output) uploaded beside an ELF library
+  // built with -gsplit-dwarf: the walk reads each skeleton unit's split unit from it
+  // (dwarf_walker.h). Empty when none came with the upload.
+  std::string dwp_path;
 };
 
 struct NativeOpenOptions {
   // Name used in messages and, for ELF without DT_SONAME / Mach-O executables, as module name.
   // Default: the file name of the path.
   std::string display_name;
+  // A split-DWARF package to read beside the ELF images of the upload (ImageSlice::dwp_path).
+  std::string dwp_path;
 };
 
 // Owns the mapped files and parsed objects behind a list of slices.
@@ -90,6 +96,9 @@ class NativeFile {
 //     -> the Breakpad form followed by "0"       Breakpad's age suffix
 //   (build ids shorter than 16 bytes are padded with zeros first, as Breakpad does)
 //   Mach-O UUID u -> u + "0" (Breakpad age suffix)
+// True for a .dwp package or a .dwo file (split DWARF: its debug sections end in ".dwo").
+bool isSplitDwarf(const llvm::object::ObjectFile& object);
+
 std::vector<std::string> debugIdAliases(ObjectFormat format, std::string_view debug_id);
 
 }  // namespace restack::native

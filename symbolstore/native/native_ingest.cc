@@ -396,12 +396,18 @@ Expected<IngestReport> ingestNative(SymbolStore& store, const UploadMeta& meta, 
                                     const IngestOptions& options) {
   native::NativeOpenOptions open_options;
   open_options.display_name = content.display_name;
+  open_options.dwp_path = content.dwp_path;
   auto file = content.path.empty() ? native::NativeFile::fromBytes(content.bytes, open_options)
                                    : native::NativeFile::open(content.path, open_options);
   if (!file) return file.error();
   IngestReport report;
   report.kind = meta.kind.value_or(SymbolKind::kElf);
   report.input_bytes = (*file)->inputBytes();
+  if (!content.dwp_path.empty()) {
+    std::error_code error;
+    report.input_bytes += std::filesystem::file_size(content.dwp_path, error);
+    if (error) return ioError("cannot read " + content.dwp_path + ": " + error.message());
+  }
   if (report.input_bytes > options.max_input_bytes) {
     return tooLarge(content.display_name + ": " + std::to_string(report.input_bytes) +
                     " bytes exceeds the ingest limit of " + std::to_string(options.max_input_bytes) + " bytes");
