@@ -23,32 +23,16 @@ pub unsafe extern "C" fn restack_swift_demangle(
     output: *mut u8,
     output_capacity: usize,
 ) -> usize {
-    if input.is_null() {
-        return 0;
-    }
-    let bytes = std::slice::from_raw_parts(input, input_len);
-    let Ok(mangled) = std::str::from_utf8(bytes) else {
-        return 0;
-    };
-    let demangled = catch_unwind(AssertUnwindSafe(|| {
+    demangle_into(input, input_len, output, output_capacity, |mangled| {
         let options = if style == 1 {
             DemangleOptions::name_only()
         } else {
             DemangleOptions::complete()
         };
-        Name::new(mangled, NameMangling::Mangled, Language::Swift).demangle(options)
-    }));
-    let Ok(Some(text)) = demangled else {
-        return 0;
-    };
-    // The demangler hands back its input when it cannot read it.
-    if text.is_empty() || text == mangled {
-        return 0;
-    }
-    if !output.is_null() && text.len() <= output_capacity {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), output, text.len());
-    }
-    text.len()
+        let text = Name::new(mangled, NameMangling::Mangled, Language::Swift).demangle(options)?;
+        // The demangler hands back its input when it cannot read it.
+        (!text.is_empty() && text != mangled).then_some(text)
+    })
 }
 
 /// Demangles the Rust symbol `input[..input_len]` as Rust's own backtrace prints it under
@@ -68,6 +52,22 @@ pub unsafe extern "C" fn restack_rust_demangle(
     output: *mut u8,
     output_capacity: usize,
 ) -> usize {
+    demangle_into(input, input_len, output, output_capacity, demangle_rust)
+}
+
+/// What both entry points share: `input` read as UTF-8 (anything else is no symbol), `demangle`
+/// run without unwinding into the caller, and its answer copied into `output` when it fits.
+/// Returns the answer's byte length, or 0 for none.
+///
+/// # Safety
+/// As for the entry points.
+unsafe fn demangle_into(
+    input: *const u8,
+    input_len: usize,
+    output: *mut u8,
+    output_capacity: usize,
+    demangle: impl FnOnce(&str) -> Option<String>,
+) -> usize {
     if input.is_null() {
         return 0;
     }
@@ -75,8 +75,7 @@ pub unsafe extern "C" fn restack_rust_demangle(
     let Ok(mangled) = std::str::from_utf8(bytes) else {
         return 0;
     };
-    let demangled = catch_unwind(AssertUnwindSafe(|| demangle_rust(mangled)));
-    let Ok(Some(text)) = demangled else {
+    let Ok(Some(text)) = catch_unwind(AssertUnwindSafe(|| demangle(mangled))) else {
         return 0;
     };
     if !output.is_null() && text.len() <= output_capacity {
