@@ -722,6 +722,14 @@ std::string_view architectureNamedBy(const stack::NativeFrameLine& frame) {
 
 }  // namespace
 
+namespace {
+// A frame of an operating-system image whose symbols are missing: no app build uploads them.
+void markSystemImage(FrameLookup& lookup) {
+  lookup.reason = FrameReason::kSystemImage;
+  lookup.note = "an operating-system image, whose symbols only a shared upload brings";
+}
+}  // namespace
+
 std::optional<FrameLookup> unrestorableNativeFrame(const stack::NativeFrameLine& frame) {
   // Android prints the memory map's name where the pc ran, Apple "???" for an address in no
   // image (a call through a null pointer). Told by the first byte, since every native frame of
@@ -771,8 +779,7 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     // would restore it, so nothing waits for one. An operating-system image stays one.
     if (isSystemImage(imageOf(frame))) {
       FrameLookup system = FrameLookup::missing(frame.module, MissingIdKind::kModule);
-      system.reason = FrameReason::kSystemImage;
-      system.note = "an operating-system image, whose symbols only a shared upload brings";
+      markSystemImage(system);
       return system;
     }
     return FrameLookup::notFound(FrameReason::kNoPosition,
@@ -846,8 +853,7 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
     // The operating system's libraries (libc.so, libart.so, UIKitCore) differ per device build
     // and no app build uploads them: waiting would hold nearly every native event pending, and
     // fill the pending store, for symbols that only a shared upload brings, if any.
-    answer->reason = FrameReason::kSystemImage;
-    answer->note = "an operating-system image, whose symbols only a shared upload brings";
+    markSystemImage(*answer);
   }
   return answer;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "formats/common/json_text.h"
 
@@ -35,6 +36,21 @@ bool requireTool(const std::string& tool) {
   if (run("/", "command -v '" + tool + "'").exit_code == 0) return true;
   ADD_FAILURE() << tool << " is missing: run scripts/setup.sh";
   return false;
+}
+
+std::string gnuBuildId(const std::string& dir, const std::string& file) {
+  const CommandResult notes = run(dir, "llvm-readelf-19 -n '" + file + "'");
+  const size_t at = notes.output.find("Build ID: ");
+  if (at == std::string::npos) return "";
+  std::string build_id;
+  std::istringstream(notes.output.substr(at + 10)) >> build_id;
+  return build_id;
+}
+
+std::string rustCompiler() {
+  const std::string found = run("/", "command -v rustc || echo \"$HOME/.cargo/bin/rustc\"").output;
+  const std::string compiler = found.substr(0, found.find('\n'));
+  return std::filesystem::exists(compiler) ? compiler : "";
 }
 
 void writeFile(const std::string& path, const std::string& text) {

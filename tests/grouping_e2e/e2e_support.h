@@ -45,6 +45,11 @@ CommandResult run(const std::string& dir, const std::string& command);
 bool runOrFail(const std::string& dir, const std::string& command);
 // True when `tool` is on PATH; otherwise fails the current test naming scripts/setup.sh.
 bool requireTool(const std::string& tool);
+// The GNU build id of the ELF file `file` in `dir` (lowercase hex, as llvm-readelf prints it), or
+// "" when it has none.
+std::string gnuBuildId(const std::string& dir, const std::string& file);
+// The rustc that scripts/setup.sh installs (on PATH or in ~/.cargo/bin), or "" when there is none.
+std::string rustCompiler();
 
 void writeFile(const std::string& path, const std::string& text);
 std::string readFile(const std::string& path);

@@ -383,11 +383,8 @@ TEST(NativeCorpus, RealAarch64BuildsGroupByCrashSite) {
     }
     commands += build.compiler + build.link + " -Wl,--build-id " + objects + " -o shop";
     ASSERT_TRUE(runOrFail(folder, commands));
-    CommandResult notes = run(folder, "llvm-readelf-19 -n shop");
-    const size_t at = notes.output.find("Build ID: ");
-    ASSERT_NE(at, std::string::npos) << notes.output;
-    std::string build_id;
-    std::istringstream(notes.output.substr(at + 10)) >> build_id;
+    const std::string build_id = gnuBuildId(folder, "shop");
+    ASSERT_FALSE(build_id.empty()) << "shop has no build id";
     for (const auto& [other, id] : build_ids) ASSERT_NE(id, build_id) << "same build id as " << other;
     build_ids[build.name] = build_id;
     UploadMeta meta;

@@ -208,10 +208,8 @@ class NativeEndToEnd : public ::testing::Test {
       ASSERT_TRUE(runOrFail(folder, commands));
       NativeBuild& build = builds_[number - 1];
       build.library = folder + "/libshop.so";
-      CommandResult notes = run(folder, "llvm-readelf-19 -n libshop.so");
-      const size_t at = notes.output.find("Build ID: ");
-      ASSERT_NE(at, std::string::npos) << notes.output;
-      std::istringstream(notes.output.substr(at + 10)) >> build.build_id;
+      build.build_id = gnuBuildId(folder, "libshop.so");
+      ASSERT_FALSE(build.build_id.empty()) << "libshop.so has no build id";
       CommandResult objdump = run(folder, "llvm-objdump-19 -d -l -C --no-show-raw-insn libshop.so");
       ASSERT_EQ(objdump.exit_code, 0) << objdump.output;
       build.code = disassemble(objdump.output);

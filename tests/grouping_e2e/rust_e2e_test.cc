@@ -89,9 +89,8 @@ class RustEndToEnd : public ::testing::Test {
     dir_ = new TempDir(std::move(*dir));
     pipeline_ = Pipeline::create().release();
     if (pipeline_ == nullptr) return;
-    const std::string rustc = run(dir_->path(), "command -v rustc || echo \"$HOME/.cargo/bin/rustc\"").output;
-    const std::string compiler = rustc.substr(0, rustc.find('\n'));
-    ASSERT_TRUE(std::filesystem::exists(compiler)) << "rustc missing: install Rust (scripts/setup.sh says how)";
+    const std::string compiler = rustCompiler();
+    ASSERT_FALSE(compiler.empty()) << "rustc missing: install Rust (scripts/setup.sh says how)";
     ASSERT_TRUE(requireTool("gcc"));
     const char* flags[2] = {"-C opt-level=3", "-C opt-level=2 -C codegen-units=1"};
     for (int number : {1, 2}) {
@@ -105,10 +104,8 @@ class RustEndToEnd : public ::testing::Test {
                                               flags[number - 1] + " " + RESTACK_SOURCE_DIR +
                                               "/tests/native/fixtures/inventory.rs -o libinventory.so && "
                                               "gcc -O1 -g driver.c -L. -linventory -Wl,-rpath,$PWD -o driver"));
-      CommandResult notes = run(build.folder, "readelf -n libinventory.so");
-      const size_t at = notes.output.find("Build ID: ");
-      ASSERT_NE(at, std::string::npos) << notes.output;
-      std::istringstream(notes.output.substr(at + 10)) >> build.build_id;
+      build.build_id = gnuBuildId(build.folder, "libinventory.so");
+      ASSERT_FALSE(build.build_id.empty()) << "libinventory.so has no build id";
       UploadMeta meta;
       meta.app = "inventory";
       meta.build_id = build.label;
@@ -323,9 +320,8 @@ class RustBacktraceNames : public ::testing::Test {
     dir_ = new TempDir(std::move(*dir));
     pipeline_ = Pipeline::create().release();
     ASSERT_NE(pipeline_, nullptr);
-    const std::string rustc = run(dir_->path(), "command -v rustc || echo \"$HOME/.cargo/bin/rustc\"").output;
-    const std::string compiler = rustc.substr(0, rustc.find('\n'));
-    ASSERT_TRUE(std::filesystem::exists(compiler)) << "rustc missing: install Rust (scripts/setup.sh says how)";
+    const std::string compiler = rustCompiler();
+    ASSERT_FALSE(compiler.empty()) << "rustc missing: install Rust (scripts/setup.sh says how)";
     const std::pair<const char*, const char*> manglings[2] = {{"legacy", ""}, {"v0", " -C symbol-mangling-version=v0"}};
     for (size_t i = 0; i < 2; ++i) {
       ProgramRun& program = runs_[i];
@@ -334,11 +330,8 @@ class RustBacktraceNames : public ::testing::Test {
       std::filesystem::create_directories(folder);
       ASSERT_TRUE(runOrFail(folder, compiler + " --edition 2021 -C opt-level=2 -C debuginfo=2" + manglings[i].second +
                                         " " + RESTACK_SOURCE_DIR + "/tests/native/fixtures/orders.rs -o orders"));
-      CommandResult notes = run(folder, "readelf -n orders");
-      const size_t at = notes.output.find("Build ID: ");
-      ASSERT_NE(at, std::string::npos) << notes.output;
-      std::string build_id;
-      std::istringstream(notes.output.substr(at + 10)) >> build_id;
+      const std::string build_id = gnuBuildId(folder, "orders");
+      ASSERT_FALSE(build_id.empty()) << "orders has no build id";
       UploadMeta meta;
       meta.app = "orders";
       meta.build_id = program.label;

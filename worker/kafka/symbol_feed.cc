@@ -82,7 +82,6 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   SymbolStore& store;
   Metrics& metrics;
   RetrySchedule schedule;
-  FetchFunction fetch;
   IngestedCallback on_ingested;
   std::unique_ptr<DeferredUploads> deferred;
   // Set before the pool goes: downloads in progress end (UploadPolicy::cancel).
@@ -587,15 +586,14 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
                                                          FetchFunction fetch) {
   auto impl = std::make_unique<Impl>(config, store, metrics);
   impl->on_ingested = std::move(on_ingested);
-  impl->fetch = std::move(fetch);
-  if (!impl->fetch) {
-    impl->fetch = [&c = impl->config, cancel = &impl->cancel_fetches](const std::string& location) {
+  if (!fetch) {
+    fetch = [&c = impl->config, cancel = &impl->cancel_fetches](const std::string& location) {
       UploadPolicy policy = uploadPolicyFrom(c);
       policy.cancel = cancel;
       return fetchUpload(location, policy, c.limits.max_upload_bytes);
     };
   }
-  impl->pool = std::make_unique<FetchPool>(config.uploads.fetch_threads, impl->fetch);
+  impl->pool = std::make_unique<FetchPool>(config.uploads.fetch_threads, std::move(fetch));
   auto deferred = DeferredUploads::open(store);
   if (!deferred) return deferred.error();
   impl->deferred = std::move(*deferred);
