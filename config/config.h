@@ -137,10 +137,11 @@ struct Uploads {
   // Downloads run on threads of their own beside the worker loop (worker/kafka/fetch_pool.h), so
   // that a slow server holds back no event. Default 2.
   uint32_t fetch_threads = 2;
-  // How long events that wait for symbols may wait for a download begun while they were read:
-  // until this long after the upload was read, the batch waits for it; after that the events are
-  // published as pending and restored again once the download is ingested. A slow or hostile
-  // location therefore holds a worker's events for at most this long. Default 5000 ms.
+  // How long events that wait for symbols may wait for an upload read meanwhile to be downloaded
+  // and ingested (both run beside the events): until this long after the upload was read, the
+  // batch waits for it; after that the events are published as pending and restored again once it
+  // is ingested. A slow or hostile location, or an upload slow to parse, therefore holds a worker's
+  // events for at most this long. Default 5000 ms.
   uint32_t fetch_wait_ms = 5000;
 
   // --- retries of uploads whose fetch or ingest failed for a passing reason

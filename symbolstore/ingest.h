@@ -6,6 +6,7 @@
 // form in memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -103,10 +104,21 @@ struct IngestOptions {
   // document, about 3x its size). limits.max_sourcemap_bytes, 256 MiB.
   uint64_t max_sourcemap_bytes = 256ull << 20;
   IngestProgress progress;  // may be empty
+  // When it becomes true (the worker is stopping), the ingest ends at its next progress point with
+  // ErrorCode::kUnavailable. What it wrote stays until the upload is ingested again, which
+  // replaces it. Default nullptr: never.
+  const std::atomic<bool>* stop = nullptr;
   // Write-time transforms of the native records this upload writes (native_records.h, "Write-time
   // transforms"). ingestUpload adds the registered sources' own (SymbolSource::native_transform).
   std::vector<const native_store::NativeRecordTransform*> native_transforms;
 };
+
+inline bool ingestStopped(const IngestOptions& options) {
+  return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+}
+inline Error ingestStoppedError() {
+  return Error(ErrorCode::kUnavailable, "the ingest was stopped before it finished (the worker is stopping)");
+}
 
 struct IngestReport {
   SymbolKind kind = SymbolKind::kElf;  // the source that read the upload

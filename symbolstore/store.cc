@@ -233,6 +233,7 @@ Expected<std::unique_ptr<SymbolStore>> SymbolStore::openOnce(const StoreOptions&
 
 SymbolStore::~SymbolStore() {
   if (!db_) return;
+  unpinLookups();
   for (auto* handle : families_) {
     if (handle) db_->DestroyColumnFamilyHandle(handle);
   }
@@ -264,13 +265,43 @@ Status SymbolStore::write(rocksdb::WriteBatch& batch) {
   return Status::ok();
 }
 
-Expected<std::optional<std::string>> SymbolStore::get(const StoreFamily& which, std::string_view key) const {
+namespace {
+
+Expected<std::optional<std::string>> pointRead(rocksdb::DB& db, const rocksdb::ReadOptions& options,
+                                               rocksdb::ColumnFamilyHandle* family, std::string_view key,
+                                               const std::string& path) {
   std::string value;
-  rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), family(which), rocksdb::Slice(key.data(), key.size()), &value);
+  rocksdb::Status status = db.Get(options, family, rocksdb::Slice(key.data(), key.size()), &value);
   if (status.IsNotFound()) return std::optional<std::string>();
-  if (!status.ok()) return ioError("symbol store " + options_.path + ": read failed: " + status.ToString());
+  if (!status.ok()) return ioError("symbol store " + path + ": read failed: " + status.ToString());
   return std::optional<std::string>(std::move(value));
+}
+
+}  // namespace
+
+Expected<std::optional<std::string>> SymbolStore::get(const StoreFamily& which, std::string_view key) const {
+  return pointRead(*db_, rocksdb::ReadOptions(), family(which), key, options_.path);
+}
+
+void SymbolStore::pinLookups() {
+  unpinLookups();
+  lookup_view_.store(db_->GetSnapshot(), std::memory_order_release);
+}
+
+void SymbolStore::unpinLookups() {
+  if (const rocksdb::Snapshot* view = lookup_view_.exchange(nullptr, std::memory_order_acq_rel)) {
+    db_->ReleaseSnapshot(view);
+  }
+}
+
+rocksdb::ReadOptions SymbolStore::lookupReadOptions() const {
+  rocksdb::ReadOptions options;
+  options.snapshot = lookup_view_.load(std::memory_order_acquire);
+  return options;
+}
+
+Expected<std::optional<std::string>> SymbolStore::lookup(const StoreFamily& which, std::string_view key) const {
+  return pointRead(*db_, lookupReadOptions(), family(which), key, options_.path);
 }
 
 Expected<std::optional<int64_t>> SymbolStore::appliedOffset(std::string_view topic, int32_t partition) const {

@@ -24,6 +24,7 @@
 // it (a point read costs ~4 µs, too slow for per-frame targets).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -119,6 +120,21 @@ class SymbolStore {
   // Point read; std::nullopt when the key is absent.
   Expected<std::optional<std::string>> get(const StoreFamily& family, std::string_view key) const;
 
+  // Lookups: the reads that answer frames (the resolvers, symbolstore/*/..._resolver.cc). They see
+  // every write, except while an upload is being ingested beside them (worker/kafka/symbol_feed.h):
+  // then they see the store as it was when that ingest began, so that no frame is answered from
+  // half an upload (a first ingest writes an image over many batches; a re-ingest deletes its
+  // records before writing them again). pinLookups() takes that view, unpinLookups() lets lookups
+  // see everything written since. Call both only while no lookup runs (the worker calls them from
+  // its loop, between restores), and drop what readers cached after unpinning.
+  void pinLookups();
+  void unpinLookups();
+  bool lookupsPinned() const { return lookup_view_.load(std::memory_order_acquire) != nullptr; }
+  // ReadOptions for a lookup's iterator.
+  rocksdb::ReadOptions lookupReadOptions() const;
+  // Point read of a lookup; std::nullopt when the key is absent.
+  Expected<std::optional<std::string>> lookup(const StoreFamily& family, std::string_view key) const;
+
   // How far partition `partition` of `topic` was applied: the next offset to read, or
   // std::nullopt when nothing was applied yet.
   Expected<std::optional<int64_t>> appliedOffset(std::string_view topic, int32_t partition) const;
@@ -135,6 +151,8 @@ class SymbolStore {
   std::string moved_aside_;
   std::string corruption_;
   std::unique_ptr<rocksdb::DB> db_;
+  // The snapshot lookups read while pinned; nullptr when they read the latest data.
+  std::atomic<const rocksdb::Snapshot*> lookup_view_{nullptr};
   // By StoreFamily::index(); nullptr for families registered after the store opened.
   std::vector<rocksdb::ColumnFamilyHandle*> families_;
   // Families found on disk that no layer of this program declares: opened (RocksDB requires it),

@@ -165,6 +165,7 @@ class Ingest {
     if (reader_.bytesRead() >= next_progress_) {
       if (options_.progress) options_.progress(reader_.bytesRead(), reader_.size(), "breakpad " + image_.module);
       next_progress_ = reader_.bytesRead() + kProgressEvery;
+      if (ingestStopped(options_)) return ingestStoppedError();
     }
     return std::visit([this](const auto& r) { return on(r); }, record);
   }

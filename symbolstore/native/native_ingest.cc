@@ -266,6 +266,7 @@ class SliceIngest {
     walk.progress = [this, &stage](uint64_t done, uint64_t total) { progress(done, total, stage); };
     std::vector<uint32_t> file_ids;
     Status status = native::walkDwarf(slice_, walk, [&](const native::CompileUnitFunctions& unit) -> Status {
+      if (ingestStopped(options_)) return ingestStoppedError();
       // Files are interned lazily: a unit's table lists many headers no function uses.
       file_ids.assign(unit.files.size(), kNoString);
       auto fileId = [&](uint32_t index) -> Expected<uint32_t> {

@@ -290,18 +290,18 @@ struct NativeResolver::Impl {
     std::string id = hexToBytes(hex);
     std::optional<std::string> value;
     if (!id.empty()) {
-      auto record = store.get(native_store::kNativeFamily, imageKey(id));
+      auto record = store.lookup(native_store::kNativeFamily, imageKey(id));
       if (!record) return record.error();
       value = std::move(*record);
     }
     if (!value) {
-      auto alias = store.get(native_store::kNativeFamily, aliasKey(hex));
+      auto alias = store.lookup(native_store::kNativeFamily, aliasKey(hex));
       if (!alias) return alias.error();
       if (alias->has_value()) {
         auto canonical = decodeAlias(**alias, aliasKey(hex));
         if (canonical) {
           id = std::move(*canonical);
-          auto record = store.get(native_store::kNativeFamily, imageKey(id));
+          auto record = store.lookup(native_store::kNativeFamily, imageKey(id));
           if (!record) return record.error();
           value = std::move(*record);
         }
@@ -345,7 +345,7 @@ struct NativeResolver::Impl {
     }
     std::vector<std::string> ids;
     for (const std::string& candidate : {key, moduleKey("", "", module)}) {
-      auto value = store.get(native_store::kNativeFamily, candidate);
+      auto value = store.lookup(native_store::kNativeFamily, candidate);
       if (!value) return value.error();
       if (!value->has_value()) continue;
       auto decoded = decodeIdList(**value, candidate);
@@ -369,7 +369,7 @@ struct NativeResolver::Impl {
       if (found != image.blocks.end()) return found->second;
     }
     const std::string key = stringBlockKey(image.id, index);
-    auto value = store.get(native_store::kNativeFamily, key);
+    auto value = store.lookup(native_store::kNativeFamily, key);
     if (!value) return value.error();
     std::vector<std::string> strings;
     if (value->has_value()) {
@@ -433,7 +433,7 @@ struct NativeResolver::Impl {
   // Loads the function record covering `address`, or the gap around it, into the image's cache.
   Status loadFunction(Image& image, uint64_t address) {
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(native_store::kNativeFamily)));
+        store.db().NewIterator(store.lookupReadOptions(), store.family(native_store::kNativeFamily)));
     it->SeekForPrev(functionKey(image.id, address));
     if (!it->Valid() && !it->status().ok()) return storeError(it->status());
     uint64_t gap_begin = 0;
@@ -473,7 +473,7 @@ struct NativeResolver::Impl {
 
   Status loadSymbols(Image& image, uint64_t address) {
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(native_store::kNativeFamily)));
+        store.db().NewIterator(store.lookupReadOptions(), store.family(native_store::kNativeFamily)));
     it->SeekForPrev(symbolKey(image.id, address));
     if (!it->Valid() && !it->status().ok()) return storeError(it->status());
     if (it->Valid()) {

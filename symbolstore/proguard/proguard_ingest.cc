@@ -164,6 +164,7 @@ Expected<IngestReport> ingestProguard(SymbolStore& store, const UploadMeta& meta
       batch.Clear();
       batch_bytes = 0;
       if (options.progress) options.progress(reader.position(), bytes.size(), "bytes");
+      if (ingestStopped(options)) return abandon(ingestStoppedError());
     }
   }
   for (auto& [obfuscated, blocks] : held) {

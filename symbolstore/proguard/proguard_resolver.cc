@@ -138,7 +138,7 @@ struct ProguardResolver::Impl {
     std::shared_ptr<const MapHandle> handle;
     if (cachedPointer(by_build, key, handle)) return handle;
     const uint64_t read_epoch = proguard::proguardStoreEpoch().load(std::memory_order_acquire);
-    auto value = store.get(proguard::kProguardFamily, key);
+    auto value = store.lookup(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
       auto pointer = proguard::decodeBuildPointer(**value, key);
@@ -161,7 +161,7 @@ struct ProguardResolver::Impl {
     if (cachedPointer(by_id, id, handle)) return handle;
     const uint64_t read_epoch = proguard::proguardStoreEpoch().load(std::memory_order_acquire);
     const std::string key = proguard::idPointerKey(id);
-    auto value = store.get(proguard::kProguardFamily, key);
+    auto value = store.lookup(proguard::kProguardFamily, key);
     if (!value) return value.error();
     if (value->has_value()) {
       auto pointer = proguard::decodeIdPointer(**value, key);
@@ -258,7 +258,7 @@ struct ProguardResolver::Impl {
     std::shared_ptr<const ClassRecord> record;
     if (classes.get(map.load_key, name, hash, record)) return record;
     const std::string key = proguard::classKey(map.load_id, name);
-    auto value = store.get(proguard::kProguardFamily, key);
+    auto value = store.lookup(proguard::kProguardFamily, key);
     if (!value) return value.error();
     size_t cost = 0;
     if (value->has_value()) {
@@ -284,7 +284,7 @@ struct ProguardResolver::Impl {
     std::shared_ptr<const std::string> file;
     if (!source_files.get(map.load_key, holder, hash, file)) {
       const std::string key = proguard::sourceFileKey(map.load_id, holder);
-      auto value = store.get(proguard::kProguardFamily, key);
+      auto value = store.lookup(proguard::kProguardFamily, key);
       if (!value) return value.error();
       if (value->has_value()) {
         auto decoded = proguard::decodeSourceFile(**value, key);

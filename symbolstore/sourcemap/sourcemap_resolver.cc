@@ -371,7 +371,7 @@ struct SourcemapResolver::Impl {
 
   // ---- cold path: RocksDB reads, each result cached ----
   Expected<std::optional<uint64_t>> pointer(const std::string& key) {
-    auto value = store.get(sourcemap_records::kSourcemapFamily, key);
+    auto value = store.lookup(sourcemap_records::kSourcemapFamily, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::optional<uint64_t>();
     auto id = decodePointer(**value, key);
@@ -393,7 +393,7 @@ struct SourcemapResolver::Impl {
     std::string prefix = pointerKey(scope.app, routeBuild(scope), "");
     std::set<uint64_t> ids;
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
+        store.db().NewIterator(store.lookupReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       if (it->key().ToStringView().substr(prefix.size()).starts_with(kRamBundlePointerName)) continue;
       auto id = decodePointer(it->value().ToStringView(), it->key().ToStringView());
@@ -412,7 +412,7 @@ struct SourcemapResolver::Impl {
       if (auto it = maps.find(map_id); it != maps.end()) return it->second;
     }
     const std::string key = headerKey(map_id);
-    auto value = store.get(sourcemap_records::kSourcemapFamily, key);
+    auto value = store.lookup(sourcemap_records::kSourcemapFamily, key);
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<MapState>();
     auto decoded = decodeHeader(**value, key);
@@ -420,7 +420,7 @@ struct SourcemapResolver::Impl {
     auto state = std::make_shared<MapState>();
     state->id = map_id;
     state->header = std::make_shared<const MapHeader>(std::move(*decoded));
-    auto functions_value = store.get(sourcemap_records::kSourcemapFamily, generatedFunctionsKey(map_id));
+    auto functions_value = store.lookup(sourcemap_records::kSourcemapFamily, generatedFunctionsKey(map_id));
     if (!functions_value) return functions_value.error();
     if (functions_value->has_value()) {
       auto functions = decodeGeneratedFunctions(**functions_value);
@@ -544,7 +544,7 @@ struct SourcemapResolver::Impl {
       if (const ChunkSlot* slot = state.find(line, column)) return slot->chunk;
     }
     std::unique_ptr<rocksdb::Iterator> it(
-        store.db().NewIterator(rocksdb::ReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
+        store.db().NewIterator(store.lookupReadOptions(), store.family(sourcemap_records::kSourcemapFamily)));
     it->SeekForPrev(chunkKey(state.id, line, column));
     if (!it->status().ok()) {
       return ioError("symbol store " + store.options().path + ": read failed: " + it->status().ToString());
@@ -569,7 +569,7 @@ struct SourcemapResolver::Impl {
       if (auto it = sources.find(key); it != sources.end()) return it->second;
     }
     const std::string record_key = sourceKey(map_id, index);
-    auto value = store.get(sourcemap_records::kSourcemapFamily, record_key);
+    auto value = store.lookup(sourcemap_records::kSourcemapFamily, record_key);
     if (!value) return value.error();
     if (!value->has_value()) return std::shared_ptr<const SourceRecord>();
     auto decoded = decodeSource(**value, record_key);
@@ -588,7 +588,7 @@ struct SourcemapResolver::Impl {
       if (auto it = texts.find(key); it != texts.end()) return it->second;
     }
     const std::string record_key = textKey(map_id, index, chunk_index);
-    auto value = store.get(sourcemap_records::kSourcemapFamily, record_key);
+    auto value = store.lookup(sourcemap_records::kSourcemapFamily, record_key);
     if (!value) return value.error();
     if (!value->has_value()) return LineBlock();
     auto decoded = decodeText(**value, record_key);

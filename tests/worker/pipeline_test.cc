@@ -1,11 +1,15 @@
 // The event pipeline without Kafka: raw event in, restored event + fingerprint record or DLQ
 // record out, against a real .so ingested into a real store.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <random>
+#include <thread>
 
 #include "formats/common/temp_dir.h"
 #include "symbolstore/ingest.h"
@@ -939,6 +943,66 @@ TEST(OutputRecord, ARecordTheProducerRefusedGoesToTheDlqCutDown) {
   EXPECT_EQ(headers["restack.error.code"], "too_large");
   EXPECT_NE(headers["restack.error"].find("2000000 bytes for restack.events.symbolicated"), std::string::npos);
   EXPECT_NE(headers["restack.truncated"].find("4096 of 2000000"), std::string::npos);
+}
+
+// The worker ingests uploads beside its restores (worker/kafka/symbol_feed.h). A large image is
+// written over several batches, and a re-ingest deletes its records before writing them again, so a
+// restore in between would find its functions missing or answered from the symbol table only. With
+// the store's lookups pinned for the ingest (SymbolStore::pinLookups, as the feed does), every
+// restore under way answers from the symbols as they were before it. The image is this test's own
+// executable: real code, ~20 MB of records, several write batches.
+TEST_F(PipelineTest, RestoresDuringAReIngestAnswerFromTheSymbolsBeforeIt) {
+  Dl_info info;
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&ingestUpload), &info), 0);
+  const uint64_t base = reinterpret_cast<uint64_t>(info.dli_fbase);
+  UploadMeta meta;
+  meta.app = "shop";
+  meta.build_id = "self";
+  UploadContent content;
+  content.path = std::filesystem::read_symlink("/proc/self/exe").string();
+  auto first = ingestUpload(*store_, meta, content, IngestOptions{});
+  ASSERT_TRUE(first) << first.error().message();
+  ASSERT_EQ(first->ids.size(), 1u);
+  const std::string image = "[x86_64::" + first->ids[0] + "]";
+  const std::string event =
+      R"({"event_id":"again","kind":"crash","platform":"android","app":"shop","build_id":"self","threads":[)"
+      R"({"name":"main","crashed":true,"stack":"pc )" +
+      hex(reinterpret_cast<uint64_t>(&ingestUpload) - base + 16) + " pipeline_test " + image + "\\npc " +
+      hex(reinterpret_cast<uint64_t>(&detectSymbolKind) - base + 16) + " pipeline_test " + image + R"("}]})";
+  auto restoredText = [&]() -> std::string {
+    // Nothing cached: every restore reads the store.
+    Symbolizer fresh(*store_, SymbolizerOptions{});
+    pipeline::EventProcessor processor(fresh, pipeline::ProcessorOptions{});
+    auto result = processor.process("shop:self", event);
+    EXPECT_TRUE(result) << result.error().message();
+    if (!result) return {};
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(result->records[0].value).get(root) != simdjson::SUCCESS) return {};
+    return std::string(std::string_view(root["threads"].at(0)["restored"]));
+  };
+  const std::string before = restoredText();
+  ASSERT_NE(before.find("ingestUpload"), std::string::npos) << before;
+  ASSERT_NE(before.find("detectSymbolKind"), std::string::npos) << before;
+
+  size_t restores = 0;
+  for (int round = 0; round < 2; ++round) {
+    store_->pinLookups();
+    std::atomic<bool> ingested{false};
+    std::thread ingest([&] {
+      auto report = ingestUpload(*store_, meta, content, IngestOptions{});
+      EXPECT_TRUE(report) << report.error().message();
+      ingested = true;
+    });
+    while (!ingested) {
+      ASSERT_EQ(restoredText(), before) << "round " << round << ", restore " << restores;
+      ++restores;
+    }
+    ingest.join();
+    store_->unpinLookups();
+  }
+  EXPECT_GT(restores, 2u);
+  EXPECT_EQ(restoredText(), before);
 }
 
 }  // namespace

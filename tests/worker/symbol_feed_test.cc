@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "formats/common/mapped_file.h"
 #include "formats/common/temp_dir.h"
+#include "symbolstore/ingest.h"
 #include "symbolstore/store.h"
 #include "tests/support/kafka_records.h"
 #include "tests/worker/worker_fixtures.h"
@@ -77,7 +79,7 @@ KafkaRecord inlineUpload(const NativeLibrary& library, const std::string& build)
 // A store, a feed over it and what the feed reported.
 class Feed {
  public:
-  Feed(const config::Config& config, SymbolFeed::FetchFunction fetch) {
+  Feed(const config::Config& config, SymbolFeed::FetchFunction fetch, SymbolFeed::IngestFunction ingest = {}) {
     StoreOptions options;
     options.path = config.store.path;
     options.block_cache_bytes = 8 << 20;
@@ -87,7 +89,7 @@ class Feed {
     store_ = std::move(*store);
     auto feed = SymbolFeed::create(
         config, *store_, metrics_,
-        [this](const UploadMeta& meta, const IngestReport&) { ingested_.push_back(meta.build_id); }, fetch);
+        [this](const UploadMeta& meta, const IngestReport&) { ingested_.push_back(meta.build_id); }, fetch, ingest);
     EXPECT_TRUE(feed) << feed.error().message();
     if (feed) feed_ = std::move(*feed);
   }
@@ -476,6 +478,86 @@ TEST(SymbolFeed, ADownloadUnderWayWhenTheFeedStopsIsFetchedAfterTheRestart) {
   EXPECT_EQ(second.ingested(), std::vector<std::string>{"1.0"});
   EXPECT_EQ(fast.calls[location], 1);
   EXPECT_EQ(second.metrics().uploads_deferred, 0u);
+}
+
+// An upload carried in its message is ingested beside the loop: a catch-up waits for it only until
+// uploads.fetch_wait_ms after it was read, the loop's calls return at once meanwhile, the partition's
+// offset moves past it only once it is applied, and the upload after it is read and applied after
+// it, in order.
+TEST(SymbolFeed, ALongIngestHoldsNeitherTheCatchUpNorTheLoop) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto dir = TempDir::create("symbol-feed-");
+  ASSERT_TRUE(dir);
+  config::Config config = feedConfig(kafka, dir->path(), "feed-long-ingest");
+  config.uploads.fetch_wait_ms = 300;
+  const auto& topics = config.kafka.topics;
+  kafka.createSymbolTopics(topics);
+  kafka.createTopic(topics.dlq);
+  produce(kafka.bootstrap(), topics.symbols, {inlineUpload(library, "1.0"), inlineUpload(library, "2.0")});
+
+  ScriptedFetch unused;
+  Feed feed(config, unused.function(), slowIngestOf("1.0", std::chrono::milliseconds(3000)));
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(feed.feed().addPartitions({0}));
+  const auto caught_up = std::chrono::steady_clock::now() - started;
+  EXPECT_GE(caught_up, std::chrono::milliseconds(250));  // it did wait, for fetch_wait_ms
+  EXPECT_LT(caught_up, std::chrono::milliseconds(2500));
+  EXPECT_TRUE(feed.ingested().empty());
+  EXPECT_EQ(feed.applied(topics.symbols), std::nullopt);  // not past the upload being ingested
+  EXPECT_EQ(feed.metrics().uploads_ingesting, 1u);
+
+  for (int i = 0; i < 5; ++i) {
+    const auto call = std::chrono::steady_clock::now();
+    ASSERT_TRUE(feed.feed().applyFetched());
+    EXPECT_LT(std::chrono::steady_clock::now() - call, std::chrono::milliseconds(200));
+  }
+  const auto call = std::chrono::steady_clock::now();
+  ASSERT_TRUE(feed.feed().catchUpToHighWatermarks({0}));
+  EXPECT_LT(std::chrono::steady_clock::now() - call, std::chrono::milliseconds(200));
+
+  ASSERT_TRUE(feed.runUntil([&] { return feed.ingested().size() == 2; }));
+  EXPECT_EQ(feed.ingested(), (std::vector<std::string>{"1.0", "2.0"}));
+  EXPECT_EQ(feed.applied(topics.symbols), std::optional<int64_t>(2));
+  EXPECT_EQ(feed.metrics().uploads_ingesting, 0u);
+  EXPECT_EQ(feed.metrics().uploads_ingested, 2u);
+  EXPECT_TRUE(readTopic(kafka.bootstrap(), topics.dlq).empty());
+}
+
+// An ingest under way when the feed stops ends at once, and its upload is not lost: its offset was
+// not recorded, so the next start reads and ingests it again, once.
+TEST(SymbolFeed, AnIngestUnderWayWhenTheFeedStopsIsAppliedAfterTheRestart) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto dir = TempDir::create("symbol-feed-");
+  ASSERT_TRUE(dir);
+  config::Config config = feedConfig(kafka, dir->path(), "feed-stop-ingest");
+  config.uploads.fetch_wait_ms = 0;
+  const auto& topics = config.kafka.topics;
+  kafka.createSymbolTopics(topics);
+  kafka.createTopic(topics.dlq);
+  produce(kafka.bootstrap(), topics.symbols, {inlineUpload(library, "1.0")});
+  ScriptedFetch unused;
+  {
+    std::atomic<int> stopped{0};
+    auto first =
+        std::make_unique<Feed>(config, unused.function(), slowIngestOf("1.0", std::chrono::minutes(10), &stopped));
+    ASSERT_TRUE(first->feed().addPartitions({0}));
+    EXPECT_EQ(first->metrics().uploads_ingesting, 1u);
+    EXPECT_TRUE(first->ingested().empty());
+    const auto stopping = std::chrono::steady_clock::now();
+    first.reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10));
+    EXPECT_EQ(stopped, 1);
+  }
+  Feed second(config, unused.function());
+  ASSERT_TRUE(second.feed().addPartitions({0}));
+  ASSERT_TRUE(second.runUntil([&] { return !second.ingested().empty(); }));
+  EXPECT_EQ(second.ingested(), std::vector<std::string>{"1.0"});
+  EXPECT_EQ(second.applied(topics.symbols), std::optional<int64_t>(1));
+  EXPECT_TRUE(readTopic(kafka.bootstrap(), topics.dlq).empty());
 }
 
 TEST(DeferredUploads, RecordsRoundTripAndDamagedOnesAreRefused) {

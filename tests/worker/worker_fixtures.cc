@@ -77,13 +77,13 @@ std::unique_ptr<NativeLibrary> build() {
   return library;
 }
 
+}  // namespace
+
 std::string hex(uint64_t value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(value));
   return buffer;
 }
-
-}  // namespace
 
 const NativeLibrary& nativeLibrary() {
   static std::once_flag once;
@@ -106,6 +106,24 @@ std::string nativeCrashEvent(const std::string& event_id, const std::string& app
          R"("threads":[{"name":"main","crashed":true,"stack":"pc )" +
          hex(library.crash_address) + " libcrash.so " + id + "\\npc " + hex(library.caller_return) + " libcrash.so " +
          id + R"("}],"sdk":{"name":"apm","version":[1,2.50,null]}})";
+}
+
+worker::SymbolFeed::IngestFunction slowIngestOf(const std::string& build, std::chrono::milliseconds delay,
+                                                std::atomic<int>* stopped) {
+  return [build, delay, stopped](SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
+                                 const IngestOptions& options) -> Expected<IngestReport> {
+    if (meta.build_id == build) {
+      const auto until = std::chrono::steady_clock::now() + delay;
+      while (std::chrono::steady_clock::now() < until) {
+        if (ingestStopped(options)) {
+          if (stopped) ++*stopped;
+          return ingestStoppedError();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    return ingestUpload(store, meta, content, options);
+  };
 }
 
 struct MockCluster::Handles {

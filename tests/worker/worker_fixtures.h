@@ -5,12 +5,14 @@
 #include <simdjson.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "config/config.h"
+#include "symbolstore/ingest.h"
 #include "tests/native/native_test_support.h"
 #include "worker/kafka/metrics.h"
 #include "worker/kafka/worker.h"
@@ -31,6 +33,9 @@ struct NativeLibrary {
 // Builds the library once per process (cached); fails the test when the tools are missing.
 const NativeLibrary& nativeLibrary();
 
+// "0x" and 16 hex digits, as Android prints a pc.
+std::string hex(uint64_t value);
+
 // An Android native crash event for `app`/`build` whose crashed thread is crash_here <- entry.
 std::string nativeCrashEvent(const std::string& event_id, const std::string& app, const std::string& build,
                              const NativeLibrary& library);
@@ -45,6 +50,12 @@ struct Json {
 };
 // The string at `element`, "" when it is not a string.
 std::string stringAt(simdjson::dom::element element);
+
+// An ingest (worker::SymbolFeed::IngestFunction) that takes `delay` for the uploads of `build`
+// before ingesting them with ingestUpload, the others at once. It ends early with
+// ingestStoppedError() when the feed stops, counting that in `stopped` (when given).
+worker::SymbolFeed::IngestFunction slowIngestOf(const std::string& build, std::chrono::milliseconds delay,
+                                                std::atomic<int>* stopped = nullptr);
 
 // librdkafka's mock cluster (one broker) for tests of the worker and its parts without a JVM.
 class MockCluster {

@@ -378,5 +378,56 @@ TEST(WorkerOnMockCluster, ASlowUploadLocationHoldsBackNoEvent) {
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10));
 }
 
+// A symbol upload that takes long to ingest (a large legitimate one, or a hostile one sized to stall
+// the fleet) holds back no event either: it is ingested beside the worker loop, the events of builds
+// the worker has symbols for are restored meanwhile, and the worker stops at once with the ingest
+// under way (its offset is not recorded: the upload is read again after a restart).
+TEST(WorkerOnMockCluster, ALongIngestHoldsBackNoEvent) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto store = TempDir::create("worker-test-");
+  ASSERT_TRUE(store);
+  config::Config config = testConfig(kafka.bootstrap(), store->path(), "restack-long-ingest");
+  config.uploads.fetch_wait_ms = 500;
+  const auto& topics = config.kafka.topics;
+  kafka.createTopics(topics, 3);
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "1.0")});
+  std::vector<KafkaRecord> events;
+  for (int i = 0; i < 3; ++i) events.push_back(eventRecord("before-" + std::to_string(i), library));
+  produce(kafka.bootstrap(), topics.events, events);
+
+  std::atomic<int> stopped{0};
+  worker::Worker::Hooks hooks;
+  hooks.ingest = slowIngestOf("long", std::chrono::minutes(10), &stopped);
+  auto worker = RunningWorker::start(config, hooks);
+  ASSERT_TRUE(worker);
+  ASSERT_EQ(waitForRecords(kafka.bootstrap(), topics.symbolicated, 3, std::chrono::seconds(40)).size(), 3u);
+
+  // The long upload arrives while the worker runs; events keep coming.
+  produce(kafka.bootstrap(), topics.symbols, {uploadRecord(library, "shop", "long")});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (worker->metrics().uploads_ingesting == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(worker->metrics().uploads_ingesting, 1u);
+  std::vector<KafkaRecord> during;
+  for (int i = 0; i < 6; ++i) during.push_back(eventRecord("during-" + std::to_string(i), library));
+  produce(kafka.bootstrap(), topics.events, during);
+  auto restored = waitForRecords(kafka.bootstrap(), topics.symbolicated, 9, std::chrono::seconds(40));
+  ASSERT_EQ(restored.size(), 9u) << "events were held back by the ingest";
+  for (const auto& record : restored) {
+    Json json;
+    ASSERT_TRUE(json.parse(record.value));
+    EXPECT_EQ(stringAt(json.root["symbolication"]["status"]), "complete") << eventId(record);
+    EXPECT_EQ(stringAt(json.root["threads"].at(0)["frames"].at(0)["function"]), library.expected_crash_function);
+  }
+  EXPECT_EQ(worker->metrics().uploads_ingesting, 1u);  // still ingesting
+  const auto stopping = std::chrono::steady_clock::now();
+  ASSERT_TRUE(worker->stop());
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10));
+  EXPECT_EQ(stopped, 1);
+}
+
 }  // namespace
 }  // namespace restack::worker_test

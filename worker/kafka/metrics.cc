@@ -126,6 +126,8 @@ std::string Metrics::prometheusText() const {
           uploads_given_up);
   counter(out, "uploads_deferred", "Uploads kept in the store to be retried.", uploads_deferred, "gauge");
   counter(out, "uploads_fetching", "Downloads of upload locations under way or queued.", uploads_fetching, "gauge");
+  counter(out, "uploads_ingesting", "1 while a symbol upload is ingested beside the worker loop, else 0.",
+          uploads_ingesting, "gauge");
   const int64_t oldest = uploads_deferred_oldest_ms;
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

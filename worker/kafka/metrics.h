@@ -53,6 +53,7 @@ struct Metrics {
   std::atomic<uint64_t> uploads_given_up{0};
   std::atomic<uint64_t> uploads_deferred{0};           // gauge
   std::atomic<uint64_t> uploads_fetching{0};           // gauge: downloads under way or queued
+  std::atomic<uint64_t> uploads_ingesting{0};          // gauge: 1 while an upload is ingested beside the loop
   std::atomic<int64_t> uploads_deferred_oldest_ms{0};  // wall-clock ms of the oldest first failure; 0 = none
   std::atomic<uint64_t> upload_dlq_write_failures{0};
   std::atomic<uint64_t> batches_committed{0};

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <deque>
 #include <exception>
+#include <future>
 #include <map>
 #include <optional>
 
@@ -75,6 +77,87 @@ struct Attempt {
   bool worker_fault = false;
 };
 
+// What an ingest beside the loop ends with: the attempt, and for an applied upload what it
+// applied (the loop reports it: metrics, readers' caches, logs).
+struct IngestOutcome {
+  Attempt attempt;
+  std::optional<UploadMeta> meta;
+  IngestReport report;
+  std::string label;  // the upload's file name, or its key
+};
+
+// One upload to ingest, shared by the loop and the ingest's thread: `source` views the bytes of
+// `message` (read from a topic; its offset is recorded when the ingest ends) or of `upload` (kept
+// in the store; settled when the ingest ends).
+struct IngestJob {
+  UploadSource source;
+  std::unique_ptr<RdKafka::Message> message;
+  std::optional<DeferredUpload> upload;
+  std::optional<Expected<FetchedUpload>> fetched;  // the download of an upload by location
+  PartitionKey from;
+  Clock::time_point wait_until;  // catch-ups of `from` wait for it until then
+};
+
+// Runs on the ingest's own thread: touches neither the metrics nor the readers, which belong to
+// the loop. Nothing thrown gets out; the upload is then refused.
+IngestOutcome ingestJob(const IngestJob& job, const SymbolFeed::IngestFunction& ingest, SymbolStore& store,
+                        const IngestOptions& options, bool shared) noexcept {
+  IngestOutcome outcome;
+  try {
+    auto upload = decodeUploadMessage(job.source.key, job.source.headers, shared);
+    if (!upload) {
+      outcome.attempt = {upload.error()};
+      return outcome;
+    }
+    outcome.label = upload->file_name.empty() ? job.source.key : upload->file_name;
+    UploadContent content;
+    content.display_name = upload->file_name;
+    if (!upload->location.empty()) {
+      if (!job.fetched) {
+        outcome.attempt = {Error(ErrorCode::kInternal, "an upload by location reached ingest unfetched")};
+        return outcome;
+      }
+      if (!*job.fetched) {
+        outcome.attempt = {job.fetched->error()};
+        return outcome;
+      }
+      content.path = (*job.fetched)->path;
+    } else {
+      content.bytes = job.source.value;
+    }
+    IngestOptions labelled = options;
+    labelled.progress = [label = outcome.label, last = Clock::now()](uint64_t done, uint64_t total,
+                                                                     std::string_view stage) mutable {
+      if (Clock::now() - last < std::chrono::seconds(5)) return;
+      last = Clock::now();
+      spdlog::info("ingesting {}: {} {}/{}", label, stage, done, total);
+    };
+    auto report = ingest(store, upload->meta, content, labelled);
+    if (!report) {
+      // An I/O error is the worker's problem (a full disk, a store that cannot be written), not
+      // the upload's. Content from the message: the worker stops and the upload is applied again
+      // after the restart. Content fetched from a location: the upload is deferred and fetched
+      // again later, so that a location this worker cannot read does not crash-loop it.
+      if (report.error().code() == ErrorCode::kIo) {
+        outcome.attempt = content.path.empty() ? Attempt{report.error(), true}
+                                               : Attempt{Error(ErrorCode::kUnavailable, report.error().message())};
+      } else {
+        outcome.attempt = {report.error()};
+      }
+      return outcome;
+    }
+    outcome.meta = upload->meta;
+    outcome.report = std::move(*report);
+  } catch (...) {
+    // The exception's text may quote the upload's content; the DLQ record and the log do not.
+    outcome.meta.reset();
+    outcome.attempt = {Error(ErrorCode::kInternal,
+                             "processing the upload threw an exception (a defect in restack; the upload's content "
+                             "is in this DLQ record)")};
+  }
+  return outcome;
+}
+
 }  // namespace
 
 struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
@@ -83,9 +166,11 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   Metrics& metrics;
   RetrySchedule schedule;
   IngestedCallback on_ingested;
+  IngestFunction ingest;
   std::unique_ptr<DeferredUploads> deferred;
-  // Set before the pool goes: downloads in progress end (UploadPolicy::cancel).
-  std::atomic<bool> cancel_fetches{false};
+  // Set when the feed stops: downloads in progress end (UploadPolicy::cancel), and so does the
+  // ingest in progress (IngestOptions::stop).
+  std::atomic<bool> stopping{false};
   std::unique_ptr<FetchPool> pool;
   // Downloads handed to the pool, by the id they were submitted under (where() of the upload).
   struct InFlight {
@@ -94,6 +179,18 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     Clock::time_point wait_until;  // catch-ups of `from` wait for it until then
   };
   std::map<std::string, InFlight> in_flight;
+  // Downloads that finished, in that order, waiting for the ingest thread.
+  std::deque<std::shared_ptr<IngestJob>> downloaded;
+  // The one upload being ingested beside the loop (lookups read the store as it was before it
+  // began: SymbolStore::pinLookups), and its result to come.
+  struct Ingesting {
+    std::shared_ptr<IngestJob> job;
+    std::future<IngestOutcome> outcome;
+  };
+  std::optional<Ingesting> ingesting;
+  // An upload carried in its message, read while another ingest ran: it is ingested next, and the
+  // symbols topics are not read further meanwhile (its offset must be recorded first).
+  std::shared_ptr<IngestJob> held;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   // Delivery reports of DLQ copies in flight, by the id passed as the message's opaque. Declared
   // before the producer, which may report while it is destroyed.
@@ -123,6 +220,12 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
         return applied.error();
       }
       int64_t start = applied->value_or(RdKafka::Topic::OFFSET_BEGINNING);
+      // An upload read and not recorded yet (ingesting or held) is not read twice.
+      for (const IngestJob* job : {ingesting ? ingesting->job.get() : nullptr, held.get()}) {
+        if (job && job->message && job->from == PartitionKey{topic, partition}) {
+          start = std::max(start, job->source.offset + 1);
+        }
+      }
       list.push_back(RdKafka::TopicPartition::create(topic, partition, start));
     }
     RdKafka::ErrorCode code = consumer->assign(list);
@@ -199,60 +302,18 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return Status::ok();
   }
 
-  // `fetched`: the download of an upload referenced by location (null for the others).
-  Attempt tryUnguarded(const UploadSource& source, Expected<FetchedUpload>* fetched) {
-    const bool shared = source.topic == config.kafka.topics.symbols_shared;
-    auto upload = decodeUploadMessage(source.key, source.headers, shared);
-    if (!upload) return {upload.error()};
-    UploadContent content;
-    content.display_name = upload->file_name;
-    if (!upload->location.empty()) {
-      if (fetched == nullptr) return {Error(ErrorCode::kInternal, "an upload by location reached ingest unfetched")};
-      if (!*fetched) return {fetched->error()};
-      content.path = (*fetched)->path;
-    } else {
-      content.bytes = source.value;
-    }
-    IngestOptions options = ingestOptionsFrom(config);
-    const std::string label = upload->file_name.empty() ? source.key : upload->file_name;
-    options.progress = [this, label, last = Clock::now()](uint64_t done, uint64_t total,
-                                                          std::string_view stage) mutable {
-      // A long ingest is progress, not a stalled loop.
-      metrics.last_loop_ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
-      if (Clock::now() - last < std::chrono::seconds(5)) return;
-      last = Clock::now();
-      spdlog::info("ingesting {}: {} {}/{}", label, stage, done, total);
-    };
-    auto report = ingestUpload(store, upload->meta, content, options);
-    if (!report) {
-      // An I/O error is the worker's problem (a full disk, a store that cannot be written), not
-      // the upload's. Content from the message: the worker stops and the upload is applied again
-      // after the restart. Content fetched from a location: the upload is deferred and fetched
-      // again later, so that a location this worker cannot read does not crash-loop it.
-      if (report.error().code() == ErrorCode::kIo) {
-        if (content.path.empty()) return {report.error(), true};
-        return {Error(ErrorCode::kUnavailable, report.error().message())};
-      }
-      return {report.error()};
-    }
-    ++metrics.uploads_ingested;
-    if (on_ingested) on_ingested(upload->meta, *report);
-    spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(report->kind), upload->meta.app,
-                 upload->meta.build_id, report->records, fmt::join(report->ids, ","));
-    for (const auto& warning : report->warnings) spdlog::warn("{}: {}", label, warning);
-    return {};
-  }
-
-  // The last resort: nothing thrown while processing one upload gets out; the upload is refused.
-  Attempt tryUpload(const UploadSource& source, Expected<FetchedUpload>* fetched = nullptr) noexcept {
+  // Reports an ingest that ended, on the loop: the readers drop what they cached about its ids.
+  void reportIngested(const IngestOutcome& outcome) noexcept {
+    if (!outcome.meta) return;
     try {
-      return tryUnguarded(source, fetched);
+      ++metrics.uploads_ingested;
+      if (on_ingested) on_ingested(*outcome.meta, outcome.report);
+      spdlog::info("ingested {} upload for {}:{} ({} records, ids: {})", symbolKindName(outcome.report.kind),
+                   outcome.meta->app, outcome.meta->build_id, outcome.report.records,
+                   fmt::join(outcome.report.ids, ","));
+      for (const auto& warning : outcome.report.warnings) spdlog::warn("{}: {}", outcome.label, warning);
     } catch (...) {
-      // The exception's text may quote the upload's content; the DLQ record and the log do not.
-      return {Error(ErrorCode::kInternal,
-                    "processing the upload threw an exception (a defect in restack; the upload's content is in "
-                    "this DLQ record)")};
+      spdlog::error("reporting the ingest of {} threw an exception", outcome.label);
     }
   }
 
@@ -295,23 +356,91 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     pool->submit(id, location);
   }
 
-  bool readingHeld() const { return pool->outstanding() >= kOutstandingFetchesPerThread * pool->threads(); }
-
-  // True while a download read from a partition `relevant` accepts is still to be waited for.
-  template <typename Relevant>
-  bool awaitingFetch(Relevant&& relevant) const {
-    const auto now = Clock::now();
-    for (const auto& [id, fetch] : in_flight) {
-      if (fetch.wait_until > now && relevant(fetch.from)) return true;
-    }
-    return false;
+  // The symbols topics are not read further while as many downloads wait as the pool may hold, or
+  // while an upload carried in its message waits for its ingest (its offset is recorded first).
+  bool readingHeld() const {
+    return in_flight.size() + downloaded.size() >= kOutstandingFetchesPerThread * pool->threads() || held ||
+           (ingesting && ingesting->job->message);
   }
 
-  // Applies one upload read from a symbols topic and records its partition's progress. An upload
-  // referenced by location is kept in the store with the offset moving past it, and its download
-  // starts beside the loop (collectFetched() ingests it).
-  Status apply(RdKafka::Message& message) {
-    const UploadSource source = sourceOf(message);
+  // True while an upload read from a partition `relevant` accepts is still to be waited for: its
+  // download, or its ingest, until uploads.fetch_wait_ms after it was read.
+  template <typename Relevant>
+  bool awaitingUpload(Relevant&& relevant) const {
+    const auto now = Clock::now();
+    auto awaited = [&](const PartitionKey& from, Clock::time_point wait_until) {
+      return wait_until > now && relevant(from);
+    };
+    for (const auto& [id, fetch] : in_flight) {
+      if (awaited(fetch.from, fetch.wait_until)) return true;
+    }
+    for (const auto& job : downloaded) {
+      if (awaited(job->from, job->wait_until)) return true;
+    }
+    if (held && awaited(held->from, held->wait_until)) return true;
+    return ingesting && awaited(ingesting->job->from, ingesting->job->wait_until);
+  }
+
+  // Starts ingesting `job` on a thread of its own. Until it ends, lookups read the store as it
+  // is now: they never see half of the upload.
+  void startIngest(std::shared_ptr<IngestJob> job) {
+    store.pinLookups();
+    IngestOptions options = ingestOptionsFrom(config);
+    options.stop = &stopping;
+    const bool shared = job->source.topic == config.kafka.topics.symbols_shared;
+    std::future<IngestOutcome> outcome =
+        std::async(std::launch::async, [job, options, shared, ingest = ingest, &store = store] {
+          return ingestJob(*job, ingest, store, options, shared);
+        });
+    ingesting = Ingesting{std::move(job), std::move(outcome)};
+    metrics.uploads_ingesting = 1;
+  }
+
+  // Starts the next ingest if none runs: the upload held back from the topic, else the download
+  // that finished first.
+  void startNextIngest() {
+    if (ingesting) return;
+    if (held) {
+      startIngest(std::move(held));
+      held.reset();
+    } else if (!downloaded.empty()) {
+      std::shared_ptr<IngestJob> job = std::move(downloaded.front());
+      downloaded.pop_front();
+      startIngest(std::move(job));
+    }
+  }
+
+  // Takes the outcome of the ingest that ended, if one did: lookups see its records from now on,
+  // the readers drop what they cached about it, and the upload's outcome is recorded. Returns
+  // whether one ended.
+  Expected<bool> collectIngested() {
+    if (!ingesting || ingesting->outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    IngestOutcome outcome = ingesting->outcome.get();
+    std::shared_ptr<IngestJob> job = std::move(ingesting->job);
+    ingesting.reset();
+    metrics.uploads_ingesting = 0;
+    store.unpinLookups();
+    reportIngested(outcome);
+    if (job->upload) {
+      RESTACK_RETURN_IF_ERROR(settle(std::move(*job->upload), outcome.attempt));
+    } else {
+      Status recorded = recordRead(job->source, outcome.attempt);
+      if (!recorded) {
+        // Its offset was not recorded: read it again from there on the next call.
+        held.reset();
+        Status rewound = reassign();
+        if (!rewound) spdlog::warn("{}", rewound.error().message());
+        return recorded.error();
+      }
+    }
+    return true;
+  }
+
+  // Applies one upload read from a symbols topic. An upload referenced by location is kept in the
+  // store with the offset moving past it, and its download starts beside the loop. One carried in
+  // its message is ingested beside the loop; its offset is recorded when that ends.
+  Status apply(std::unique_ptr<RdKafka::Message> message) {
+    const UploadSource source = sourceOf(*message);
     if (auto location = locationOf(source)) {
       DeferredUpload upload = asDeferred(source);
       upload.next_attempt_ms = wallMs();
@@ -322,7 +451,22 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
       startFetch(upload, *location, Clock::now() + std::chrono::milliseconds(config.uploads.fetch_wait_ms));
       return Status::ok();
     }
-    Attempt attempt = tryUpload(source);
+    auto job = std::make_shared<IngestJob>();
+    job->source = source;
+    job->message = std::move(message);
+    job->from = PartitionKey{source.topic, source.partition};
+    job->wait_until = Clock::now() + std::chrono::milliseconds(config.uploads.fetch_wait_ms);
+    if (ingesting) {
+      held = std::move(job);
+    } else {
+      startIngest(std::move(job));
+    }
+    return Status::ok();
+  }
+
+  // Records the outcome of an upload read from a topic with its content, and moves its partition
+  // past it: applied, deferred (kept in the store in the same write) or refused (DLQ first).
+  Status recordRead(const UploadSource& source, const Attempt& attempt) {
     rocksdb::WriteBatch progress;
     std::optional<DeferredUpload> deferred_now;
     if (!attempt.status) {
@@ -409,40 +553,57 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     return Status::ok();
   }
 
-  // Ingests the downloads that finished and records their outcomes. Returns how many there were.
-  Expected<size_t> collectFetched() {
-    size_t settled = 0;
+  // Queues the downloads that finished for the ingest (a failed one is settled at once), takes the
+  // outcome of the ingest that ended and starts the next. Returns how many ingests ended.
+  Expected<size_t> collect() {
     for (FetchPool::Finished& finished : pool->takeFinished()) {
       auto found = in_flight.find(finished.id);
       if (found == in_flight.end()) continue;
-      DeferredUpload upload = std::move(found->second.upload);
+      InFlight fetch = std::move(found->second);
       in_flight.erase(found);
-      metrics.uploads_fetching = in_flight.size();
-      const Attempt attempt = tryUpload(asSource(upload), &finished.fetched);
-      RESTACK_RETURN_IF_ERROR(settle(std::move(upload), attempt));
-      ++settled;
-      // A long run of ingests that progresses is not a stalled loop (liveness).
-      metrics.last_loop_ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+      if (!finished.fetched) {
+        RESTACK_RETURN_IF_ERROR(settle(std::move(fetch.upload), Attempt{finished.fetched.error()}));
+        continue;
+      }
+      auto job = std::make_shared<IngestJob>();
+      job->upload = std::move(fetch.upload);
+      job->source = asSource(*job->upload);
+      job->fetched.emplace(std::move(finished.fetched));
+      job->from = fetch.from;
+      job->wait_until = fetch.wait_until;
+      downloaded.push_back(std::move(job));
     }
-    return settled;
+    metrics.uploads_fetching = in_flight.size();
+    auto ended = collectIngested();
+    if (!ended) return ended.error();
+    startNextIngest();
+    return *ended ? size_t{1} : size_t{0};
   }
 
   // Starts the retries that are due: downloads while a fetch thread is idle (a retry never waits
-  // in the queue ahead of an upload just read), and at most one upload carried in its message
-  // (ingested here).
+  // in the queue ahead of an upload just read), and an upload carried in its message while no
+  // ingest runs.
   Status retryDue() {
     while (pool->busy() < pool->threads()) {
       auto due = deferred->nextDue(wallMs());
       if (!due) return due.error();
       if (!due->has_value()) return Status::ok();
       DeferredUpload upload = std::move(**due);
-      if (upload.attempts > 0) ++metrics.upload_retries;
       if (auto location = locationOf(asSource(upload))) {
+        if (upload.attempts > 0) ++metrics.upload_retries;
         startFetch(upload, *location, Clock::now());  // nothing waits for a retry
         continue;
       }
-      return settle(std::move(upload), tryUpload(asSource(upload)));
+      if (ingesting || held) return Status::ok();  // due again on the next call
+      if (upload.attempts > 0) ++metrics.upload_retries;
+      deferred->fetching(upload);
+      auto job = std::make_shared<IngestJob>();
+      job->upload = std::move(upload);
+      job->source = asSource(*job->upload);
+      job->from = PartitionKey{job->source.topic, job->source.partition};
+      job->wait_until = Clock::now();  // nothing waits for a retry
+      startIngest(std::move(job));
+      return Status::ok();
     }
     return Status::ok();
   }
@@ -495,17 +656,17 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     auto last_progress = Clock::now(), last_check = Clock::now(), last_log = Clock::now();
     if (poll.count() > 0) watermarksAdvanced(watermarks);
     for (;;) {
-      auto fetched = collectFetched();
-      if (!fetched) return fetched.error();
-      if (*fetched > 0) {
-        applied += *fetched;
+      auto ingested = collect();
+      if (!ingested) return ingested.error();
+      if (*ingested > 0) {
+        applied += *ingested;
         last_progress = Clock::now();
       }
       if (done()) break;
       const auto now = Clock::now();
       if (poll.count() > 0 && now - last_check >= std::chrono::seconds(1)) {
         last_check = now;
-        if (watermarksAdvanced(watermarks) || awaitingFetch([](const PartitionKey&) { return true; })) {
+        if (watermarksAdvanced(watermarks) || awaitingUpload([](const PartitionKey&) { return true; })) {
           last_progress = now;
         }
         if (now - last_progress > stall_limit) {
@@ -514,13 +675,17 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
         }
         if (now - last_log >= kProgressLogInterval) {
           last_log = now;
-          spdlog::info("catching up symbols: {} ({} applied so far, {} download(s) under way)", positions(), applied,
-                       in_flight.size());
+          spdlog::info("catching up symbols: {} ({} ingested so far, {} download(s) under way{})", positions(), applied,
+                       in_flight.size(), ingesting ? ", one ingest under way" : "");
         }
       }
       if (readingHeld()) {
         if (poll.count() == 0) break;
-        pool->waitForFinished(poll);
+        if (ingesting) {
+          ingesting->outcome.wait_for(poll);
+        } else {
+          pool->waitForFinished(poll);
+        }
         continue;
       }
       std::unique_ptr<RdKafka::Message> message(consumer->consume(static_cast<int>(poll.count())));
@@ -539,14 +704,13 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
         continue;
       }
       at_end.erase(key);
-      Status status = apply(*message);
+      Status status = apply(std::move(message));
       if (!status) {
         // Its offset was not recorded: read it again from there on the next call.
         Status rewound = reassign();
         if (!rewound) spdlog::warn("{}", rewound.error().message());
         return status.error();
       }
-      ++applied;
       last_progress = Clock::now();
       // A long catch-up that progresses is not a stalled loop (liveness).
       metrics.last_loop_ms =
@@ -565,7 +729,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
               if (!at_end.count(p)) return false;
             }
           }
-          return !awaitingFetch([](const PartitionKey&) { return true; });
+          return !awaitingUpload([](const PartitionKey&) { return true; });
         },
         std::chrono::milliseconds(100));
     return applied.status();
@@ -576,18 +740,27 @@ SymbolFeed::SymbolFeed(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SymbolFeed::~SymbolFeed() {
   // Downloads in progress end now; each upload is still in the store and is fetched again after
   // a restart.
-  impl_->cancel_fetches = true;
+  impl_->stopping = true;
   impl_->pool.reset();
+  // The ingest under way ends at its next progress point (IngestOptions::stop). An upload read
+  // from a topic is read again after a restart (its offset was not recorded); one kept in the store
+  // is fetched again.
+  if (impl_->ingesting) {
+    impl_->ingesting->outcome.wait();
+    impl_->ingesting.reset();
+    impl_->store.unpinLookups();
+  }
   if (impl_->consumer) impl_->consumer->close();
 }
 
 Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& config, SymbolStore& store,
                                                          Metrics& metrics, IngestedCallback on_ingested,
-                                                         FetchFunction fetch) {
+                                                         FetchFunction fetch, IngestFunction ingest) {
   auto impl = std::make_unique<Impl>(config, store, metrics);
   impl->on_ingested = std::move(on_ingested);
+  impl->ingest = ingest ? std::move(ingest) : IngestFunction(ingestUpload);
   if (!fetch) {
-    fetch = [&c = impl->config, cancel = &impl->cancel_fetches](const std::string& location) {
+    fetch = [&c = impl->config, cancel = &impl->stopping](const std::string& location) {
       UploadPolicy policy = uploadPolicyFrom(c);
       policy.cancel = cancel;
       return fetchUpload(location, policy, c.limits.max_upload_bytes);
@@ -679,7 +852,7 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
     if (!applied) return applied.error();
     if (applied->value_or(std::max<int64_t>(low, 0)) < high) targets[key] = high;
   }
-  if (targets.empty() && !impl_->awaitingFetch(relevant)) return impl_->collectFetched();
+  if (targets.empty() && !impl_->awaitingUpload(relevant)) return impl_->collect();
   return impl_->consumeUntil(
       [&] {
         if (!impl_->readingHeld()) {
@@ -688,7 +861,7 @@ Expected<size_t> SymbolFeed::catchUpToHighWatermarks(const std::set<int32_t>& pa
             if (!applied || applied->value_or(0) < high) return false;
           }
         }
-        return !impl_->awaitingFetch(relevant);
+        return !impl_->awaitingUpload(relevant);
       },
       std::chrono::milliseconds(100));
 }

@@ -16,13 +16,22 @@
 //             moving past it, and retried with exponential backoff (uploads.retry_*). A retry that
 //             succeeds is applied like any upload; after uploads.retry_deadline_s the upload goes
 //             to the DLQ with the reason and the number of attempts (header restack.attempts).
-// Downloads never run on the caller's thread: an upload referenced by location is kept in the
-// store as it is read (deferred with no failed attempt, in the write that moves its partition past
-// it) and fetched on the threads of a FetchPool (worker/kafka/fetch_pool.h, uploads.fetch_threads);
-// the caller ingests what arrived on its next call. Catch-ups wait for a download at most
-// uploads.fetch_wait_ms after its upload was read, so a slow location holds no event for longer.
-// Retries run from applyFetched(): downloads while a fetch thread is idle, and at most one upload
-// carried in its message per call.
+// Neither downloads nor ingests run on the caller's thread (the worker loop), so that no upload,
+// however slow to fetch or large to parse, holds back the events of builds the worker already has
+// symbols for:
+//   - an upload referenced by location is kept in the store as it is read (deferred with no failed
+//     attempt, in the write that moves its partition past it) and fetched on the threads of a
+//     FetchPool (worker/kafka/fetch_pool.h, uploads.fetch_threads);
+//   - uploads are ingested one at a time on a thread of their own. An upload carried in its
+//     message keeps its partition's offset until its ingest ends, and the symbols topics are not
+//     read further meanwhile. While an ingest runs, lookups read the store as it was before it
+//     began (SymbolStore::pinLookups): a frame is answered from the old symbols or the new ones,
+//     never from half an upload. The caller's next call takes the outcome, lets lookups see the
+//     new records, tells the readers (the ingested callback) and records the upload's outcome.
+// Catch-ups wait for an upload's download and ingest at most uploads.fetch_wait_ms after it was
+// read; events that still miss its symbols then go out pending and are restored when it lands.
+// Retries run from applyFetched(): downloads while a fetch thread is idle, and an upload carried
+// in its message while no ingest runs.
 #pragma once
 
 #include <librdkafka/rdkafkacpp.h>
@@ -49,26 +58,31 @@ class SymbolFeed {
   // Brings the content of an upload referenced by restack.location onto local disk. A passing
   // failure must be ErrorCode::kUnavailable (the upload is retried); other errors refuse it.
   using FetchFunction = std::function<Expected<FetchedUpload>(const std::string& location)>;
-  // `fetch` defaults to fetchUpload (worker/kafka/upload_fetch.h) with the configured limits.
-  // Refused uploads go to the DLQ through the feed's own idempotent producer, whose delivery
-  // reports tell exactly when each copy was acknowledged.
+  // Ingests one upload's content into the store, on the ingest's thread.
+  using IngestFunction = std::function<Expected<IngestReport>(
+      SymbolStore& store, const UploadMeta& meta, const UploadContent& content, const IngestOptions& options)>;
+  // `fetch` defaults to fetchUpload (worker/kafka/upload_fetch.h) with the configured limits,
+  // `ingest` to ingestUpload (symbolstore/ingest.h). Refused uploads go to the DLQ through the
+  // feed's own idempotent producer, whose delivery reports tell exactly when each copy was
+  // acknowledged.
   static Expected<std::unique_ptr<SymbolFeed>> create(const config::Config& config, SymbolStore& store,
                                                       Metrics& metrics, IngestedCallback on_ingested,
-                                                      FetchFunction fetch = {});
+                                                      FetchFunction fetch = {}, IngestFunction ingest = {});
   ~SymbolFeed();
 
   // Reads all of the shared topic up to its end (every worker serves every shared image).
   Status catchUpShared();
   // Starts reading symbols partitions `partitions` from where the store left off, and applies
-  // everything up to their current end before returning.
+  // everything up to their current end before returning (waiting for a download or ingest at most
+  // uploads.fetch_wait_ms after its upload was read).
   Status addPartitions(const std::vector<int32_t>& partitions);
   void removePartitions(const std::vector<int32_t>& partitions);
-  // Applies the uploads already read and the downloads that arrived, without waiting, then starts
-  // the retries whose time has come.
+  // Takes the ingest that ended and the downloads that arrived, reads what arrived on the topics
+  // (starting downloads and ingests), without waiting, then starts the retries whose time has come.
   Status applyFetched();
   // Applies uploads until the given symbols partitions (and the shared topic) are applied up to
-  // the high watermarks the consumer last saw, and their downloads arrived or waited for
-  // uploads.fetch_wait_ms. Returns how many uploads were applied.
+  // the high watermarks the consumer last saw, and their downloads and ingests ended or were waited
+  // for uploads.fetch_wait_ms. Returns how many ingests ended.
   Expected<size_t> catchUpToHighWatermarks(const std::set<int32_t>& partitions);
   // Uploads not applied yet over every assigned symbols partition (shared topic included): the
   // high watermarks of the consumer's last fetches minus the applied offsets. For the metrics.

@@ -571,21 +571,24 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     metrics.pending_events = 0;
     next_expiry_ms = wallMs() + kExpiryIntervalMs;
 
-    auto feed = SymbolFeed::create(config, *store, metrics, [this](const UploadMeta& meta, const IngestReport& report) {
-      // The native reader remembers "no symbols" for a while; a new upload must show at
-      // once.
-      for (const std::string& id : report.ids) symbolizer->forgetId(id);
-      // Demand this upload meets is closed by a tombstone on the next flush.
-      if (demand) demand->resolve(meta, report);
-      // Pending events of this app (of every app, for a shared image) may restore now;
-      // a re-check in progress starts over (what it passed saw older symbols).
-      if (meta.shared || meta.app.empty()) {
-        recheck.clear();
-        recheck[""] = "";
-      } else if (!recheck.count("") || !recheck[""].empty()) {
-        recheck[meta.app] = "";
-      }
-    });
+    auto feed = SymbolFeed::create(
+        config, *store, metrics,
+        [this](const UploadMeta& meta, const IngestReport& report) {
+          // The native reader remembers "no symbols" for a while; a new upload must show at
+          // once.
+          for (const std::string& id : report.ids) symbolizer->forgetId(id);
+          // Demand this upload meets is closed by a tombstone on the next flush.
+          if (demand) demand->resolve(meta, report);
+          // Pending events of this app (of every app, for a shared image) may restore now;
+          // a re-check in progress starts over (what it passed saw older symbols).
+          if (meta.shared || meta.app.empty()) {
+            recheck.clear();
+            recheck[""] = "";
+          } else if (!recheck.count("") || !recheck[""].empty()) {
+            recheck[meta.app] = "";
+          }
+        },
+        /*fetch=*/{}, hooks.ingest);
     if (!feed) return feed.error();
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());

@@ -37,6 +37,7 @@
 #include "config/config.h"
 #include "formats/common/status.h"
 #include "worker/kafka/metrics.h"
+#include "worker/kafka/symbol_feed.h"
 
 namespace restack::worker {
 
@@ -48,6 +49,9 @@ class Worker {
     // batch's outputs are produced; true aborts it as if the broker had answered with an abortable
     // error.
     std::function<bool()> abort_transaction;
+    // Ingests a symbol upload in place of ingestUpload (symbolstore/ingest.h), on the feed's ingest
+    // thread (worker/kafka/symbol_feed.h): tests slow it down. Empty: ingestUpload.
+    SymbolFeed::IngestFunction ingest;
   };
   static Expected<std::unique_ptr<Worker>> create(const config::Config& config, Metrics& metrics, Hooks hooks = {});
   ~Worker();
