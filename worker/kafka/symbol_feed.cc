@@ -29,6 +29,8 @@ constexpr auto kDlqAckWait = std::chrono::seconds(90);
 constexpr const char* kDlqMessageTimeoutMs = "60000";
 // How often a long catch-up logs where each partition stands.
 constexpr auto kProgressLogInterval = std::chrono::seconds(5);
+// How often the loop logs that an ingest is still under way.
+constexpr auto kLongIngestLogInterval = std::chrono::seconds(60);
 
 int64_t wallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -186,6 +188,8 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   struct Ingesting {
     std::shared_ptr<IngestJob> job;
     std::future<IngestOutcome> outcome;
+    Clock::time_point started;
+    Clock::time_point reported;  // last "still ingesting" log line
   };
   std::optional<Ingesting> ingesting;
   // An upload carried in its message, read while another ingest ran: it is ingested next, and the
@@ -392,7 +396,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
         std::async(std::launch::async, [job, options, shared, ingest = ingest, &store = store] {
           return ingestJob(*job, ingest, store, options, shared);
         });
-    ingesting = Ingesting{std::move(job), std::move(outcome)};
+    ingesting = Ingesting{std::move(job), std::move(outcome), Clock::now(), Clock::now()};
     metrics.uploads_ingesting = 1;
   }
 
@@ -414,7 +418,18 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   // the readers drop what they cached about it, and the upload's outcome is recorded. Returns
   // whether one ended.
   Expected<bool> collectIngested() {
-    if (!ingesting || ingesting->outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    if (!ingesting) return false;
+    if (ingesting->outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      // A parse that never ends (a defect) would otherwise only show as a gauge stuck at 1.
+      const auto now = Clock::now();
+      if (now - ingesting->reported >= kLongIngestLogInterval) {
+        ingesting->reported = now;
+        spdlog::warn("the upload at {} has been ingesting for {} s; uploads after it wait, events do not",
+                     where(ingesting->job->source),
+                     std::chrono::duration_cast<std::chrono::seconds>(now - ingesting->started).count());
+      }
+      return false;
+    }
     IngestOutcome outcome = ingesting->outcome.get();
     std::shared_ptr<IngestJob> job = std::move(ingesting->job);
     ingesting.reset();
