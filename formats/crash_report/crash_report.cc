@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -122,6 +125,11 @@ struct AppleImage {
   std::string uuid;  // dashed
 };
 
+// Binary Images by image name. A name may be listed more than once, at different addresses: two
+// processes' reports pasted together, or two images of one name (a framework's copy in the app
+// beside the system's); each entry is kept, and a frame is matched to one by its addresses.
+using AppleImages = std::multimap<std::string, AppleImage, std::less<>>;
+
 // "0x104a14000 - 0x104a1ffff +DemoApp arm64  <4c4c44be55553144a18fb1819e548735> /path/DemoApp"
 std::optional<std::pair<std::string, AppleImage>> parseBinaryImage(std::string_view line) {
   line = trim(line);
@@ -157,7 +165,7 @@ std::string imageFrameLine(std::string_view image, uint64_t address, uint64_t lo
 // A Last Exception Backtrace the device did not symbolicate, one line of return addresses:
 // "(0x18c4e6c30 0x18bc9c7d8 0x1000b8c64)". Each becomes a frame line of the image whose range
 // in Binary Images holds it ("???" when none does); nullopt when the line is not that list.
-std::optional<std::string> appleAddressList(std::string_view line, const std::map<std::string, AppleImage>& images) {
+std::optional<std::string> appleAddressList(std::string_view line, const AppleImages& images) {
   line = trim(line);
   if (line.size() < 2 || line.front() != '(' || line.back() != ')') return std::nullopt;
   std::string_view rest = line.substr(1, line.size() - 2);
@@ -182,8 +190,32 @@ std::optional<std::string> appleAddressList(std::string_view line, const std::ma
   return out;
 }
 
+// The entry of Binary Images that holds a frame of image `name` at `address`: the only one of
+// that name; else, of several, the one loaded at `load` when the line printed it, or the one
+// whose range holds `address`. Null when none does or several do; `ambiguous` then says whether
+// several entries named so, so that the frame is not placed by one picked among them.
+const AppleImage* appleImageOf(const AppleImages& images, std::string_view name, std::optional<uint64_t> load,
+                               uint64_t address, bool& ambiguous) {
+  auto [first, last] = images.equal_range(name);
+  ambiguous = false;
+  if (first == last) return nullptr;
+  if (std::next(first) == last) return &first->second;
+  const AppleImage* match = nullptr;
+  for (auto entry = first; entry != last; ++entry) {
+    const AppleImage& image = entry->second;
+    if (load ? image.base != *load : address < image.base || address > image.end) continue;
+    if (match != nullptr) {
+      ambiguous = true;
+      return nullptr;
+    }
+    match = &image;
+  }
+  ambiguous = match == nullptr;
+  return match;
+}
+
 // An Apple frame line rewritten with its image's UUID; nullopt when it is not a frame line.
-std::optional<std::string> appleFrame(std::string_view line, const std::map<std::string, AppleImage>& images,
+std::optional<std::string> appleFrame(std::string_view line, const AppleImages& images,
                                       std::vector<std::string>& notes) {
   line = trim(line);
   size_t space = line.find_first_of(" \t");
@@ -215,15 +247,25 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
   if (after.starts_with(image) && after.substr(image.size()).starts_with(" + ")) {
     image_offset = parseDecimal(trim(after.substr(image.size() + 3)));
   }
-  auto found = images.find(image);
-  if (!load && found != images.end()) load = found->second.base;
-  if (!load && image_offset && *image_offset <= *address) load = *address - *image_offset;
+  // The image's start, from the line's own offset in it, when it prints one.
+  std::optional<uint64_t> start;
+  if (image_offset && *image_offset <= *address) start = *address - *image_offset;
+  bool ambiguous = false;
+  const AppleImage* found = appleImageOf(images, image, load ? load : start, *address, ambiguous);
+  if (!load && found != nullptr) load = found->base;
+  if (!load) load = start;
   if (!load || *load > *address) {
+    // Left as printed: a line that prints no load address reads as the device symbolicated it,
+    // which a line of another thread that prints the image's load address may still place
+    // (worker/pipeline/kinds/native_kind.cc).
     notes.push_back("frame \"" + std::string(line) + "\": image " + image +
-                    " is not in Binary Images, so its address cannot be placed");
+                    (ambiguous ? " is listed more than once in Binary Images, and its address does not tell which"
+                     : !load   ? " is not in Binary Images and the line prints no load address: only another line that "
+                                 "prints it places the frame"
+                               : " is loaded past the frame's address"));
     return std::string(line);
   }
-  std::string out = imageFrameLine(image, *address, *load, found != images.end() ? found->second.uuid : "");
+  std::string out = imageFrameLine(image, *address, *load, found != nullptr ? found->uuid : "");
   // A frame the device symbolicated ("__pthread_kill + 8") keeps that symbol after the id: shown
   // for a frame Restack cannot restore (a system library), rather than lost.
   if (!after.empty() && !after.starts_with("0x") && !image_offset) {
@@ -236,7 +278,7 @@ std::optional<std::string> appleFrame(std::string_view line, const std::map<std:
 void readAppleCrash(const std::vector<std::string_view>& lines, CrashReport& report) {
   report.format = ReportFormat::kAppleCrash;
   report.platform = "ios";
-  std::map<std::string, AppleImage> images;
+  AppleImages images;
   bool in_images = false;
   for (std::string_view line : lines) {
     if (trim(line).starts_with("Binary Images:")) {
@@ -244,7 +286,14 @@ void readAppleCrash(const std::vector<std::string_view>& lines, CrashReport& rep
       continue;
     }
     if (!in_images) continue;
-    if (auto image = parseBinaryImage(line)) images.emplace(image->first, image->second);
+    auto image = parseBinaryImage(line);
+    if (!image) continue;
+    // The same image listed again (the same report pasted twice) is one entry.
+    auto [first, last] = images.equal_range(image->first);
+    const bool again = std::any_of(first, last, [&](const auto& entry) {
+      return entry.second.base == image->second.base && entry.second.uuid == image->second.uuid;
+    });
+    if (!again) images.emplace(std::move(image->first), std::move(image->second));
   }
   std::string signal, subtype;
   std::map<int, std::string> thread_names;

@@ -20,7 +20,9 @@
 //   "0x104a14000 - 0x104a1ffff DemoApp arm64  <4c4c44be55553144a18fb1819e548735> /…/DemoApp"
 //   -> "DemoApp 0x0000000104a18040 0x104a14000 + 16448 [4c4c44be-5555-3144-a18f-b1819e548735]"
 // A frame a device already symbolicated ("DemoApp 0x0000000104a18040 main + 64") is rewritten
-// the same way, from the image's load address.
+// the same way, from the image's load address. A name Binary Images lists at several addresses
+// (two reports pasted together) places a frame by the entry loaded where the line says or whose
+// range holds its address; a frame none or several hold is left as printed, with a note.
 #pragma once
 
 #include <string>

@@ -776,15 +776,17 @@ Expected<FrameLookup> NativeResolver::lookup(const EventScope& scope, const stac
   if (auto unrestorable = unrestorableNativeFrame(frame)) return std::move(*unrestorable);
   if (frame.image_offset_unknown) {
     // No address within the image can be computed (no load address, no offset): no symbol file
-    // would restore it, so nothing waits for one. An operating-system image stays one.
+    // would restore it, so nothing waits for one. An operating-system image stays one. Why no
+    // other line placed it is the caller's to add (worker/pipeline/kinds/native_kind.cc reads
+    // the whole event).
     if (isSystemImage(imageOf(frame))) {
       FrameLookup system = FrameLookup::missing(frame.module, MissingIdKind::kModule);
       markSystemImage(system);
       return system;
     }
-    return FrameLookup::notFound(FrameReason::kNoPosition,
-                                 "the line gives the runtime address but not the load address of " + frame.module +
-                                     " nor the offset in it, and no other frame of the stack gives it");
+    return FrameLookup::notFound(
+        FrameReason::kNoPosition,
+        "the line gives the runtime address but not the load address of " + frame.module + " nor the offset in it");
   }
   // A record that cannot be read (records::RecordReader) leaves this frame unrestored, with why;
   // the rest of the event is still restored.

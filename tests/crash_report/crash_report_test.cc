@@ -116,6 +116,43 @@ TEST(CrashReport, AppleImagePlusOffsetFramesArePlaced) {
   EXPECT_TRUE(report->notes.empty());
 }
 
+// Binary Images may list one name at two addresses (two processes' reports pasted together, or two
+// images of one name): a frame is placed by the entry loaded where its line says, or whose range
+// holds its address, and never by one picked among them. An entry listed again is one entry.
+TEST(CrashReport, AnImageListedTwiceInBinaryImagesPlacesEachFrameByItsAddress) {
+  auto report = parseCrashReport(
+      "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n"
+      "0   Shop    0x0000000104a18040 -[Cart total] + 64\n"
+      "1   Shop    0x0000000105a18040 -[Cart total] + 64\n"
+      "2   Shop    0x0000000106000000 -[Cart total] + 64\n"
+      "3   Shop    0x0000000105a180c0 0x105a14000 + 16576\n"
+      "4   Shop    0x0000000104a1c3e4 Shop + 33764\n\n"
+      "Binary Images:\n"
+      "       0x104a14000 -        0x104a1ffff +Shop arm64  <4c4c44be55553144a18fb1819e548735> /x/Shop.app/Shop\n"
+      "       0x105a14000 -        0x105a1ffff +Shop arm64  <0123456789abcdef0123456789abcdef> /y/Shop.app/Shop\n"
+      "       0x104a14000 -        0x104a1ffff +Shop arm64  <4c4c44be55553144a18fb1819e548735> /x/Shop.app/Shop\n");
+  ASSERT_TRUE(report) << report.error().message();
+  auto lines = stack::parseStack(report->threads.at(0).stack);
+  ASSERT_EQ(lines.size(), 5u);
+  for (const auto& line : lines) ASSERT_NE(stack::asNative(line), nullptr) << line.raw;
+  // By the range that holds the address.
+  EXPECT_EQ(stack::asNative(lines[0])->address, 0x4040u);
+  EXPECT_EQ(stack::asNative(lines[0])->debug_id, "4c4c44be55553144a18fb1819e548735");
+  EXPECT_EQ(stack::asNative(lines[1])->address, 0x4040u);
+  EXPECT_EQ(stack::asNative(lines[1])->debug_id, "0123456789abcdef0123456789abcdef");
+  // In neither range: left as the device printed it, and the report says why.
+  EXPECT_TRUE(stack::asNative(lines[2])->image_offset_unknown);
+  EXPECT_EQ(stack::asNative(lines[2])->symbol_hint, "-[Cart total] + 64");
+  ASSERT_EQ(report->notes.size(), 1u);
+  EXPECT_NE(report->notes[0].find("0x0000000106000000"), std::string::npos) << report->notes[0];
+  EXPECT_NE(report->notes[0].find("listed more than once in Binary Images"), std::string::npos) << report->notes[0];
+  // By the load address the line prints, or the image's start its offset gives.
+  EXPECT_EQ(stack::asNative(lines[3])->address, 16576u);
+  EXPECT_EQ(stack::asNative(lines[3])->debug_id, "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(stack::asNative(lines[4])->address, 33764u);
+  EXPECT_EQ(stack::asNative(lines[4])->debug_id, "4c4c44be55553144a18fb1819e548735");
+}
+
 // A Last Exception Backtrace the device did not symbolicate is one line of addresses; each is
 // placed in the image whose Binary Images range holds it, "???" when none does.
 TEST(CrashReport, AppleAddressListBacktraceIsPlacedByImageRanges) {

@@ -229,41 +229,82 @@ TEST(NativeReport, ATombstoneOfARealArmv7ThumbBuildReadsAsLlvmSymbolizerSays) {
   restoreTombstone({"--target=armv7a-linux-androideabi24 -mthumb", "arm", "lib/arm", 8, "0x4"});
 }
 
-TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays) {
-  ASSERT_TRUE(haveTools());
-  auto dir = TempDir::create("restack-apple-report-");
-  ASSERT_TRUE(dir) << dir.error().message();
-  const std::string root = dir->path();
+// An arm64 iOS executable built from kSource, its dSYM (dsymutil) and what a report of it needs.
+struct AppleBuild {
+  std::string root;                 // the folder: Cart, Cart.dSYM, the report
+  std::string dwarf;                // the dSYM's DWARF file, llvm-symbolizer's object
+  std::string uuid_plain;           // the image's UUID, lowercase hex without dashes
+  uint64_t text_vmaddr = 0;         // __TEXT's vmaddr: file addresses are vmaddr + offset
+  std::vector<uint64_t> addresses;  // return addresses of every call, file addresses
+};
+
+// Builds it in `root`; fails the test and returns false when it cannot.
+bool buildApple(const std::string& root, AppleBuild& build) {
+  build.root = root;
   writeTextFile(root + "/cart.c", kSource);
   auto built = runCommand(
       "clang-19 --target=arm64-apple-ios14 -g -O2 -c cart.c -o cart.o && "
       "clang-19 --target=arm64-apple-ios14 -fuse-ld=lld -nostdlib -Wl,-undefined,dynamic_lookup -Wl,-e,_entry "
       "cart.o -o Cart && dsymutil-19 Cart -o Cart.dSYM",
       root);
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  const std::string dwarf = root + "/Cart.dSYM/Contents/Resources/DWARF/Cart";
-  auto uuid_run =
-      runCommand("llvm-dwarfdump-19 --uuid " + shellQuote(dwarf) + " | awk 'NR == 1 { print $2 }'", "", "", false);
+  EXPECT_EQ(built.exit_code, 0) << built.output;
+  if (built.exit_code != 0) return false;
+  build.dwarf = root + "/Cart.dSYM/Contents/Resources/DWARF/Cart";
+  auto uuid_run = runCommand("llvm-dwarfdump-19 --uuid " + shellQuote(build.dwarf) + " | awk 'NR == 1 { print $2 }'",
+                             "", "", false);
   std::string uuid = lines(uuid_run.output).empty() ? "" : lines(uuid_run.output).front();
-  ASSERT_EQ(uuid.size(), 36u) << uuid_run.output;
-  // __TEXT's vmaddr: file addresses in the binary are vmaddr + offset.
+  EXPECT_EQ(uuid.size(), 36u) << uuid_run.output;
+  if (uuid.size() != 36) return false;
+  for (char c : uuid) {
+    if (c != '-') build.uuid_plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
   auto vmaddr_run = runCommand(
       "llvm-objdump-19 --macho --private-headers Cart | awk '$1 == \"segname\" && $2 == \"__TEXT\" { getline; print "
       "$2; exit }'",
       root, "", false);
-  const uint64_t text_vmaddr = std::stoull(lines(vmaddr_run.output).front(), nullptr, 16);
-  std::vector<uint64_t> addresses = returnAddresses(root + "/Cart");
-  ASSERT_GE(addresses.size(), 3u);
+  if (lines(vmaddr_run.output).empty()) {
+    ADD_FAILURE() << "no __TEXT segment: " << vmaddr_run.output;
+    return false;
+  }
+  build.text_vmaddr = std::stoull(lines(vmaddr_run.output).front(), nullptr, 16);
+  build.addresses = returnAddresses(root + "/Cart");
+  EXPECT_GE(build.addresses.size(), 3u);
+  return build.addresses.size() >= 3;
+}
+
+// llvm-symbolizer's frames for a thread of every call in `build`: the first frame is the pc, the
+// others return addresses, looked up one byte back.
+std::vector<std::string> referenceThread(const AppleBuild& build) {
+  std::vector<uint64_t> lookups = build.addresses;
+  for (size_t i = 1; i < lookups.size(); ++i) lookups[i] -= 1;
+  return flatten(reference(build.dwarf, lookups));
+}
+
+// `restack symbolicate --symbols Cart.dSYM` on `report`.
+std::string symbolicateApple(const AppleBuild& build, const std::string& report) {
+  writeTextFile(build.root + "/Cart.crash", report);
+  auto restored = runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", build.root,
+                             build.root + "/Cart.crash", false);
+  EXPECT_EQ(restored.exit_code, 0) << restored.output;
+  return restored.output;
+}
+
+const char* kAppleHeader =
+    "Incident Identifier: 1E2D3C4B-5A69-4788-9A0B-1C2D3E4F5A6B\nIdentifier:          com.example.cart\n"
+    "Version:             1.0 (1)\n\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n"
+    "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000008\n\n";
+
+TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays) {
+  ASSERT_TRUE(haveTools());
+  auto dir = TempDir::create("restack-apple-report-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  AppleBuild build;
+  ASSERT_TRUE(buildApple(dir->path(), build));
+  const std::vector<uint64_t>& addresses = build.addresses;
+  const uint64_t text_vmaddr = build.text_vmaddr;
 
   const uint64_t load = 0x104a14000;
-  std::string uuid_plain;
-  for (char c : uuid) {
-    if (c != '-') uuid_plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  std::string report =
-      "Incident Identifier: 1E2D3C4B-5A69-4788-9A0B-1C2D3E4F5A6B\nIdentifier:          com.example.cart\n"
-      "Version:             1.0 (1)\n\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n"
-      "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000008\n\n";
+  std::string report = kAppleHeader;
   // The same frames as a Last Exception Backtrace the device did not symbolicate: one line of
   // runtime addresses, placed by Binary Images' ranges.
   report += "Last Exception Backtrace:\n(";
@@ -284,16 +325,43 @@ TEST(NativeReport, AnAppleCrashReportOfARealArm64BuildReadsAsLlvmSymbolizerSays)
     report += line;
   }
   report += "\nBinary Images:\n       0x" + hex(load).substr(7) + " -        0x" + hex(load + 0xffff).substr(7) +
-            " +Cart arm64  <" + uuid_plain + "> /private/var/containers/Bundle/Application/X/Cart.app/Cart\n";
-  writeTextFile(root + "/Cart.crash", report);
-  auto restored =
-      runCommand(shellQuote(RESTACK_BINARY) + " symbolicate --symbols Cart.dSYM", root, root + "/Cart.crash", false);
-  ASSERT_EQ(restored.exit_code, 0) << restored.output;
-  std::vector<uint64_t> lookups = addresses;  // the first frame is the pc, the others return addresses
-  for (size_t i = 1; i < lookups.size(); ++i) lookups[i] -= 1;
-  const std::vector<std::string> expected = flatten(reference(dwarf, lookups));
-  EXPECT_EQ(restoredFrames(restored.output, "Thread 0"), expected) << restored.output << report;  // the backtrace
-  EXPECT_EQ(restoredFrames(restored.output, "Thread 1"), expected) << restored.output << report;
+            " +Cart arm64  <" + build.uuid_plain + "> /private/var/containers/Bundle/Application/X/Cart.app/Cart\n";
+  const std::string restored = symbolicateApple(build, report);
+  const std::vector<std::string> expected = referenceThread(build);
+  EXPECT_EQ(restoredFrames(restored, "Thread 0"), expected) << restored << report;  // the backtrace
+  EXPECT_EQ(restoredFrames(restored, "Thread 1"), expected) << restored << report;
+}
+
+// A report whose Binary Images leave the app out (cut short, or a reporter that sends the threads
+// only) and whose crashed thread the device symbolicated: no line of that thread says where the
+// app was loaded, but another thread's unsymbolicated frame of it does, and places them all.
+TEST(NativeReport, AnAppleReportsSymbolicatedThreadIsPlacedByAnotherThreadsLoadAddress) {
+  ASSERT_TRUE(haveTools());
+  auto dir = TempDir::create("restack-apple-threads-");
+  ASSERT_TRUE(dir) << dir.error().message();
+  AppleBuild build;
+  ASSERT_TRUE(buildApple(dir->path(), build));
+  const uint64_t load = 0x102b3c000;
+  std::string report = std::string(kAppleHeader) + "Thread 0 Crashed:\n";
+  for (size_t i = 0; i < build.addresses.size(); ++i) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-4zu%-30s0x%s somewhere + 12\n", i, "Cart",
+                  hex(load + build.addresses[i] - build.text_vmaddr).c_str());
+    report += line;
+  }
+  const uint64_t waiting = build.addresses.back() - build.text_vmaddr;  // where thread 1 waits in the app
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "\nThread 1:\n0   libsystem_kernel.dylib        0x00000001e1a2b1b0 __ulock_wait + 8\n"
+                "1   %-30s0x%s 0x%llx + %llu\n",
+                "Cart", hex(load + waiting).c_str(), static_cast<unsigned long long>(load),
+                static_cast<unsigned long long>(waiting));
+  report += line;
+  report +=
+      "\nBinary Images:\n       0x1e1a25000 -        0x1e1a5ffff libsystem_kernel.dylib arm64e  "
+      "<11111111222233334444555555555555> /usr/lib/system/libsystem_kernel.dylib\n";
+  const std::string restored = symbolicateApple(build, report);
+  EXPECT_EQ(restoredFrames(restored, "Thread 0"), referenceThread(build)) << restored << report;
 }
 
 }  // namespace

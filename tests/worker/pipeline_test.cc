@@ -26,6 +26,7 @@
 namespace restack::worker_test {
 namespace {
 
+using native_test::OracleFrame;
 using pipeline::OutputKind;
 
 class PipelineTest : public ::testing::Test {
@@ -248,6 +249,155 @@ TEST_F(PipelineTest, DeviceSymbolicatedAppleLinesWithoutALoadAddress) {
   EXPECT_EQ(std::string_view(frame["reason"]), "no_position");
   EXPECT_EQ(std::string_view(frame["device_symbol"]), "crash_here + 4");
   EXPECT_TRUE(frame["function"].error());
+  EXPECT_NE(std::string_view(frame["note"]).find("no line of the event prints where libcrash.so was loaded"),
+            std::string_view::npos)
+      << alone.records.at(0).value;
+}
+
+// An Apple crash-report line of libcrash.so as JSON string text: "<index>   libcrash.so  0x<runtime>
+// <rest>", where `rest` is the device's symbol ("crash_here + 4") or where the image was loaded
+// ("0x104a14000 + 1234 [<uuid>]").
+std::string appleLine(unsigned index, uint64_t runtime, const std::string& rest) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-4ulibcrash.so  0x%016llx %s", index, static_cast<unsigned long long>(runtime),
+                rest.c_str());
+  return line;
+}
+
+// "0x<load> + <offset> [<uuid>]", how a line prints where its image was loaded.
+std::string loadedAt(uint64_t load, uint64_t offset, const std::string& uuid) {
+  char text[160];
+  std::snprintf(text, sizeof text, "0x%llx + %llu", static_cast<unsigned long long>(load),
+                static_cast<unsigned long long>(offset));
+  return uuid.empty() ? std::string(text) : std::string(text) + " [" + uuid + "]";
+}
+
+// An iOS event of the given threads: {name, stack (JSON string text, lines joined by "\n")}.
+std::string appleEvent(const std::string& id, const std::string& kind,
+                       const std::vector<std::pair<std::string, std::string>>& threads) {
+  std::string out = R"({"event_id":")" + id + R"(","kind":")" + kind +
+                    R"(","platform":"ios","app":"shop","build_id":"1.0","threads":[)";
+  for (size_t i = 0; i < threads.size(); ++i) {
+    if (i > 0) out += ',';
+    out += R"({"name":")" + threads[i].first + R"(","stack":")" + threads[i].second + R"("})";
+  }
+  return out + "]}";
+}
+
+// The restored frames of one raw line are llvm-symbolizer's answer at that address (innermost
+// first): function, file and line.
+void expectLlvmSymbolizerFrames(simdjson::dom::array frames, size_t first, const std::vector<OracleFrame>& expected,
+                                const std::string& context) {
+  ASSERT_GE(frames.size(), first + expected.size()) << context;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    simdjson::dom::element frame = frames.at(first + i);
+    EXPECT_EQ(std::string_view(frame["status"]), "symbolicated") << context;
+    EXPECT_EQ(std::string_view(frame["function"]), expected[i].function) << context;
+    EXPECT_EQ(std::string_view(frame["file"]), expected[i].file) << context;
+    EXPECT_EQ(uint64_t(frame["line"]), expected[i].line) << context;
+  }
+}
+
+// A report's crashed thread often prints its app frames only as the device symbolicated them
+// (no load address, no offset) while another thread prints where the app's image was loaded.
+// One process loads an image once, so any stack of the event places them, as atos places every
+// frame of a report by its Binary Images: another thread's line, another sample of a lag event.
+// Lines that print the load address in either form and agree on it (one with the UUID, one
+// without) place alike.
+TEST_F(PipelineTest, DeviceSymbolicatedAppleLinesArePlacedByAnotherThreadOfTheEvent) {
+  const NativeLibrary& library = nativeLibrary();
+  const uint64_t load = 0x104a14000;
+  // llvm-symbolizer's answers: the crashing pc as it is, a return address one byte back.
+  const auto oracle = native_test::symbolizeWithLlvm(library.path, {library.crash_address, library.caller_return - 1});
+  ASSERT_EQ(oracle.size(), 2u);
+  ASSERT_FALSE(oracle[0].empty());
+  ASSERT_FALSE(oracle[1].empty());
+  const std::string crashed = appleLine(0, load + library.crash_address, "crash_here + 4") + "\\n" +
+                              appleLine(1, load + library.caller_return, "entry + 20");
+  const std::string placing =  // another thread, waiting in the app's code
+      appleLine(0, load + library.caller_return, loadedAt(load, library.caller_return, library.build_id));
+  // The "<image> + <offset>" form prints the load address too: runtime - offset.
+  char image_plus[160];
+  std::snprintf(image_plus, sizeof image_plus, "libcrash.so + %llu",
+                static_cast<unsigned long long>(library.caller_return));
+  const std::string agreeing = appleLine(0, load + library.caller_return, image_plus);
+
+  auto result =
+      process(appleEvent("t1", "crash", {{"main", crashed}, {"worker", placing}, {"com.apple.uikit", agreeing}}));
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  EXPECT_FALSE(result.pending_symbols);
+  simdjson::dom::element root;
+  const std::string& value = result.records.at(0).value;
+  ASSERT_EQ(parser_.parse(value).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "complete") << value;
+  simdjson::dom::array frames = root["threads"].at(0)["frames"];
+  ASSERT_EQ(frames.size(), oracle[0].size() + oracle[1].size()) << value;
+  expectLlvmSymbolizerFrames(frames, 0, oracle[0], value);
+  expectLlvmSymbolizerFrames(frames, oracle[0].size(), oracle[1], value);
+  EXPECT_TRUE(frames.at(0)["device_symbol"].error());  // kept only on frames not restored
+  const std::string_view text = root["threads"].at(0)["restored"];
+  EXPECT_NE(text.find(oracle[0].front().function +
+                      " (in libcrash.so) (crash.c:" + std::to_string(oracle[0].front().line) + ")"),
+            std::string_view::npos)
+      << text;
+
+  // A lag event's samples are stacks of one process too: one sample places another's frame.
+  std::string lag = R"({"event_id":"t2","kind":"lag","platform":"ios","app":"shop","build_id":"1.0",)"
+                    R"("threads":[{"name":"main","samples":[{"timestamp_ms":1,"stack":")" +
+                    appleLine(0, load + library.crash_address, "crash_here + 4") + R"("},{"timestamp_ms":2,"stack":")" +
+                    placing + R"("}]}]})";
+  auto sampled = process(lag);
+  ASSERT_FALSE(sampled.dead_letter) << sampled.error;
+  ASSERT_EQ(parser_.parse(sampled.records.at(0).value).get(root), simdjson::SUCCESS);
+  expectLlvmSymbolizerFrames(root["threads"].at(0)["samples"].at(0)["frames"], 0, oracle[0],
+                             sampled.records.at(0).value);
+}
+
+// Lines of one event that disagree on where an image was loaded (two processes' threads pasted
+// into one event, or a wrong line) place none of its frames that print no load address: which
+// load address holds such a frame is not known, and picking one would restore it to another
+// function. The frame is not_found (no_position) with the device's symbol and a note naming both
+// addresses; the lines that print their own load address are still restored by it.
+TEST_F(PipelineTest, AppleLinesThatDisagreeOnALoadAddressPlaceNoOtherLine) {
+  const NativeLibrary& library = nativeLibrary();
+  const uint64_t load = 0x104a14000, other_load = 0x1050f0000;
+  const std::string crashed = appleLine(0, load + library.crash_address, "crash_here + 4");
+  const std::string first =
+      appleLine(0, load + library.caller_return, loadedAt(load, library.caller_return, library.build_id));
+  const std::string second =
+      appleLine(0, other_load + library.caller_return, loadedAt(other_load, library.caller_return, library.build_id));
+  auto result = process(appleEvent("c1", "crash", {{"main", crashed}, {"a", first}, {"b", second}}));
+  ASSERT_FALSE(result.dead_letter) << result.error;
+  EXPECT_FALSE(result.pending_symbols);
+  simdjson::dom::element root;
+  const std::string& value = result.records.at(0).value;
+  ASSERT_EQ(parser_.parse(value).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(root["symbolication"]["status"]), "partial") << value;
+  simdjson::dom::element frame = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(frame["status"]), "not_found") << value;
+  EXPECT_EQ(std::string_view(frame["reason"]), "no_position");
+  EXPECT_EQ(std::string_view(frame["device_symbol"]), "crash_here + 4");
+  EXPECT_TRUE(frame["function"].error());
+  EXPECT_NE(std::string_view(frame["note"]).find("two load addresses for libcrash.so, 0x104a14000 and 0x1050f0000"),
+            std::string_view::npos)
+      << value;
+  // Each line that prints a load address is restored by its own.
+  for (size_t thread = 1; thread <= 2; ++thread) {
+    simdjson::dom::element own = root["threads"].at(thread)["frames"].at(0);
+    EXPECT_EQ(std::string_view(own["status"]), "symbolicated") << value;
+    EXPECT_EQ(std::string_view(own["function"]), library.expected_caller_function) << value;
+  }
+
+  // One load address, but two UUIDs for the image at it: not one image either.
+  const std::string other_uuid =
+      appleLine(0, load + library.caller_return, loadedAt(load, library.caller_return, std::string(40, '7')));
+  auto uuids = process(appleEvent("c2", "crash", {{"main", crashed}, {"a", first}, {"b", other_uuid}}));
+  ASSERT_FALSE(uuids.dead_letter) << uuids.error;
+  ASSERT_EQ(parser_.parse(uuids.records.at(0).value).get(root), simdjson::SUCCESS);
+  frame = root["threads"].at(0)["frames"].at(0);
+  EXPECT_EQ(std::string_view(frame["reason"]), "no_position") << uuids.records.at(0).value;
+  EXPECT_NE(std::string_view(frame["note"]).find("two UUIDs for libcrash.so at 0x104a14000"), std::string_view::npos)
+      << uuids.records.at(0).value;
 }
 
 // A tombstone of a library the runtime mapped straight out of the APK, printed without a build id

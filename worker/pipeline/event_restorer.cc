@@ -89,8 +89,9 @@ const char* symbolicationStateName(SymbolicationState state) {
 }
 
 Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std::string_view stack_text,
+                                                    std::vector<stack::StackLine> lines,
+                                                    std::span<const std::unique_ptr<EventFacts>> facts,
                                                     RestoredEvent& summary) {
-  std::vector<stack::StackLine> lines = stack::parseStack(stack_text);
   const std::span<const StackKind* const> kinds = stackKinds();
   RestoredStack out;
   // An output frame per line, and as many again for inlined ones (R8-inlined Java and inlined
@@ -138,7 +139,8 @@ Expected<RestoredStack> EventRestorer::restoreStack(const EventScope& scope, std
     // frame limit is reached, the lines after it are kept raw above.
     if (!kind->wholeRuns()) end = std::min(end, i + (limits_.max_frames_per_thread - output.rawFrames()));
     const size_t slot = static_cast<size_t>(std::find(kinds.begin(), kinds.end(), kind) - kinds.begin());
-    StackRun run{symbolizer_, scope, std::span<const stack::StackLine>(lines.data() + i, end - i), earlier[slot]};
+    StackRun run{symbolizer_, scope, std::span<const stack::StackLine>(lines.data() + i, end - i), earlier[slot],
+                 facts[slot].get()};
     RESTACK_RETURN_IF_ERROR(kind->restoreRun(run, output));
     earlier[slot] += end - i;
     i = end;
@@ -155,15 +157,26 @@ Expected<RestoredEvent> EventRestorer::restore(const RawEvent& event) {
   for (const StackKind* kind : stackKinds()) {
     RESTACK_RETURN_IF_ERROR(kind->restoreEvent(symbolizer_, event, scope, restored));
   }
+  // Every stack is parsed before any is restored: a kind may need what another thread's lines say
+  // (StackKind::readEvent; an Apple frame is placed by the load address another thread prints).
+  std::vector<std::vector<stack::StackLine>> parsed;
+  for (const RawThread& thread : event.threads) {
+    if (thread.has_stack) parsed.push_back(stack::parseStack(thread.stack));
+    for (const RawSample& sample : thread.samples) parsed.push_back(stack::parseStack(sample.stack));
+  }
+  const std::span<const StackKind* const> kinds = stackKinds();
+  std::vector<std::unique_ptr<EventFacts>> facts(kinds.size());
+  for (size_t slot = 0; slot < kinds.size(); ++slot) facts[slot] = kinds[slot]->readEvent(parsed);
+  size_t next = 0;  // the next of `parsed`, in the order they were parsed
   for (const RawThread& thread : event.threads) {
     RestoredThread out;
     if (thread.has_stack) {
-      auto stack = restoreStack(scope, thread.stack, restored);
+      auto stack = restoreStack(scope, thread.stack, std::move(parsed[next++]), facts, restored);
       if (!stack) return stack.error();
       out.stack = std::move(*stack);
     }
     for (const RawSample& sample : thread.samples) {
-      auto stack = restoreStack(scope, sample.stack, restored);
+      auto stack = restoreStack(scope, sample.stack, std::move(parsed[next++]), facts, restored);
       if (!stack) return stack.error();
       out.samples.push_back(std::move(*stack));
     }

@@ -2,10 +2,17 @@
 // code path shared by the Kafka worker and `restack symbolicate`.
 #pragma once
 
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
 #include "formats/common/status.h"
+#include "formats/stack/stack_line.h"
 #include "symbolstore/symbolizer.h"
 #include "worker/pipeline/raw_event.h"
 #include "worker/pipeline/restored_event.h"
+#include "worker/pipeline/stack_kind.h"
 
 namespace restack::pipeline {
 
@@ -21,7 +28,11 @@ class EventRestorer {
   Expected<RestoredEvent> restore(const RawEvent& event);
 
  private:
-  Expected<RestoredStack> restoreStack(const EventScope& scope, std::string_view stack, RestoredEvent& summary);
+  // Restores one stack of the event, `lines` parsed from `stack_text`; `facts` holds what each
+  // kind (by registry position) read from the whole event.
+  Expected<RestoredStack> restoreStack(const EventScope& scope, std::string_view stack_text,
+                                       std::vector<stack::StackLine> lines,
+                                       std::span<const std::unique_ptr<EventFacts>> facts, RestoredEvent& summary);
   Symbolizer& symbolizer_;
   RestoreLimits limits_;
 };

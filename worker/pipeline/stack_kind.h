@@ -4,12 +4,13 @@
 // worker/pipeline/kinds/; stack_kinds.h lists them. The restorer (event_restorer.cc), the
 // output writer and the grouping adapter dispatch through this interface and never name a kind.
 //
-// Cost: the restorer makes one virtual call per line to find the claiming kind and one per run
-// to restore it; frames are appended straight into the stack's output, and rendering is one
-// virtual call per restored raw line.
+// Cost: the restorer makes one virtual call per kind and event to read the event, one per line
+// to find the claiming kind and one per run to restore it; frames are appended straight into the
+// stack's output, and rendering is one virtual call per restored raw line.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,12 +75,25 @@ class RunOutput {
   uint32_t raw_frames_ = 0;
 };
 
+// The parsed lines of every stack of one event: each thread's stack and each lag sample's, in the
+// event's order.
+using EventStacks = std::span<const std::vector<stack::StackLine>>;
+
+// What a kind learnt from the whole event before any of its stacks was restored
+// (StackKind::readEvent), handed to each of its runs. Each kind derives its own.
+class EventFacts {
+ public:
+  virtual ~EventFacts() = default;
+};
+
 // What a kind gets to restore one run: consecutive lines it claims, in one stack.
 struct StackRun {
   Symbolizer& symbolizer;
   const EventScope& scope;
   std::span<const stack::StackLine> lines;
   size_t earlier_lines = 0;  // lines of this kind restored before this run in the same stack
+  // What this kind's readEvent returned for the run's event; null when it returned nothing.
+  const EventFacts* event_facts = nullptr;
 };
 
 class StackKind {
@@ -100,6 +114,13 @@ class StackKind {
   // The event field ("pg_map_id") that names this kind's symbol file for the whole event, if
   // any: raw_event.cc stores its value in EventScope::symbol_ids under name().
   virtual std::string_view eventIdField() const { return {}; }
+
+  // Reads, once per event and before any of its stacks is restored, what the kind's runs need to
+  // know from the other stacks of the event (the native kind: where each image was loaded, which
+  // one thread's line may print for a frame of another). Null (the default) when nothing; its
+  // result reaches every run of the event as StackRun::event_facts and lives until the event is
+  // restored.
+  virtual std::unique_ptr<EventFacts> readEvent(EventStacks stacks) const { return nullptr; }
 
   // Restores a run: one `out.frame` per raw frame of it (in order), `out.text` for lines that
   // are no frames. Errors are infrastructure failures only.
