@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -523,6 +524,42 @@ TEST(SymbolFeed, ALongIngestHoldsNeitherTheCatchUpNorTheLoop) {
   EXPECT_EQ(feed.metrics().uploads_ingesting, 0u);
   EXPECT_EQ(feed.metrics().uploads_ingested, 2u);
   EXPECT_TRUE(readTopic(kafka.bootstrap(), topics.dlq).empty());
+}
+
+// A backlog (a store rebuilt from the topic) is waited for one upload after the other: each ingest
+// gets uploads.fetch_wait_ms from its start, so a catch-up returns with all of them applied, however
+// long they take together.
+TEST(SymbolFeed, ACatchUpWaitsForABacklogOfIngestsOneAfterTheOther) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  MockCluster kafka;
+  auto dir = TempDir::create("symbol-feed-");
+  ASSERT_TRUE(dir);
+  config::Config config = feedConfig(kafka, dir->path(), "feed-backlog");
+  config.uploads.fetch_wait_ms = 1000;
+  const auto& topics = config.kafka.topics;
+  kafka.createSymbolTopics(topics);
+  kafka.createTopic(topics.dlq);
+  // Locations first: they are all read at once, and their downloads arrive long before the ingests
+  // ahead of them end.
+  std::vector<KafkaRecord> uploads;
+  for (int i = 0; i < 4; ++i) {
+    uploads.push_back(locationUpload("l" + std::to_string(i), "https://symbols.invalid/" + std::to_string(i)));
+  }
+  for (int i = 0; i < 2; ++i) uploads.push_back(inlineUpload(library, "m" + std::to_string(i)));
+  produce(kafka.bootstrap(), topics.symbols, uploads);
+
+  ScriptedFetch fetch;
+  fetch.path = library.path;
+  Feed feed(config, fetch.function(), slowIngestOf("", std::chrono::milliseconds(400)));
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(feed.feed().addPartitions({0}));
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2300));
+  std::vector<std::string> ingested = feed.ingested();
+  std::sort(ingested.begin(), ingested.end());
+  EXPECT_EQ(ingested, (std::vector<std::string>{"l0", "l1", "l2", "l3", "m0", "m1"}));
+  EXPECT_EQ(feed.applied(topics.symbols), std::optional<int64_t>(6));
+  EXPECT_EQ(feed.metrics().uploads_ingesting, 0u);
 }
 
 // An ingest under way when the feed stops ends at once, and its upload is not lost: its offset was

@@ -112,7 +112,7 @@ worker::SymbolFeed::IngestFunction slowIngestOf(const std::string& build, std::c
                                                 std::atomic<int>* stopped) {
   return [build, delay, stopped](SymbolStore& store, const UploadMeta& meta, const UploadContent& content,
                                  const IngestOptions& options) -> Expected<IngestReport> {
-    if (meta.build_id == build) {
+    if (build.empty() || meta.build_id == build) {
       const auto until = std::chrono::steady_clock::now() + delay;
       while (std::chrono::steady_clock::now() < until) {
         if (ingestStopped(options)) {

@@ -52,7 +52,7 @@ struct Json {
 std::string stringAt(simdjson::dom::element element);
 
 // An ingest (worker::SymbolFeed::IngestFunction) that takes `delay` for the uploads of `build`
-// before ingesting them with ingestUpload, the others at once. It ends early with
+// (every upload when `build` is empty) before ingesting them with ingestUpload, the others at once. It ends early with
 // ingestStoppedError() when the feed stops, counting that in `stopped` (when given).
 worker::SymbolFeed::IngestFunction slowIngestOf(const std::string& build, std::chrono::milliseconds delay,
                                                 std::atomic<int>* stopped = nullptr);

@@ -97,7 +97,9 @@ struct IngestJob {
   std::optional<DeferredUpload> upload;
   std::optional<Expected<FetchedUpload>> fetched;  // the download of an upload by location
   PartitionKey from;
-  Clock::time_point wait_until;  // catch-ups of `from` wait for it until then
+  // Catch-ups of `from` wait for it (for uploads.fetch_wait_ms once its ingest starts): uploads read
+  // from a topic, and downloads that arrived in time; not retries.
+  bool awaited = false;
 };
 
 // Runs on the ingest's own thread: touches neither the metrics nor the readers, which belong to
@@ -368,21 +370,25 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   }
 
   // True while an upload read from a partition `relevant` accepts is still to be waited for: its
-  // download, or its ingest, until uploads.fetch_wait_ms after it was read.
+  // download until uploads.fetch_wait_ms after it was read, its ingest until fetch_wait_ms after
+  // that began. The uploads queued for the ingest thread are waited for while the ingest under way
+  // keeps to that bound: a backlog is waited for one upload after the other, as when uploads were
+  // ingested on the loop, and one long ingest (and what queues behind it) for fetch_wait_ms.
   template <typename Relevant>
   bool awaitingUpload(Relevant&& relevant) const {
     const auto now = Clock::now();
-    auto awaited = [&](const PartitionKey& from, Clock::time_point wait_until) {
-      return wait_until > now && relevant(from);
-    };
     for (const auto& [id, fetch] : in_flight) {
-      if (awaited(fetch.from, fetch.wait_until)) return true;
+      if (fetch.wait_until > now && relevant(fetch.from)) return true;
     }
+    if (ingesting) {
+      if (now - ingesting->started >= std::chrono::milliseconds(config.uploads.fetch_wait_ms)) return false;
+      if (ingesting->job->awaited && relevant(ingesting->job->from)) return true;
+    }
+    if (held && relevant(held->from)) return true;
     for (const auto& job : downloaded) {
-      if (awaited(job->from, job->wait_until)) return true;
+      if (job->awaited && relevant(job->from)) return true;
     }
-    if (held && awaited(held->from, held->wait_until)) return true;
-    return ingesting && awaited(ingesting->job->from, ingesting->job->wait_until);
+    return false;
   }
 
   // Starts ingesting `job` on a thread of its own. Until it ends, lookups read the store as it
@@ -470,7 +476,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
     job->source = source;
     job->message = std::move(message);
     job->from = PartitionKey{source.topic, source.partition};
-    job->wait_until = Clock::now() + std::chrono::milliseconds(config.uploads.fetch_wait_ms);
+    job->awaited = true;
     if (ingesting) {
       held = std::move(job);
     } else {
@@ -585,7 +591,7 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
       job->source = asSource(*job->upload);
       job->fetched.emplace(std::move(finished.fetched));
       job->from = fetch.from;
-      job->wait_until = fetch.wait_until;
+      job->awaited = fetch.wait_until > Clock::now();
       downloaded.push_back(std::move(job));
     }
     metrics.uploads_fetching = in_flight.size();
@@ -616,7 +622,6 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
       job->upload = std::move(upload);
       job->source = asSource(*job->upload);
       job->from = PartitionKey{job->source.topic, job->source.partition};
-      job->wait_until = Clock::now();  // nothing waits for a retry
       startIngest(std::move(job));
       return Status::ok();
     }
