@@ -43,6 +43,11 @@ class Resolver {
   // An upload whose records name `id` was applied (a debug id, a pg_map_id, a bundle): drop
   // whatever is cached as missing or stale for it, so the next frame sees the new symbols.
   virtual void forgetId(std::string_view id) {}
+  // Lookups see newly applied records (an upload ingested while they were pinned to the store as
+  // it was before: SymbolStore::pinLookups): drop whatever was cached from the older view, such as
+  // "no mapping for this build". Resolvers whose caches follow an ingest counter move it here, as
+  // the lookups made between the ingest's end and now read the older view under the new count.
+  virtual void storeChanged() {}
 };
 
 struct ResolverType {

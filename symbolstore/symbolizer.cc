@@ -10,6 +10,10 @@ void Symbolizer::forgetId(std::string_view id) {
   for (auto& resolver : resolvers_) resolver->forgetId(id);
 }
 
+void Symbolizer::storeChanged() {
+  for (auto& resolver : resolvers_) resolver->storeChanged();
+}
+
 void Symbolizer::noteUsed(const EventScope& scope, const StoreFamily& family) {
   if (scope.app.empty() && scope.build_id.empty()) return;
   // Called per restored frame: one buffer per thread instead of a string per call.

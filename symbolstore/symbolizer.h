@@ -22,6 +22,9 @@ class Symbolizer {
   Resolver& resolver(size_t slot) { return *resolvers_[slot]; }
   // An upload naming `id` was applied: every resolver drops what it cached about it.
   void forgetId(std::string_view id);
+  // Lookups see records they did not see before (SymbolStore::unpinLookups): every resolver drops
+  // what it cached from the older view (Resolver::storeChanged).
+  void storeChanged();
   // Which symbol sets answered frames (symbolstore/usage.h); the worker flushes it into the
   // store's `usage` family. Callers note a frame once it restored: noteUsed for the scope's build
   // (`family` is the family of the symbols that answered), noteImage for a native image the frame

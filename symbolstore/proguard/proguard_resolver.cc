@@ -724,6 +724,10 @@ ProguardResolver::ProguardResolver(SymbolStore& store, const ProguardResolverOpt
     : impl_(new Impl(store, options)) {}
 ProguardResolver::~ProguardResolver() = default;
 
+void ProguardResolver::storeChanged() {
+  proguard::proguardStoreEpoch().fetch_add(1, std::memory_order_release);
+}
+
 Expected<std::vector<JavaLineResult>> ProguardResolver::retrace(const EventScope& scope,
                                                                 std::span<const stack::StackLine> lines) {
   impl_->syncEpoch();

@@ -54,6 +54,8 @@ class ProguardResolver : public Resolver {
   // Restores the obfuscated names inside an exception message such as the event's
   // exception.message (shapes: proguard_message.h); std::nullopt when nothing changed.
   Expected<std::optional<std::string>> deobfuscateMessage(const EventScope& scope, std::string_view message);
+  // Drops the build and map-id pointers cached so far (proguardStoreEpoch moves).
+  void storeChanged() override;
 
  private:
   struct Impl;

@@ -867,6 +867,10 @@ SourcemapResolver::SourcemapResolver(SymbolStore& store, const SourcemapResolver
     : impl_(new Impl(store, options)) {}
 SourcemapResolver::~SourcemapResolver() = default;
 
+void SourcemapResolver::storeChanged() {
+  sourcemap_records::noteSourcemapIngested();
+}
+
 Expected<FrameLookup> SourcemapResolver::lookup(const EventScope& scope, const stack::JsFrameLine& frame,
                                                 JsColumns columns) {
   if (frame.hermes_function_offset) {

@@ -97,6 +97,8 @@ class SourcemapResolver : public Resolver {
   // JsFrameLine::hermes_function_offset frames.
   Expected<FrameLookup> lookupBytecode(const EventScope& scope, std::string_view bundle, uint32_t segment_id,
                                        uint32_t function_id, uint32_t bytecode_offset);
+  // Drops which map serves which file, as after an ingest (sourcemapIngestGeneration moves).
+  void storeChanged() override;
 
  private:
   struct Impl;

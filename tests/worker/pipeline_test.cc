@@ -1155,5 +1155,53 @@ TEST_F(PipelineTest, RestoresDuringAReIngestAnswerFromTheSymbolsBeforeIt) {
   EXPECT_EQ(restoredText(), before);
 }
 
+// Uploads ingested while lookups are pinned (the worker ingests beside its restores) are seen once
+// the feed unpins and tells the symbolizer (Symbolizer::storeChanged). The ProGuard and source-map
+// readers cache "which mapping serves this build" and "which map serves this file", missing ones
+// included, under counters the ingest moves when it ends: a restore between that end and the
+// unpin reads the older view under the new count, and without storeChanged its "no mapping" would
+// hold every later event of the build back for good.
+TEST_F(PipelineTest, SymbolsIngestedWhileLookupsArePinnedAreSeenOnceUnpinned) {
+  const std::string mappings = sourcemap::test::encodeMappings({{{0, 0, 2, 4, 0}}});
+  auto ingest = [&](SymbolKind kind, const std::string& name, const std::string& bytes) {
+    UploadMeta meta;
+    meta.kind = kind;
+    meta.app = "shop";
+    meta.build_id = "8";
+    meta.name = name;
+    UploadContent content;
+    content.bytes = bytes;
+    content.display_name = name.empty() ? "mapping.txt" : name + ".map";
+    auto report = ingestUpload(*store_, meta, content, IngestOptions{});
+    ASSERT_TRUE(report) << report.error().message();
+  };
+  const std::string java = R"({"event_id":"p1","platform":"android","app":"shop","build_id":"8",)"
+                           R"json("threads":[{"name":"main","stack":"java.lang.Error\n\tat g.a(SourceFile:3)"}]})json";
+  const std::string js = R"({"event_id":"p2","kind":"error","platform":"web","app":"shop","build_id":"8",)"
+                         R"json("threads":[{"stack":"Error\n    at a (https://shop.example/app.js:1:1)"}]})json";
+  auto status = [&](const std::string& event) {
+    auto result = process(event);
+    simdjson::dom::element root;
+    if (result.records.empty() || parser_.parse(result.records[0].value).get(root) != simdjson::SUCCESS) {
+      return std::string();
+    }
+    return std::string(std::string_view(root["symbolication"]["status"]));
+  };
+  ASSERT_EQ(status(java), "pending");
+  ASSERT_EQ(status(js), "pending");
+
+  store_->pinLookups();
+  ingest(SymbolKind::kProguard, "", "org.app.Gamma -> g:\n    3:3:void run():30 -> a\n");
+  ingest(SymbolKind::kSourcemap, "app.js",
+         R"({"version":3,"sources":["app.js"],"names":["fail"],"mappings":")" + mappings + "\"}");
+  // Restores while the ingests' records are not visible yet.
+  EXPECT_EQ(status(java), "pending");
+  EXPECT_EQ(status(js), "pending");
+  store_->unpinLookups();
+  symbolizer_->storeChanged();
+  EXPECT_EQ(status(java), "complete");
+  EXPECT_NE(status(js), "pending");  // the map restores the frame (its "Error" line is no frame)
+}
+
 }  // namespace
 }  // namespace restack::worker_test

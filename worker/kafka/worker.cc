@@ -577,6 +577,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           // The native reader remembers "no symbols" for a while; a new upload must show at
           // once.
           for (const std::string& id : report.ids) symbolizer->forgetId(id);
+          // Lookups were pinned to the store as it was before this ingest (worker/kafka/symbol_feed.h):
+          // what readers cached meanwhile, under the ingest's own cache counters, is older than that.
+          symbolizer->storeChanged();
           // Demand this upload meets is closed by a tombstone on the next flush.
           if (demand) demand->resolve(meta, report);
           // Pending events of this app (of every app, for a shared image) may restore now;
