@@ -1,9 +1,11 @@
 #include "formats/native/dwarf_preflight.h"
 
+#include <llvm/ADT/SmallString.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+#include <llvm/Object/Decompressor.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/DataExtractor.h>
 #include <llvm/Support/Endian.h>
@@ -82,6 +84,41 @@ Status checkPackageIndexes(const llvm::object::ObjectFile& package, const std::s
       return malformed(what + " cannot be read: " + llvm::toString(contents.takeError()));
     }
     RESTACK_RETURN_IF_ERROR(checkUnitIndex(*contents, elf->isLittleEndian(), what));
+  }
+  return Status::ok();
+}
+
+Status checkPackageSections(const llvm::object::ObjectFile& package, const std::string& name) {
+  for (const llvm::object::SectionRef& section : package.sections()) {
+    // The sections DWARFContext::create reads (DWARFObjInMemory skips the others).
+    if (section.isBSS() || section.isVirtual() || section.isStripped()) continue;
+    llvm::Expected<llvm::StringRef> section_name = section.getName();
+    llvm::StringRef raw_name;
+    if (section_name) {
+      raw_name = *section_name;
+    } else {
+      llvm::consumeError(section_name.takeError());
+    }
+    const std::string what = name + ": section " + std::to_string(section.getIndex());
+    llvm::Expected<llvm::object::section_iterator> relocated = section.getRelocatedSection();
+    if (!relocated) {
+      return malformed(what + " relocates a section that does not exist: " + llvm::toString(relocated.takeError()));
+    }
+    if (!section.isCompressed()) continue;
+    llvm::StringRef data;
+    if (auto contents = section.getContents()) {
+      data = *contents;
+    } else {
+      llvm::consumeError(contents.takeError());  // LLVM then inflates nothing, and reports it
+    }
+    auto decompressor =
+        llvm::object::Decompressor::create(raw_name, data, package.isLittleEndian(), package.getBytesInAddress() == 8);
+    llvm::Error error = decompressor ? llvm::Error::success() : decompressor.takeError();
+    if (!error) {
+      llvm::SmallString<0> inflated;
+      error = decompressor->resizeAndDecompress(inflated);
+    }
+    if (error) return malformed(what + " is compressed and cannot be inflated: " + llvm::toString(std::move(error)));
   }
   return Status::ok();
 }

@@ -55,6 +55,16 @@ Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompresse
 // them uncompressed, and their inflated bytes cannot be checked before LLVM parses them).
 Status checkPackageIndexes(const llvm::object::ObjectFile& package, const std::string& name);
 
+// What LLVM would report while it creates the package's DWARFContext, inside
+// DWARFContext::getDWOContext, where its reports go to standard error (LLVM's default handlers,
+// which the walk replaces only once the context exists): a relocation section naming a target
+// section that does not exist, and a compressed section that does not inflate (a bad header or
+// stream). llvm-dwp writes neither, so such a package is refused. Each compressed section is
+// inflated once here the way LLVM will (checkCompressedSections bounds the sizes first), one at a
+// time, and freed: the check never holds more than LLVM then holds at once.
+// Example: a .debug_str.dwo whose zlib stream is cut short -> error "… cannot be inflated: …".
+Status checkPackageSections(const llvm::object::ObjectFile& package, const std::string& name);
+
 // Call before any other thread touches the context (it extracts every unit's DIE).
 bool unitsAreIndependent(llvm::DWARFContext& context);
 

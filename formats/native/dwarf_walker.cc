@@ -50,6 +50,21 @@ struct DwarfUnitDiesAccess {
 };
 template struct DwarfUnitDiesAccess<&llvm::DWARFUnit::DieArray>;
 
+// A context's handlers for what LLVM reports while reading (private too, and set only at creation).
+// The split-DWARF package's context is created inside DWARFContext::getDWOContext with LLVM's
+// default handlers, which print to standard error: a damaged package's reports went to the
+// worker's stderr instead of the upload's warnings. The walk points them at its warning list.
+using DwarfHandler = std::function<void(llvm::Error)>;
+DwarfHandler& recoverableErrorHandler(llvm::DWARFContext& context);
+DwarfHandler& warningHandler(llvm::DWARFContext& context);
+template <DwarfHandler llvm::DWARFContext::* Recoverable, DwarfHandler llvm::DWARFContext::* Warning>
+struct DwarfContextHandlerAccess {
+  friend DwarfHandler& recoverableErrorHandler(llvm::DWARFContext& context) { return context.*Recoverable; }
+  friend DwarfHandler& warningHandler(llvm::DWARFContext& context) { return context.*Warning; }
+};
+template struct DwarfContextHandlerAccess<&llvm::DWARFContext::RecoverableErrorHandler,
+                                          &llvm::DWARFContext::WarningHandler>;
+
 namespace {
 
 using llvm::DWARFDie;
@@ -550,22 +565,32 @@ void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFCon
   result.bytes = heldBytes(result.functions);
 }
 
+// The upload's warnings: at most kMaxWarnings, each once (LLVM repeats a report for every DIE or
+// unit it meets the same damage in), at most kMaxWarningBytes long, and printable: a report quotes
+// what the file holds (section names, strings) and the warnings travel on in JSON and logs.
 class WarningList {
  public:
   explicit WarningList(std::vector<std::string>* out) : out_(out) {}
   void add(std::string text) {
+    if (text.size() > kMaxWarningBytes) text.replace(kMaxWarningBytes, std::string::npos, "...");
+    for (char& c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
     std::lock_guard<std::mutex> lock(mutex_);  // LLVM reports from any walking thread
-    if (out_ && out_->size() < kMaxWarnings) out_->push_back(std::move(text));
+    if (!out_ || out_->size() >= kMaxWarnings) return;
+    if (std::find(out_->begin(), out_->end(), text) == out_->end()) out_->push_back(std::move(text));
   }
 
  private:
+  static constexpr size_t kMaxWarningBytes = 400;
   std::mutex mutex_;
   std::vector<std::string>* out_;
 };
 
 // What LLVM does not check before it reads the package (dwarf_preflight.h): that it is split
-// DWARF at all, that its unit indexes are consistent, and that its compressed sections declare
-// sizes within the limits.
+// DWARF at all, that its unit indexes are consistent, that its compressed sections declare
+// sizes within the limits, and what LLVM would report while creating the package's context
+// (before the walk can take its reports; checkPackageSections).
 Status checkPackage(const std::string& path, const std::string& name, const DwarfWalkOptions& options) {
   auto mapped = MappedFile::open(path);
   if (!mapped) return mapped.error();
@@ -583,7 +608,9 @@ Status checkPackage(const std::string& path, const std::string& name, const Dwar
   ImageSlice package;
   package.object = object->get();
   package.source = name;
-  return checkCompressedSections(package, options.max_uncompressed_section_bytes, options.max_compression_ratio);
+  RESTACK_RETURN_IF_ERROR(
+      checkCompressedSections(package, options.max_uncompressed_section_bytes, options.max_compression_ratio));
+  return checkPackageSections(**object, name);
 }
 
 }  // namespace
@@ -610,6 +637,13 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   if (!slice.dwp_path.empty()) {
     package = context->getDWOContext(slice.dwp_path);
     if (!package) return malformed(package_name + ": the split-DWARF package cannot be read");
+    // Before anything of the package is parsed (what its creation reports, checkPackage refuses).
+    // `warnings` and `package_name` outlive the context, which the skeleton units keep alive.
+    auto package_handler = [&warnings, &package_name](llvm::Error error) {
+      warnings.add(package_name + ": " + llvm::toString(std::move(error)));
+    };
+    recoverableErrorHandler(*package) = package_handler;
+    warningHandler(*package) = package_handler;
   }
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
