@@ -490,6 +490,94 @@ TEST_F(NativeToolsTest, DamagedDwpIsReportedInTheUploadsWarningsNotOnStderr) {
   }
 }
 
+// What LLVM reports while it opens a package, before the walk can take its reports, is checked
+// first (checkPackageSections): a package compressed after llvm-dwp (llvm-objcopy
+// --compress-sections) is read as before; one whose compressed stream is cut, or with a
+// relocation section naming a section that does not exist, is refused, and nothing reaches stderr.
+TEST_F(NativeToolsTest, DwpThatLlvmCannotOpenCleanlyIsRefused) {
+  ASSERT_TRUE(requireTool("llvm-dwp-19"));
+  writeFile(work.file("shapes.cc"), kCxxSource);
+  ASSERT_TRUE(runOrFail("cd " + work.path() + " && " + kAndroid + " -g -gsplit-dwarf -O2 -c shapes.cc -o shapes.o && " +
+                        kAndroid +
+                        " -shared -nostdlib -fuse-ld=lld -Wl,--build-id shapes.o -o libsplit.so && llvm-dwp-19 "
+                        "shapes.dwo -o libsplit.so.dwp && llvm-objcopy-19 --compress-sections "
+                        "'.debug_str.dwo=zlib' libsplit.so.dwp compressed.dwp"));
+  const std::string compressed = readBinary(work.file("compressed.dwp"));
+  const std::string plain = readBinary(work.file("libsplit.so.dwp"));
+  // Where a section's bytes and its header lie in the file.
+  auto find = [](const std::string& path, llvm::StringRef wanted) {
+    auto object = llvm::object::ObjectFile::createObjectFile(path);
+    EXPECT_TRUE(static_cast<bool>(object));
+    for (const llvm::object::SectionRef& section : object->getBinary()->sections()) {
+      auto name = section.getName();
+      auto contents = section.getContents();
+      if (name && contents && *name == wanted) {
+        return std::pair<size_t, size_t>(contents->data() - object->getBinary()->getData().data(), section.getIndex());
+      }
+    }
+    ADD_FAILURE() << "no section " << wanted.str() << " in " << path;
+    return std::pair<size_t, size_t>(0, 0);
+  };
+  auto upload = [&](const std::string& package, std::string& stderr_text) {
+    TempDir dir;
+    runOrFail("cp " + work.file("libsplit.so") + " " + dir.path() + "/");
+    writeFile(dir.file("libsplit.so.dwp"), package);
+    TestStore store;
+    testing::internal::CaptureStderr();
+    auto report = uploadPath(*store.store, dir.path());
+    stderr_text = testing::internal::GetCapturedStderr();
+    return report;
+  };
+  std::string stderr_text;
+  {
+    auto report = upload(compressed, stderr_text);
+    ASSERT_TRUE(report) << report.error().describe();
+    EXPECT_TRUE(report->warnings.empty()) << ::testing::PrintToString(report->warnings);
+    EXPECT_EQ(stderr_text, "");
+  }
+  // The zlib stream of .debug_str.dwo cut short: its last 16 bytes zeroed (Elf64_Chdr first).
+  {
+    auto [at, index] = find(work.file("compressed.dwp"), ".debug_str.dwo");
+    ASSERT_NE(at, 0u);
+    std::string cut = compressed;
+    uint64_t stream_bytes = 0;
+    {
+      auto object = llvm::object::ObjectFile::createObjectFile(work.file("compressed.dwp"));
+      ASSERT_TRUE(static_cast<bool>(object));
+      auto section = std::next(object->getBinary()->section_begin(), index);
+      stream_bytes = section->getSize() - 24;
+    }
+    ASSERT_GT(stream_bytes, 32u);
+    memset(cut.data() + at + 24 + stream_bytes - 16, 0, 16);
+    auto report = upload(cut, stderr_text);
+    ASSERT_FALSE(report);
+    EXPECT_NE(report.error().describe().find("libsplit.so.dwp: section " + std::to_string(index) +
+                                             " is compressed and cannot be inflated"),
+              std::string::npos)
+        << report.error().describe();
+    EXPECT_EQ(stderr_text, "");
+  }
+  // .debug_str_offsets.dwo turned into a SHT_RELA section relocating section 0xffff.
+  {
+    auto [at, index] = find(work.file("libsplit.so.dwp"), ".debug_str_offsets.dwo");
+    ASSERT_NE(at, 0u);
+    uint64_t section_headers;
+    memcpy(&section_headers, plain.data() + 0x28, 8);
+    std::string relocating = plain;
+    const size_t header = section_headers + index * 64;
+    const uint32_t rela = 4, target = 0xffff;
+    memcpy(relocating.data() + header + 4, &rela, 4);     // sh_type
+    memcpy(relocating.data() + header + 44, &target, 4);  // sh_info
+    auto report = upload(relocating, stderr_text);
+    ASSERT_FALSE(report);
+    EXPECT_NE(report.error().describe().find("libsplit.so.dwp: section " + std::to_string(index) +
+                                             " relocates a section that does not exist"),
+              std::string::npos)
+        << report.error().describe();
+    EXPECT_EQ(stderr_text, "");
+  }
+}
+
 // A write-time transform in the manner of IL2CPP's line mappings: the lines of one generated file
 // ("blend.c") stand for lines of another source ("Assets/Blend.cs", 1000 lines further down).
 // Only the image it was made for is rewritten.
