@@ -20,6 +20,7 @@
 #include "symbolstore/ingest.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
+#include "tests/native/dwp_fuzz_entry.h"
 #include "tests/native/native_test_support.h"
 #include "tests/native/test_sources.h"
 
@@ -576,6 +577,50 @@ TEST_F(NativeToolsTest, DwpThatLlvmCannotOpenCleanlyIsRefused) {
         << report.error().describe();
     EXPECT_EQ(stderr_text, "");
   }
+}
+
+// The fuzz entry of split-DWARF packages (dwp_fuzz_entry.h) on the real seeds fuzz_dwp starts
+// from (make_dwp_fuzz_seeds.sh: DWARF 5 and 4, type units, compressed sections, a partial
+// package): each is ingested and its package read (inline frames only the package has), and
+// deterministic mutations of each package run through the entry, their reports never on stderr.
+TEST_F(NativeToolsTest, DwpFuzzEntryReadsTheRealSeedsAndSurvivesTheirMutations) {
+  ASSERT_TRUE(requireTool("llvm-dwp-19"));
+  ASSERT_TRUE(
+      runOrFail(RESTACK_SOURCE_DIR "/tests/native/make_dwp_fuzz_seeds.sh " + work.file("seeds") + " > /dev/null"));
+  size_t seeds = 0;
+  uint64_t state = 0x2545f4914f6cdd1dull;
+  for (const auto& entry : std::filesystem::directory_iterator(work.file("seeds"))) {
+    SCOPED_TRACE(entry.path().filename().string());
+    const std::string input = readBinary(entry.path().string());
+    auto pair = splitDwpPair(input);
+    ASSERT_TRUE(pair);
+    ++seeds;
+    testing::internal::CaptureStderr();
+    DwpFuzzOutcome outcome = fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_TRUE(outcome.ingested);
+    EXPECT_EQ(outcome.warnings, entry.path().stem() == "dwp5-partial" ? 1u : 0u);
+    EXPECT_GE(outcome.symbols, 3u);
+    EXPECT_EQ(outcome.restored, outcome.symbols);
+    EXPECT_GT(outcome.restored_with_inlines, 0u);
+    const size_t head = input.size() - pair->package.size();
+    size_t package_warnings = 0;
+    for (int round = 0; round < 60; ++round) {
+      std::string mutated = input;
+      for (int flips = 0; flips < 4; ++flips) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        mutated[head + state % pair->package.size()] = static_cast<char>(state >> 56);
+      }
+      testing::internal::CaptureStderr();
+      package_warnings +=
+          fuzzDwpInput(reinterpret_cast<const uint8_t*>(mutated.data()), mutated.size()).package_warnings;
+      EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "round " << round;
+    }
+    EXPECT_GT(package_warnings, 0u) << "some damage should be read and reported";
+  }
+  EXPECT_EQ(seeds, 7u);
 }
 
 // A write-time transform in the manner of IL2CPP's line mappings: the lines of one generated file

@@ -25,6 +25,7 @@
 #include "formats/swift/rust_demangle.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
+#include "tests/native/dwp_fuzz_entry.h"
 #include "tests/native/native_fuzz_entry.h"
 #include "tests/native/native_test_support.h"
 #include "tests/support/mutate.h"
@@ -747,10 +748,17 @@ TEST(NativeFuzz, EveryCheckedInRegressionInputSurvives) {
   size_t files = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions")) {
-    if (entry.path().extension() != ".so") continue;
     std::string bytes = regressionFile(entry.path().filename().string());
-    ASSERT_FALSE(bytes.empty()) << entry.path();
-    fuzzNativeInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    // fuzz_native's inputs (one file) and fuzz_dwp's (a library and its package: dwp_fuzz_entry.h).
+    if (entry.path().extension() == ".so") {
+      ASSERT_FALSE(bytes.empty()) << entry.path();
+      fuzzNativeInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    } else if (entry.path().extension() == ".dwpair") {
+      ASSERT_TRUE(splitDwpPair(bytes)) << entry.path();
+      fuzzDwpInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    } else {
+      continue;
+    }
     ++files;
   }
   EXPECT_GE(files, 2u);
