@@ -3,7 +3,9 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/Decompressor.h>
 #include <llvm/Object/ELFObjectFile.h>
@@ -11,6 +13,7 @@
 #include <llvm/Support/Endian.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -168,6 +171,133 @@ Status checkCompressedSections(const ImageSlice& slice, uint64_t max_uncompresse
                        "most 4 GiB); the file is corrupt, or upload it uncompressed "
                        "(llvm-objcopy --decompress-debug-sections)");
     }
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// The forms DWARF 5 §6.2.4.1 allows in line table entries, every one of which LLVM 19 reads and
+// each of which takes at least one byte.
+bool isLineEntryForm(uint64_t form) {
+  switch (form) {
+    case llvm::dwarf::DW_FORM_string:
+    case llvm::dwarf::DW_FORM_line_strp:
+    case llvm::dwarf::DW_FORM_strp:
+    case llvm::dwarf::DW_FORM_strp_sup:
+    case llvm::dwarf::DW_FORM_strx:
+    case llvm::dwarf::DW_FORM_strx1:
+    case llvm::dwarf::DW_FORM_strx2:
+    case llvm::dwarf::DW_FORM_strx3:
+    case llvm::dwarf::DW_FORM_strx4:
+    case llvm::dwarf::DW_FORM_udata:
+    case llvm::dwarf::DW_FORM_sdata:
+    case llvm::dwarf::DW_FORM_data1:
+    case llvm::dwarf::DW_FORM_data2:
+    case llvm::dwarf::DW_FORM_data4:
+    case llvm::dwarf::DW_FORM_data8:
+    case llvm::dwarf::DW_FORM_data16:
+    case llvm::dwarf::DW_FORM_block:
+    case llvm::dwarf::DW_FORM_block1:
+    case llvm::dwarf::DW_FORM_block2:
+    case llvm::dwarf::DW_FORM_block4:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct EntryFormat {
+  uint64_t type;
+  uint64_t form;
+};
+
+// An entry format as LLVM's parseV5EntryFormat reads it: nothing when LLVM stops there (a read
+// past the header, or no DW_LNCT_path).
+std::optional<std::vector<EntryFormat>> readEntryFormat(const llvm::DWARFDataExtractor& header, uint64_t& at) {
+  llvm::Error error = llvm::Error::success();
+  std::vector<EntryFormat> formats;
+  const uint8_t count = header.getU8(&at, &error);
+  for (uint8_t i = 0; i < count && !error; ++i) {
+    const uint64_t type = header.getULEB128(&at, &error);
+    const uint64_t form = header.getULEB128(&at, &error);
+    formats.push_back({type, form});
+  }
+  if (error) {
+    llvm::consumeError(std::move(error));
+    return std::nullopt;
+  }
+  if (std::none_of(formats.begin(), formats.end(),
+                   [](const EntryFormat& f) { return f.type == llvm::dwarf::DW_LNCT_path; })) {
+    return std::nullopt;
+  }
+  return formats;
+}
+
+}  // namespace
+
+Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool little_endian) {
+  // Field by field as DWARFDebugLine::Prologue::parse reads them; where LLVM stops with an error
+  // of its own, so does the check, accepting.
+  const llvm::DWARFDataExtractor data(section, little_endian, 0);
+  if (!data.isValidOffset(offset)) return Status::ok();
+  llvm::DataExtractor::Cursor cursor(offset);
+  const auto [length, format] = data.getInitialLength(cursor);
+  const llvm::DWARFDataExtractor table(data, cursor.tell() + length);
+  const uint16_t version = table.getU16(cursor);
+  const uint8_t address_size = table.getU8(cursor);
+  table.getU8(cursor);  // segment selector size
+  const uint64_t header_length = table.getUnsigned(cursor, format == llvm::dwarf::DWARF64 ? 8 : 4);
+  const uint64_t end = header_length + cursor.tell();
+  const llvm::DWARFDataExtractor header(table, end);
+  header.skip(cursor, 5);  // minimum_instruction_length … line_range
+  const uint8_t opcode_base = header.getU8(cursor);
+  if (opcode_base > 0) header.skip(cursor, opcode_base - 1);
+  uint64_t at = cursor.tell();
+  if (!cursor) {
+    llvm::consumeError(cursor.takeError());
+    return Status::ok();
+  }
+  if (version != 5) return Status::ok();
+  const std::string where = "line table at 0x" + llvm::utohexstr(offset);
+  auto refuse = [&](const char* entries, uint64_t form) {
+    return malformed(where + " declares form 0x" + llvm::utohexstr(form) + " for its " + entries +
+                     " entries, which is no form of line table entries");
+  };
+
+  auto directories = readEntryFormat(header, at);
+  if (!directories) return Status::ok();
+  for (const EntryFormat& entry : *directories) {
+    if (!isLineEntryForm(entry.form)) return refuse("directory", entry.form);
+  }
+  // The directory entries, to where the file entry format starts. LLVM reads each path, stopping
+  // at the first it cannot read, and skips the other values unchecked: a block's length can take
+  // the offset back, and an entry that ends where it began is read again, as many times as the
+  // count says.
+  const llvm::dwarf::FormParams params{version, address_size, format};
+  llvm::Error error = llvm::Error::success();
+  const uint64_t count = header.getULEB128(&at, &error);
+  if (error) {
+    llvm::consumeError(std::move(error));
+    return Status::ok();
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t entry_start = at;
+    for (const EntryFormat& entry : *directories) {
+      const uint64_t before = at;
+      (void)llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(entry.form), header, &at, params);
+      if (entry.type == llvm::dwarf::DW_LNCT_path && (at <= before || at > end)) return Status::ok();
+    }
+    if (at <= entry_start) {
+      return malformed(where + ": directory entry " + std::to_string(i) + " of " + std::to_string(count) +
+                       " ends where it begins");
+    }
+  }
+  if (at >= end) return Status::ok();
+  auto files = readEntryFormat(header, at);
+  if (!files) return Status::ok();
+  for (const EntryFormat& entry : *files) {
+    if (!isLineEntryForm(entry.form)) return refuse("file", entry.form);
   }
   return Status::ok();
 }

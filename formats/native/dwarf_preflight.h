@@ -25,6 +25,7 @@
 #include "formats/native/native_object.h"
 
 namespace llvm {
+class StringRef;
 class DWARFContext;
 namespace object {
 class ObjectFile;
@@ -64,6 +65,21 @@ Status checkPackageIndexes(const llvm::object::ObjectFile& package, const std::s
 // time, and freed: the check never holds more than LLVM then holds at once.
 // Example: a .debug_str.dwo whose zlib stream is cut short -> error "… cannot be inflated: …".
 Status checkPackageSections(const llvm::object::ObjectFile& package, const std::string& name);
+
+// The header of the line table at `offset` of `section` (.debug_line), checked before LLVM
+// parses it (DWARFDebugLine::Prologue::parse). A DWARF 5 header declares the forms of its own
+// directory and file entries, and LLVM 19 reads each entry with DWARFFormValue::extractValue,
+// which ends in llvm_unreachable, a crash in a release build, on a form it does not know (found
+// by fuzz_dwp in a -gsplit-dwarf library's line table; llvm-dwarfdump-19 --debug-line crashes on
+// it too); DW_FORM_indirect takes the form from the entry itself, DW_FORM_addr reads as many
+// bytes as the header's address size says (LLVM handles 1, 2, 4 and 8 only), and an entry of
+// zero-width forms (DW_FORM_flag_present) takes no bytes, so LLVM adds one per declared count,
+// up to 2^64. Accepted: headers of other versions (LLVM reads their names as strings), and
+// entries whose forms are those DWARF 5 allows there (§6.2.4.1: strings, string offsets and
+// indexes, constants, blocks, data16). What LLVM stops reading on its own (a truncated header,
+// no path in a format) is accepted too. Example: a file entry format {DW_LNCT_path
+// DW_FORM_line_strp, DW_LNCT_MD5 0x00} -> error "… declares form 0x0 for its file entries …".
+Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool little_endian);
 
 // Call before any other thread touches the context (it extracts every unit's DIE).
 bool unitsAreIndependent(llvm::DWARFContext& context);

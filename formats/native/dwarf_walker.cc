@@ -177,7 +177,7 @@ class UnitWalker {
       }
       for (const auto& range : *ranges) paintRange(painted, range.LowPC, range.HighPC, die_index);
     }
-    line_table_ = context_.getLineTableForUnit(&unit_);
+    line_table_ = lineTableLlvmMayParse() ? context_.getLineTableForUnit(&unit_) : nullptr;
     loadFiles();
     collectRowAddresses();
     groupIntoFunctions(painted);
@@ -204,6 +204,20 @@ class UnitWalker {
 
   void warn(std::string message) {
     if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(message));
+  }
+
+  // Whether the unit's line table header is one LLVM parses without crashing (dwarf_preflight.h,
+  // checkLineTableHeader); the unit's lines are not read when it is not. The offset as
+  // DWARFContext::getLineTableForUnit computes it.
+  bool lineTableLlvmMayParse() {
+    std::optional<uint64_t> stmt_list =
+        llvm::dwarf::toSectionOffset(unit_.getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list));
+    if (!stmt_list) return true;
+    const uint64_t offset = *stmt_list + unit_.getLineTableOffset();
+    Status header = checkLineTableHeader(unit_.getLineSection().Data, offset, unit_.isLittleEndian());
+    if (header) return true;
+    warn("unit at 0x" + hex(out_.unit_offset) + ": " + header.error().message() + "; its lines are not read");
+    return false;
   }
 
   void loadFiles() {

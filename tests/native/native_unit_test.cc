@@ -797,6 +797,106 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   for (int round = 0; round < 20; ++round) EXPECT_EQ(walk(4), sequential);
 }
 
+// Fuzz regression (fuzz_dwp, 2026-11-26): the library's second line table is DWARF 5 and its
+// file entry format declares {DW_LNCT_path DW_FORM_line_strp, DW_LNCT_directory_index
+// DW_FORM_udata, DW_LNCT_MD5 form 0}; LLVM 19 reached llvm_unreachable reading form 0 and the
+// process died (SEGV; llvm-dwarfdump-19 --debug-line dies the same way). The library alone
+// crashed too: the line table is the library's, read for its skeleton unit.
+TEST(NativeFuzz, LineTableDeclaringAFormLlvmCannotReadIsNotParsed) {
+  const std::string input = regressionFile("line-table-unknown-form.dwpair");
+  auto pair = splitDwpPair(input);
+  ASSERT_TRUE(pair);
+  TempDir dir;
+  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
+  TestStore store;
+  auto report = uploadPath(*store.store, dir.path());
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_EQ(report->ids.size(), 1u);
+  EXPECT_GT(report->records, 0u);
+  size_t told = 0;
+  for (const std::string& warning : report->warnings) {
+    told += warning.find("line table at 0x79 declares form 0x0 for its file entries") != std::string::npos &&
+            warning.find("its lines are not read") != std::string::npos;
+  }
+  EXPECT_EQ(told, 1u) << ::testing::PrintToString(report->warnings);
+  fuzzNativeInput(reinterpret_cast<const uint8_t*>(pair->library.data()), pair->library.size());
+  fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+}
+
+// A DWARF 5 line table (DWARF32) of `directories` then `files` (each: the entry format count,
+// its (content type, form) pairs as ULEB128, the entry count, the entries), no line program.
+std::string lineTableV5(const std::string& directories, const std::string& files) {
+  std::string after_length = {5, 0, 8, 0, 0, 0, 0, 0};  // version, address size, selector, header_length
+  after_length += std::string{1, 1, 1, static_cast<char>(0xfb), 14, 13};
+  after_length += std::string{0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};  // standard_opcode_lengths
+  after_length += directories + files;
+  const uint32_t header_length = static_cast<uint32_t>(after_length.size() - 8);
+  memcpy(after_length.data() + 4, &header_length, 4);
+  const uint32_t unit_length = static_cast<uint32_t>(after_length.size());
+  std::string table(4, '\0');
+  memcpy(table.data(), &unit_length, 4);
+  return table + after_length;
+}
+
+std::string uleb(uint64_t value) {
+  std::string out;
+  do {
+    uint8_t byte = value & 0x7f;
+    value >>= 7;
+    out.push_back(static_cast<char>(byte | (value ? 0x80 : 0)));
+  } while (value);
+  return out;
+}
+
+TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
+  using namespace llvm::dwarf;
+  // As clang-19 writes them: directories {path line_strp}, files {path line_strp, directory_index
+  // udata, MD5 data16}.
+  const std::string directories =
+      std::string{1} + uleb(DW_LNCT_path) + uleb(DW_FORM_line_strp) + uleb(1) + std::string(4, '\0');
+  const std::string md5(16, '\x5a');
+  auto files = [&](uint64_t md5_form) {
+    return std::string{3} + uleb(DW_LNCT_path) + uleb(DW_FORM_line_strp) + uleb(DW_LNCT_directory_index) +
+           uleb(DW_FORM_udata) + uleb(DW_LNCT_MD5) + uleb(md5_form) + uleb(1) + std::string(4, '\0') + '\0' + md5;
+  };
+  auto check = [](const std::string& table, uint64_t offset = 0) {
+    return native::checkLineTableHeader(llvm::StringRef(table.data(), table.size()), offset, true);
+  };
+  const std::string clang = lineTableV5(directories, files(DW_FORM_data16));
+  EXPECT_TRUE(check(clang));
+  // A second table after the first: the offset is the unit's DW_AT_stmt_list.
+  Status second = check(clang + lineTableV5(directories, files(0)), clang.size());
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().message(), "line table at 0x" + llvm::utohexstr(clang.size()) +
+                                          " declares form 0x0 for its file entries, which is no form of line "
+                                          "table entries");
+  EXPECT_TRUE(check(clang + lineTableV5(directories, files(0)), 0));
+  // The form taken from each entry (DW_FORM_indirect), and a path of no bytes.
+  EXPECT_FALSE(check(lineTableV5(directories, files(DW_FORM_indirect))));
+  const std::string flag_paths = std::string{1} + uleb(DW_LNCT_path) + uleb(DW_FORM_flag_present) + uleb(1ull << 62);
+  Status flags = check(lineTableV5(flag_paths, files(DW_FORM_data16)));
+  ASSERT_FALSE(flags);
+  EXPECT_NE(flags.error().message().find("form 0x19 for its directory entries"), std::string::npos);
+  // A directory entry whose block length takes the offset back to where the entry began: LLVM
+  // would read it 2^62 times.
+  const uint64_t back = 0 - uint64_t{2 + 10};  // the path "a\0" and the ten bytes of this ULEB128
+  const std::string looping = std::string{2} + uleb(DW_LNCT_path) + uleb(DW_FORM_string) + uleb(DW_LNCT_size) +
+                              uleb(DW_FORM_block) + uleb(1ull << 62) + std::string("a\0", 2) + uleb(back);
+  Status loop = check(lineTableV5(looping, files(DW_FORM_data16)));
+  ASSERT_FALSE(loop);
+  EXPECT_NE(loop.error().message().find("directory entry 0 of 4611686018427387904 ends where it begins"),
+            std::string::npos)
+      << loop.error().message();
+  // What LLVM refuses on its own stays with LLVM: a cut header, another version, an offset
+  // past the section.
+  EXPECT_TRUE(check(clang.substr(0, 30)));
+  std::string version4 = clang;
+  version4[4] = 4;
+  EXPECT_TRUE(check(version4));
+  EXPECT_TRUE(check(clang, clang.size() + 8));
+}
+
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
   std::vector<std::string> seeds = {minimalElf(),
                                     minimalMachO(1),
