@@ -22,6 +22,10 @@ namespace restack::native {
 
 namespace {
 
+std::string hex(uint64_t value) {
+  return llvm::utohexstr(value, /*LowerCase=*/true);
+}
+
 // One unit index: a 16-byte header (version u32 2, or u16 5 and u16 padding; then u32 columns,
 // units, buckets), buckets x u64 signatures, buckets x u32 unit numbers (0: empty bucket), then
 // the column kinds and the offset and size tables (laid out as DWARF 5 §7.3.5.3 says).
@@ -259,9 +263,9 @@ Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool littl
     return Status::ok();
   }
   if (version != 5) return Status::ok();
-  const std::string where = "line table at 0x" + llvm::utohexstr(offset);
+  const std::string where = "line table at 0x" + hex(offset);
   auto refuse = [&](const char* entries, uint64_t form) {
-    return malformed(where + " declares form 0x" + llvm::utohexstr(form) + " for its " + entries +
+    return malformed(where + " declares form 0x" + hex(form) + " for its " + entries +
                      " entries, which is no form of line table entries");
   };
 
@@ -302,7 +306,63 @@ Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool littl
   return Status::ok();
 }
 
-bool unitsAreIndependent(llvm::DWARFContext& context) {
+Status checkUnitDies(llvm::DWARFUnit& unit, bool unit_die_only) {
+  const llvm::DWARFDataExtractor data = unit.getDebugInfoExtractor();
+  const uint64_t size = data.getData().size();
+  const uint64_t end = unit.getNextUnitOffset();
+  const llvm::DWARFAbbreviationDeclarationSet* abbreviations = unit.getAbbreviations();
+  const llvm::dwarf::FormParams params = unit.getFormParams();
+  auto where = [&](uint64_t die) { return "unit at 0x" + hex(unit.getOffset()) + ": DIE at 0x" + hex(die); };
+  uint64_t offset = unit.getOffset() + unit.getHeaderSize();
+  size_t depth = 0;  // open scopes: extractDIEsToVector's parent stack less its sentinel
+  bool unit_die = true;
+  do {
+    if (offset >= end) return Status::ok();  // LLVM: "tries to read DIEs at offset …", stops
+    const uint64_t start = offset;
+    const uint64_t code = data.getULEB128(&offset);  // in the section: start < end <= size
+    if (code == 0) {  // a null entry closes a scope (a bad ULEB128 reads as one, in place)
+      if (depth == 0) return Status::ok();
+      --depth;
+      unit_die = false;
+      continue;
+    }
+    const llvm::DWARFAbbreviationDeclaration* declaration =
+        abbreviations ? abbreviations->getAbbreviationDeclaration(static_cast<uint32_t>(code)) : nullptr;
+    if (declaration == nullptr) return Status::ok();  // (LLVM too looks the code up cut to 32 bits)
+    if (std::optional<size_t> fixed = declaration->getFixedAttributesByteSize(unit)) {
+      offset += *fixed;
+    } else {
+      size_t index = 0;
+      for (const llvm::DWARFAbbreviationDeclaration::AttributeSpec& spec : declaration->attributes()) {
+        ++index;
+        if (std::optional<int64_t> bytes = spec.getByteSize(unit)) {
+          offset += static_cast<uint64_t>(*bytes);
+          continue;
+        }
+        if (offset > size) {
+          return malformed(where(start) + ": attribute " + std::to_string(index) + " (" +
+                           llvm::dwarf::FormEncodingString(spec.Form).str() + ") would be read at 0x" + hex(offset) +
+                           ", past the end of the section (0x" + hex(size) + " bytes)");
+        }
+        if (!llvm::DWARFFormValue::skipValue(spec.Form, data, &offset, params)) return Status::ok();
+      }
+    }
+    if (offset <= start) {
+      return malformed(where(start) + ": its values end at 0x" + hex(offset) +
+                       ", where it begins or before (a block length of nearly 2^64 bytes)");
+    }
+    if (declaration->hasChildren()) {
+      ++depth;
+    } else if (unit_die) {
+      return Status::ok();  // a unit DIE without children is the whole unit
+    }
+    if (unit_die && unit_die_only) return Status::ok();
+    unit_die = false;
+  } while (depth > 0);
+  return Status::ok();
+}
+
+bool unitsAreIndependent(llvm::DWARFContext& context, const std::vector<llvm::DWARFUnit*>& units) {
   const llvm::DWARFDebugAbbrev* abbreviations = context.getDebugAbbrev();
   if (!abbreviations) return true;
   if (llvm::Error error = abbreviations->parse()) {
@@ -331,8 +391,7 @@ bool unitsAreIndependent(llvm::DWARFContext& context) {
   // Units sharing one line table (DW_AT_stmt_list) would free it under each other's feet: the
   // walk drops each unit's table when done with it. Only the unit DIEs are read here.
   std::unordered_set<uint64_t> line_tables;
-  for (const auto& unit : context.compile_units()) {
-    if (unit->isTypeUnit()) continue;
+  for (llvm::DWARFUnit* unit : units) {
     llvm::DWARFDie unit_die = unit->getUnitDIE(/*ExtractUnitDieOnly=*/true);
     if (!unit_die) continue;
     std::optional<uint64_t> offset = llvm::dwarf::toSectionOffset(unit_die.find(llvm::dwarf::DW_AT_stmt_list));

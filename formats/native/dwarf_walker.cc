@@ -533,23 +533,44 @@ void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* 
 }
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
-// point into the string sections, which live as long as the context).
-// `package`: the split-DWARF package loaded for the walk (null without one).
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFContext* package, const ImageSlice& slice,
-              WalkScratch& scratch, WalkedUnit& result) {
+// point into the string sections, which live as long as the context). The unit DIEs of `unit`
+// and of the package's units passed checkUnitDies already; the DIEs walked are checked here,
+// before LLVM extracts them: a unit whose DIEs fail is not walked (a split unit that fails leaves
+// the skeleton's lines), and a warning says why.
+// `package`: the split-DWARF package loaded for the walk (null without one), `package_name` its
+// file name.
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFContext* package,
+              const std::string& package_name, const ImageSlice& slice, WalkScratch& scratch, WalkedUnit& result) {
   DWARFUnit* split = nullptr;
+  bool split_refused = false;
   std::string missing_split;
   if (package != nullptr) {
     // LLVM finds the split unit in the package by the skeleton's DWO id (a unit that is no
     // skeleton answers with itself).
     DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
     if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
+    if (split != nullptr) {
+      if (Status dies = checkUnitDies(*split, /*unit_die_only=*/false); !dies) {
+        result.warnings.push_back(package_name + ": " + dies.error().message() +
+                                  "; its functions keep symbol-table names and the library's lines");
+        split = nullptr;
+        split_refused = true;
+      }
+    }
   }
-  if (split == nullptr) {
+  if (split == nullptr && !split_refused) {
     if (DWARFDie skeleton = unit.getUnitDIE(); skeleton) {
       const char* dwo_name =
           llvm::dwarf::toString(skeleton.find({llvm::dwarf::DW_AT_dwo_name, llvm::dwarf::DW_AT_GNU_dwo_name}), nullptr);
       if (dwo_name != nullptr) missing_split = dwo_name;
+    }
+  }
+  result.next_unit_offset = unit.getNextUnitOffset();
+  if (split == nullptr) {
+    if (Status dies = checkUnitDies(unit, /*unit_die_only=*/false); !dies) {
+      result.warnings.push_back(dies.error().message() + "; its functions are not read");
+      result.functions.unit_offset = unit.getOffset();
+      return;
     }
   }
   DWARFUnit& walked = split ? *split : unit;
@@ -574,8 +595,7 @@ void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFCon
     releaseMappedPages(slice, info.data() + unit.getOffset(), info.data() + unit.getNextUnitOffset());
   }
   result.functions = std::move(walker.output());
-  result.warnings = std::move(walker.warnings());
-  result.next_unit_offset = unit.getNextUnitOffset();
+  result.warnings.insert(result.warnings.end(), walker.warnings().begin(), walker.warnings().end());
   result.bytes = heldBytes(result.functions);
 }
 
@@ -658,13 +678,27 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
     };
     recoverableErrorHandler(*package) = package_handler;
     warningHandler(*package) = package_handler;
+    // LLVM reads the unit DIE of every unit of the package when it looks one up without an
+    // index, and of the split unit it found otherwise: each is checked first.
+    for (const auto& unit : package->dwo_compile_units()) {
+      if (Status dies = checkUnitDies(*unit, /*unit_die_only=*/true); !dies) {
+        return malformed(package_name + ": " + dies.error().message());
+      }
+    }
   }
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
       [&total](const llvm::DWARFSection& section) { total += section.Data.size(); });
+  // Units whose unit DIE LLVM would misread are left out (checkUnitDies; the walk reads the
+  // unit DIEs of all units before any is walked).
   std::vector<DWARFUnit*> units;
   for (const auto& unit : context->compile_units()) {
-    if (!unit->isTypeUnit()) units.push_back(unit.get());
+    if (unit->isTypeUnit()) continue;
+    if (Status dies = checkUnitDies(*unit, /*unit_die_only=*/true); !dies) {
+      warnings.add(dies.error().message() + "; its functions are not read");
+      continue;
+    }
+    units.push_back(unit.get());
   }
 
   // Hands one walked unit to the sink (always on this thread, in file order).
@@ -698,11 +732,11 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
 
   unsigned threads = options.threads;
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-  if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context)) {
+  if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context, units)) {
     WalkScratch scratch;
     for (DWARFUnit* unit : units) {
       WalkedUnit walked;
-      walkUnit(*context, *unit, package.get(), slice, scratch, walked);
+      walkUnit(*context, *unit, package.get(), package_name, slice, scratch, walked);
       RESTACK_RETURN_IF_ERROR(deliver(walked));
     }
     reportMissingSplits();
@@ -736,7 +770,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
         index = next_claim++;
       }
       WalkedUnit walked;
-      walkUnit(*context, *units[index], package.get(), slice, scratch, walked);
+      walkUnit(*context, *units[index], package.get(), package_name, slice, scratch, walked);
       walked.done = true;
       std::lock_guard<std::mutex> lock(mutex);
       waiting_bytes += walked.bytes;

@@ -1355,7 +1355,11 @@ bool unitsIndependent(const std::string& path) {
   auto file = native::NativeFile::open(path);
   if (!file) return false;
   auto context = llvm::DWARFContext::create(*(*file)->slices()[0].object);
-  return native::unitsAreIndependent(*context);
+  std::vector<llvm::DWARFUnit*> units;
+  for (const auto& unit : context->compile_units()) {
+    if (!unit->isTypeUnit()) units.push_back(unit.get());
+  }
+  return native::unitsAreIndependent(*context, units);
 }
 
 TEST_F(NativeToolsTest, ParallelWalkDeliversExactlyTheSequentialWalk) {

@@ -7,6 +7,7 @@
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <atomic>
 #include <cstring>
@@ -779,7 +780,9 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   ASSERT_TRUE(file) << file.error().describe();
   const native::ImageSlice& slice = (*file)->slices()[0];
   auto context = llvm::DWARFContext::create(*slice.object);
-  EXPECT_FALSE(native::unitsAreIndependent(*context));
+  std::vector<llvm::DWARFUnit*> units;
+  for (const auto& unit : context->compile_units()) units.push_back(unit.get());
+  EXPECT_FALSE(native::unitsAreIndependent(*context, units));
   auto walk = [&slice](unsigned threads) {
     native::DwarfWalkOptions options;
     options.threads = threads;
@@ -868,7 +871,7 @@ TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
   // A second table after the first: the offset is the unit's DW_AT_stmt_list.
   Status second = check(clang + lineTableV5(directories, files(0)), clang.size());
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().message(), "line table at 0x" + llvm::utohexstr(clang.size()) +
+  EXPECT_EQ(second.error().message(), "line table at 0x" + llvm::utohexstr(clang.size(), /*LowerCase=*/true) +
                                           " declares form 0x0 for its file entries, which is no form of line "
                                           "table entries");
   EXPECT_TRUE(check(clang + lineTableV5(directories, files(0)), 0));
@@ -895,6 +898,86 @@ TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
   version4[4] = 4;
   EXPECT_TRUE(check(version4));
   EXPECT_TRUE(check(clang, clang.size() + 8));
+}
+
+// Fuzz regression (fuzz_dwp, 2026-11-26): in the package's split unit, the form of a
+// subprogram's DW_AT_high_pc became DW_FORM_block4, whose "length" (the next values' bytes) took
+// the offset 425 MB past the 142-byte .debug_info.dwo; LLVM then read the next ULEB128 value
+// there (SEGV; llvm-dwarfdump-19 --debug-info crashes the same way). The split unit is not read,
+// its skeleton still gives the library's lines.
+TEST(NativeFuzz, SplitUnitWhoseValuesRunPastTheSectionIsNotExtracted) {
+  const std::string input = regressionFile("split-unit-block-past-section.dwpair");
+  auto pair = splitDwpPair(input);
+  ASSERT_TRUE(pair);
+  TempDir dir;
+  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
+  TestStore store;
+  auto report = uploadPath(*store.store, dir.path());
+  ASSERT_TRUE(report) << report.error().describe();
+  size_t told = 0;
+  for (const std::string& warning : report->warnings) {
+    told += warning.starts_with(
+                "libfuzz.so.dwp: unit at 0x0: DIE at 0x84: attribute 2 (DW_FORM_exprloc) would be read at "
+                "0x195f9dc8, past the end of the section (0x8e bytes); its functions keep symbol-table names")
+                ? 1
+                : 0;
+  }
+  EXPECT_EQ(told, 1u) << ::testing::PrintToString(report->warnings);
+  DwpFuzzOutcome outcome = fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  EXPECT_TRUE(outcome.ingested);
+  EXPECT_GT(outcome.restored, 0u);
+  EXPECT_EQ(outcome.restored_with_inlines, 0u);
+}
+
+// A DWARF 5 compile unit (in memory, through LLVM's section map) whose unit DIE names "a" and has
+// one child: a subprogram of {DW_AT_location DW_FORM_block, DW_AT_name DW_FORM_udata} whose block
+// length is `block_length`, then a null entry. The context reads the sections where they are.
+struct InMemoryDwarf {
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sections;
+  std::unique_ptr<llvm::DWARFContext> context;
+  llvm::DWARFUnit& unit() { return *context->getUnitAtIndex(0); }
+};
+std::unique_ptr<InMemoryDwarf> unitWithBlock(uint64_t block_length) {
+  using namespace llvm::dwarf;
+  const std::string abbrev = std::string{1} + uleb(DW_TAG_compile_unit) + '\1' + uleb(DW_AT_name) +
+                             uleb(DW_FORM_string) + std::string(2, '\0') + '\2' + uleb(DW_TAG_subprogram) + '\0' +
+                             uleb(DW_AT_location) + uleb(DW_FORM_block) + uleb(DW_AT_name) + uleb(DW_FORM_udata) +
+                             std::string(3, '\0');
+  std::string info = std::string{5, 0, DW_UT_compile, 8, 0, 0, 0, 0} + '\1' + std::string("a\0", 2) + '\2' +
+                     uleb(block_length) + '\7' + '\0';
+  const uint32_t length = static_cast<uint32_t>(info.size());
+  info.insert(0, std::string(reinterpret_cast<const char*>(&length), 4));
+  auto dwarf = std::make_unique<InMemoryDwarf>();
+  dwarf->sections["debug_abbrev"] = llvm::MemoryBuffer::getMemBufferCopy(abbrev);
+  dwarf->sections["debug_info"] = llvm::MemoryBuffer::getMemBufferCopy(info);
+  dwarf->context = llvm::DWARFContext::create(dwarf->sections, 8, true);
+  return dwarf;
+}
+
+TEST(NativeDwarf, DieValuesLlvmWouldReadPastTheSectionOrAgainAreTold) {
+  // The block fits: the unit is read as it is.
+  auto fits = unitWithBlock(1);
+  ASSERT_EQ(fits->context->getNumCompileUnits(), 1u);
+  EXPECT_TRUE(native::checkUnitDies(fits->unit(), false));
+  // The block runs 4 KiB past the section: DW_AT_name's ULEB128 would be read there.
+  auto past = unitWithBlock(4096);
+  Status told = native::checkUnitDies(past->unit(), false);
+  ASSERT_FALSE(told);
+  EXPECT_EQ(told.error().message(),
+            "unit at 0x0: DIE at 0xf: attribute 2 (DW_FORM_udata) would be read at 0x1012, past the end of the "
+            "section (0x14 bytes)");
+  // Only the unit DIE (what LLVM extracts first): it is whole.
+  EXPECT_TRUE(native::checkUnitDies(past->unit(), true));
+  // The block takes the offset back before the DIE (0xf): its ten-byte length at 0x10 ends at
+  // 0x1a, 0x1a + 2^64 - 0xc = 0xe, whose byte ("\0" of "a") is the name. LLVM would read the same
+  // DIE again, and again.
+  auto again = unitWithBlock(0 - uint64_t{0xc});
+  Status looped = native::checkUnitDies(again->unit(), false);
+  ASSERT_FALSE(looped);
+  EXPECT_EQ(looped.error().message(),
+            "unit at 0x0: DIE at 0xf: its values end at 0xf, where it begins or before (a block length of nearly "
+            "2^64 bytes)");
 }
 
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
