@@ -533,29 +533,32 @@ void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* 
 }
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
-// point into the string sections, which live as long as the context). The unit DIEs of `unit`
-// and of the package's units passed checkUnitDies already; the DIEs walked are checked here,
-// before LLVM extracts them: a unit whose DIEs fail is not walked (a split unit that fails leaves
-// the skeleton's lines), and a warning says why.
+// point into the string sections, which live as long as the context). The unit DIE of `unit`
+// passed checkUnitDies already; the DIEs LLVM extracts here are checked first: a unit whose DIEs
+// fail is not walked (a split unit that fails leaves the skeleton's lines), and a warning says why.
 // `package`: the split-DWARF package loaded for the walk (null without one), `package_name` its
 // file name.
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFContext* package,
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, llvm::DWARFContext* package,
               const std::string& package_name, const ImageSlice& slice, WalkScratch& scratch, WalkedUnit& result) {
   DWARFUnit* split = nullptr;
   bool split_refused = false;
   std::string missing_split;
   if (package != nullptr) {
-    // LLVM finds the split unit in the package by the skeleton's DWO id (a unit that is no
-    // skeleton answers with itself).
-    DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
-    if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
-    if (split != nullptr) {
-      if (Status dies = checkUnitDies(*split, /*unit_die_only=*/false); !dies) {
-        result.warnings.push_back(package_name + ": " + dies.error().message() +
-                                  "; its functions keep symbol-table names and the library's lines");
-        split = nullptr;
-        split_refused = true;
-      }
+    // LLVM finds the split unit in the package by the skeleton's DWO id
+    // (DWARFUnit::getNonSkeletonUnitDIE; a unit that is no skeleton answers with itself). The
+    // same lookup first, which parses the unit's header only, to check its DIEs before LLVM
+    // extracts its unit DIE: the package's index may name a unit the walk's check of the
+    // package's units did not reach.
+    std::optional<uint64_t> id = unit.getDWOId();
+    llvm::DWARFCompileUnit* candidate = id ? package->getDWOCompileUnitForHash(*id) : nullptr;
+    Status dies = candidate ? checkUnitDies(*candidate, /*unit_die_only=*/false) : Status::ok();
+    if (!dies) {
+      result.warnings.push_back(package_name + ": " + dies.error().message() +
+                                "; its functions keep symbol-table names and the library's lines");
+      split_refused = true;
+    } else {
+      DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
+      if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
     }
   }
   if (split == nullptr && !split_refused) {
@@ -678,8 +681,8 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
     };
     recoverableErrorHandler(*package) = package_handler;
     warningHandler(*package) = package_handler;
-    // LLVM reads the unit DIE of every unit of the package when it looks one up without an
-    // index, and of the split unit it found otherwise: each is checked first.
+    // LLVM reads the unit DIE of every unit of the package when it looks a split unit up in a
+    // package without an index: each is checked first (walkUnit checks the unit it looks up).
     for (const auto& unit : package->dwo_compile_units()) {
       if (Status dies = checkUnitDies(*unit, /*unit_die_only=*/true); !dies) {
         return malformed(package_name + ": " + dies.error().message());
