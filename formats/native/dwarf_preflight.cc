@@ -313,13 +313,18 @@ Status checkUnitDies(llvm::DWARFUnit& unit, bool unit_die_only) {
   const llvm::DWARFAbbreviationDeclarationSet* abbreviations = unit.getAbbreviations();
   const llvm::dwarf::FormParams params = unit.getFormParams();
   auto where = [&](uint64_t die) { return "unit at 0x" + hex(unit.getOffset()) + ": DIE at 0x" + hex(die); };
+  // One-byte ULEB128 values (most abbreviation codes, indexes and block lengths) are read here
+  // without DataExtractor's call: the same value and offset (the check took 9% more CPU time in
+  // the walk with the calls, 6% without).
+  const uint8_t* bytes = data.getData().bytes_begin();
   uint64_t offset = unit.getOffset() + unit.getHeaderSize();
   size_t depth = 0;  // open scopes: extractDIEsToVector's parent stack less its sentinel
   bool unit_die = true;
   do {
     if (offset >= end) return Status::ok();  // LLVM: "tries to read DIEs at offset …", stops
     const uint64_t start = offset;
-    const uint64_t code = data.getULEB128(&offset);  // in the section: start < end <= size
+    // In the section: start < end <= size.
+    const uint64_t code = bytes[offset] < 0x80 ? bytes[offset++] : data.getULEB128(&offset);
     if (code == 0) {  // a null entry closes a scope (a bad ULEB128 reads as one, in place)
       if (depth == 0) return Status::ok();
       --depth;
@@ -335,9 +340,33 @@ Status checkUnitDies(llvm::DWARFUnit& unit, bool unit_die_only) {
       size_t index = 0;
       for (const llvm::DWARFAbbreviationDeclaration::AttributeSpec& spec : declaration->attributes()) {
         ++index;
-        if (std::optional<int64_t> bytes = spec.getByteSize(unit)) {
-          offset += static_cast<uint64_t>(*bytes);
-          continue;
+        switch (spec.Form) {
+          case llvm::dwarf::DW_FORM_udata:
+          case llvm::dwarf::DW_FORM_sdata:
+          case llvm::dwarf::DW_FORM_ref_udata:
+          case llvm::dwarf::DW_FORM_strx:
+          case llvm::dwarf::DW_FORM_addrx:
+          case llvm::dwarf::DW_FORM_loclistx:
+          case llvm::dwarf::DW_FORM_rnglistx:
+          case llvm::dwarf::DW_FORM_GNU_addr_index:
+          case llvm::dwarf::DW_FORM_GNU_str_index:
+            if (offset < size && bytes[offset] < 0x80) {
+              ++offset;
+              continue;
+            }
+            break;
+          case llvm::dwarf::DW_FORM_exprloc:
+          case llvm::dwarf::DW_FORM_block:
+            if (offset < size && bytes[offset] < 0x80) {
+              offset += 1 + bytes[offset];
+              continue;
+            }
+            break;
+          default:
+            if (std::optional<int64_t> fixed = spec.getByteSize(unit)) {
+              offset += static_cast<uint64_t>(*fixed);
+              continue;
+            }
         }
         if (offset > size) {
           return malformed(where(start) + ": attribute " + std::to_string(index) + " (" +

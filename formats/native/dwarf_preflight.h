@@ -94,7 +94,8 @@ Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool littl
 // the section, and a DIE that ends where it begins or before. What LLVM stops at by itself (an
 // abbreviation code the unit does not have, a form it does not know, the unit's end) ends the
 // check, accepted. `unit_die_only`: the unit DIE alone (what LLVM extracts first, for the unit's
-// attributes). Costs about what LLVM's own pass over the DIEs costs.
+// attributes). Costs about 6% more CPU time in the walk (a RelWithDebInfo `restack` binary,
+// 28.5 MB of .debug_info, one thread: 0.49 s -> 0.52 s a walk).
 // Example: a subprogram at 0x84 of a 0x8e-byte .debug_info.dwo whose DW_AT_high_pc is a
 // DW_FORM_block4 ("length" 0x195f9d40, the bytes of the next values) followed by DW_AT_frame_base
 // DW_FORM_exprloc -> error "unit at 0x0: DIE at 0x84: attribute 2 (DW_FORM_exprloc) would be read
