@@ -1,13 +1,15 @@
 // libFuzzer target for split-DWARF packages: a -gsplit-dwarf library and its .dwp uploaded
 // together, through ingest, the DWARF walk over the package and lookups of the stored records
 // (tests/native/dwp_fuzz_entry.h; the input carries both files). Build it in a fuzz
-// configuration, every library instrumented with ASan + UBSan:
+// configuration, every library instrumented with ASan + UBSan (-DRESTACK_FUZZ=ON):
 //   scripts/build.sh build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESTACK_TESTS=ON \
 //     -DRESTACK_BENCHMARKS=OFF -DRESTACK_SANITIZE=OFF -DRESTACK_FUZZ=ON --target fuzz_dwp
 //   tests/native/make_dwp_fuzz_seeds.sh /tmp/dwpfuzz/seeds && mkdir -p /tmp/dwpfuzz/corpus
-//   build-fuzz/tests/native/fuzz_dwp -max_len=200000 -max_total_time=600 -rss_limit_mb=2048 \
+//   build-fuzz/tests/native/fuzz_dwp -max_len=65536 -max_total_time=720 -rss_limit_mb=2048 \
 //     -timeout=25 /tmp/dwpfuzz/corpus /tmp/dwpfuzz/seeds
-// Inputs it found are kept in tests/native/fuzz_regressions/*.dwpair (run by native_unit_test).
+// (Name the corpus folder first: libFuzzer writes what it finds into the first folder.) Runs and
+// findings: docs/benchmarks.md, "Fuzzing the ingest path". Inputs it found are kept in
+// tests/native/fuzz_regressions/*.dwpair (run by native_unit_test).
 #include <cstddef>
 #include <cstdint>
 #include <random>
