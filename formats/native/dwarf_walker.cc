@@ -50,6 +50,21 @@ struct DwarfUnitDiesAccess {
 };
 template struct DwarfUnitDiesAccess<&llvm::DWARFUnit::DieArray>;
 
+// A context's handlers for what LLVM reports while reading (private too, and set only at creation).
+// The split-DWARF package's context is created inside DWARFContext::getDWOContext with LLVM's
+// default handlers, which print to standard error: a damaged package's reports went to the
+// worker's stderr instead of the upload's warnings. The walk points them at its warning list.
+using DwarfHandler = std::function<void(llvm::Error)>;
+DwarfHandler& recoverableErrorHandler(llvm::DWARFContext& context);
+DwarfHandler& warningHandler(llvm::DWARFContext& context);
+template <DwarfHandler llvm::DWARFContext::* Recoverable, DwarfHandler llvm::DWARFContext::* Warning>
+struct DwarfContextHandlerAccess {
+  friend DwarfHandler& recoverableErrorHandler(llvm::DWARFContext& context) { return context.*Recoverable; }
+  friend DwarfHandler& warningHandler(llvm::DWARFContext& context) { return context.*Warning; }
+};
+template struct DwarfContextHandlerAccess<&llvm::DWARFContext::RecoverableErrorHandler,
+                                          &llvm::DWARFContext::WarningHandler>;
+
 namespace {
 
 using llvm::DWARFDie;
@@ -162,7 +177,7 @@ class UnitWalker {
       }
       for (const auto& range : *ranges) paintRange(painted, range.LowPC, range.HighPC, die_index);
     }
-    line_table_ = context_.getLineTableForUnit(&unit_);
+    line_table_ = lineTableLlvmMayParse() ? context_.getLineTableForUnit(&unit_) : nullptr;
     loadFiles();
     collectRowAddresses();
     groupIntoFunctions(painted);
@@ -189,6 +204,20 @@ class UnitWalker {
 
   void warn(std::string message) {
     if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(message));
+  }
+
+  // Whether the unit's line table header is one LLVM parses without crashing (dwarf_preflight.h,
+  // checkLineTableHeader); the unit's lines are not read when it is not. The offset as
+  // DWARFContext::getLineTableForUnit computes it.
+  bool lineTableLlvmMayParse() {
+    std::optional<uint64_t> stmt_list =
+        llvm::dwarf::toSectionOffset(unit_.getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list));
+    if (!stmt_list) return true;
+    const uint64_t offset = *stmt_list + unit_.getLineTableOffset();
+    Status header = checkLineTableHeader(unit_.getLineSection().Data, offset, unit_.isLittleEndian());
+    if (header) return true;
+    warn("unit at 0x" + hex(out_.unit_offset) + ": " + header.error().message() + "; its lines are not read");
+    return false;
   }
 
   void loadFiles() {
@@ -504,23 +533,47 @@ void releaseMappedPages(const ImageSlice& slice, const char* begin, const char* 
 }
 
 // Walks `unit` and frees what LLVM parsed for it; the result no longer needs the DIEs (names
-// point into the string sections, which live as long as the context).
-// `package`: the split-DWARF package loaded for the walk (null without one).
-void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFContext* package, const ImageSlice& slice,
-              WalkScratch& scratch, WalkedUnit& result) {
+// point into the string sections, which live as long as the context). The unit DIE of `unit`
+// passed checkUnitDies already; the DIEs LLVM extracts here are checked first: a unit whose DIEs
+// fail is not walked (a split unit that fails leaves the skeleton's lines), and a warning says why.
+// `package`: the split-DWARF package loaded for the walk (null without one), `package_name` its
+// file name.
+void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, llvm::DWARFContext* package,
+              const std::string& package_name, const ImageSlice& slice, WalkScratch& scratch, WalkedUnit& result) {
   DWARFUnit* split = nullptr;
+  bool split_refused = false;
   std::string missing_split;
   if (package != nullptr) {
-    // LLVM finds the split unit in the package by the skeleton's DWO id (a unit that is no
-    // skeleton answers with itself).
-    DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
-    if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
+    // LLVM finds the split unit in the package by the skeleton's DWO id
+    // (DWARFUnit::getNonSkeletonUnitDIE; a unit that is no skeleton answers with itself). The
+    // same lookup first, which parses the unit's header only, to check its DIEs before LLVM
+    // extracts its unit DIE: the package's index may name a unit the walk's check of the
+    // package's units did not reach.
+    std::optional<uint64_t> id = unit.getDWOId();
+    llvm::DWARFCompileUnit* candidate = id ? package->getDWOCompileUnitForHash(*id) : nullptr;
+    Status dies = candidate ? checkUnitDies(*candidate, /*unit_die_only=*/false) : Status::ok();
+    if (!dies) {
+      result.warnings.push_back(package_name + ": " + dies.error().message() +
+                                "; its functions keep symbol-table names and the library's lines");
+      split_refused = true;
+    } else {
+      DWARFDie die = unit.getNonSkeletonUnitDIE(/*ExtractUnitDIEOnly=*/true);
+      if (die && die.getDwarfUnit() != &unit) split = die.getDwarfUnit();
+    }
   }
-  if (split == nullptr) {
+  if (split == nullptr && !split_refused) {
     if (DWARFDie skeleton = unit.getUnitDIE(); skeleton) {
       const char* dwo_name =
           llvm::dwarf::toString(skeleton.find({llvm::dwarf::DW_AT_dwo_name, llvm::dwarf::DW_AT_GNU_dwo_name}), nullptr);
       if (dwo_name != nullptr) missing_split = dwo_name;
+    }
+  }
+  result.next_unit_offset = unit.getNextUnitOffset();
+  if (split == nullptr) {
+    if (Status dies = checkUnitDies(unit, /*unit_die_only=*/false); !dies) {
+      result.warnings.push_back(dies.error().message() + "; its functions are not read");
+      result.functions.unit_offset = unit.getOffset();
+      return;
     }
   }
   DWARFUnit& walked = split ? *split : unit;
@@ -545,27 +598,36 @@ void walkUnit(llvm::DWARFContext& context, DWARFUnit& unit, const llvm::DWARFCon
     releaseMappedPages(slice, info.data() + unit.getOffset(), info.data() + unit.getNextUnitOffset());
   }
   result.functions = std::move(walker.output());
-  result.warnings = std::move(walker.warnings());
-  result.next_unit_offset = unit.getNextUnitOffset();
+  result.warnings.insert(result.warnings.end(), walker.warnings().begin(), walker.warnings().end());
   result.bytes = heldBytes(result.functions);
 }
 
+// The upload's warnings: at most kMaxWarnings, each once (LLVM repeats a report for every DIE or
+// unit it meets the same damage in), at most kMaxWarningBytes long, and printable: a report quotes
+// what the file holds (section names, strings) and the warnings travel on in JSON and logs.
 class WarningList {
  public:
   explicit WarningList(std::vector<std::string>* out) : out_(out) {}
   void add(std::string text) {
+    if (text.size() > kMaxWarningBytes) text.replace(kMaxWarningBytes, std::string::npos, "...");
+    for (char& c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
     std::lock_guard<std::mutex> lock(mutex_);  // LLVM reports from any walking thread
-    if (out_ && out_->size() < kMaxWarnings) out_->push_back(std::move(text));
+    if (!out_ || out_->size() >= kMaxWarnings) return;
+    if (std::find(out_->begin(), out_->end(), text) == out_->end()) out_->push_back(std::move(text));
   }
 
  private:
+  static constexpr size_t kMaxWarningBytes = 400;
   std::mutex mutex_;
   std::vector<std::string>* out_;
 };
 
 // What LLVM does not check before it reads the package (dwarf_preflight.h): that it is split
-// DWARF at all, that its unit indexes are consistent, and that its compressed sections declare
-// sizes within the limits.
+// DWARF at all, that its unit indexes are consistent, that its compressed sections declare
+// sizes within the limits, and what LLVM would report while creating the package's context
+// (before the walk can take its reports; checkPackageSections).
 Status checkPackage(const std::string& path, const std::string& name, const DwarfWalkOptions& options) {
   auto mapped = MappedFile::open(path);
   if (!mapped) return mapped.error();
@@ -583,7 +645,9 @@ Status checkPackage(const std::string& path, const std::string& name, const Dwar
   ImageSlice package;
   package.object = object->get();
   package.source = name;
-  return checkCompressedSections(package, options.max_uncompressed_section_bytes, options.max_compression_ratio);
+  RESTACK_RETURN_IF_ERROR(
+      checkCompressedSections(package, options.max_uncompressed_section_bytes, options.max_compression_ratio));
+  return checkPackageSections(**object, name);
 }
 
 }  // namespace
@@ -610,13 +674,34 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
   if (!slice.dwp_path.empty()) {
     package = context->getDWOContext(slice.dwp_path);
     if (!package) return malformed(package_name + ": the split-DWARF package cannot be read");
+    // Before anything of the package is parsed (what its creation reports, checkPackage refuses).
+    // `warnings` and `package_name` outlive the context, which the skeleton units keep alive.
+    auto package_handler = [&warnings, &package_name](llvm::Error error) {
+      warnings.add(package_name + ": " + llvm::toString(std::move(error)));
+    };
+    recoverableErrorHandler(*package) = package_handler;
+    warningHandler(*package) = package_handler;
+    // LLVM reads the unit DIE of every unit of the package when it looks a split unit up in a
+    // package without an index: each is checked first (walkUnit checks the unit it looks up).
+    for (const auto& unit : package->dwo_compile_units()) {
+      if (Status dies = checkUnitDies(*unit, /*unit_die_only=*/true); !dies) {
+        return malformed(package_name + ": " + dies.error().message());
+      }
+    }
   }
   uint64_t total = 0;
   context->getDWARFObj().forEachInfoSections(
       [&total](const llvm::DWARFSection& section) { total += section.Data.size(); });
+  // Units whose unit DIE LLVM would misread are left out (checkUnitDies; the walk reads the
+  // unit DIEs of all units before any is walked).
   std::vector<DWARFUnit*> units;
   for (const auto& unit : context->compile_units()) {
-    if (!unit->isTypeUnit()) units.push_back(unit.get());
+    if (unit->isTypeUnit()) continue;
+    if (Status dies = checkUnitDies(*unit, /*unit_die_only=*/true); !dies) {
+      warnings.add(dies.error().message() + "; its functions are not read");
+      continue;
+    }
+    units.push_back(unit.get());
   }
 
   // Hands one walked unit to the sink (always on this thread, in file order).
@@ -650,11 +735,11 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
 
   unsigned threads = options.threads;
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-  if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context)) {
+  if (threads <= 1 || units.size() < 2 || !unitsAreIndependent(*context, units)) {
     WalkScratch scratch;
     for (DWARFUnit* unit : units) {
       WalkedUnit walked;
-      walkUnit(*context, *unit, package.get(), slice, scratch, walked);
+      walkUnit(*context, *unit, package.get(), package_name, slice, scratch, walked);
       RESTACK_RETURN_IF_ERROR(deliver(walked));
     }
     reportMissingSplits();
@@ -688,7 +773,7 @@ Status walkDwarf(const ImageSlice& slice, const DwarfWalkOptions& options, const
         index = next_claim++;
       }
       WalkedUnit walked;
-      walkUnit(*context, *units[index], package.get(), slice, scratch, walked);
+      walkUnit(*context, *units[index], package.get(), package_name, slice, scratch, walked);
       walked.done = true;
       std::lock_guard<std::mutex> lock(mutex);
       waiting_bytes += walked.bytes;

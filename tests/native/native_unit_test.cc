@@ -7,6 +7,7 @@
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <atomic>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "formats/swift/rust_demangle.h"
 #include "symbolstore/native/native_records.h"
 #include "symbolstore/native/native_resolver.h"
+#include "tests/native/dwp_fuzz_entry.h"
 #include "tests/native/native_fuzz_entry.h"
 #include "tests/native/native_test_support.h"
 #include "tests/support/mutate.h"
@@ -747,10 +749,17 @@ TEST(NativeFuzz, EveryCheckedInRegressionInputSurvives) {
   size_t files = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(RESTACK_SOURCE_DIR) + "/tests/native/fuzz_regressions")) {
-    if (entry.path().extension() != ".so") continue;
     std::string bytes = regressionFile(entry.path().filename().string());
-    ASSERT_FALSE(bytes.empty()) << entry.path();
-    fuzzNativeInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    // fuzz_native's inputs (one file) and fuzz_dwp's (a library and its package: dwp_fuzz_entry.h).
+    if (entry.path().extension() == ".so") {
+      ASSERT_FALSE(bytes.empty()) << entry.path();
+      fuzzNativeInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    } else if (entry.path().extension() == ".dwpair") {
+      ASSERT_TRUE(splitDwpPair(bytes)) << entry.path();
+      fuzzDwpInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    } else {
+      continue;
+    }
     ++files;
   }
   EXPECT_GE(files, 2u);
@@ -771,7 +780,9 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   ASSERT_TRUE(file) << file.error().describe();
   const native::ImageSlice& slice = (*file)->slices()[0];
   auto context = llvm::DWARFContext::create(*slice.object);
-  EXPECT_FALSE(native::unitsAreIndependent(*context));
+  std::vector<llvm::DWARFUnit*> units;
+  for (const auto& unit : context->compile_units()) units.push_back(unit.get());
+  EXPECT_FALSE(native::unitsAreIndependent(*context, units));
   auto walk = [&slice](unsigned threads) {
     native::DwarfWalkOptions options;
     options.threads = threads;
@@ -787,6 +798,186 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   std::string sequential = walk(1);
   EXPECT_NE(sequential.find(';'), sequential.rfind(';')) << "expected two units: " << sequential;
   for (int round = 0; round < 20; ++round) EXPECT_EQ(walk(4), sequential);
+}
+
+// Fuzz regression (fuzz_dwp, 2026-11-26): the library's second line table is DWARF 5 and its
+// file entry format declares {DW_LNCT_path DW_FORM_line_strp, DW_LNCT_directory_index
+// DW_FORM_udata, DW_LNCT_MD5 form 0}; LLVM 19 reached llvm_unreachable reading form 0 and the
+// process died (SEGV; llvm-dwarfdump-19 --debug-line dies the same way). The library alone
+// crashed too: the line table is the library's, read for its skeleton unit.
+TEST(NativeFuzz, LineTableDeclaringAFormLlvmCannotReadIsNotParsed) {
+  const std::string input = regressionFile("line-table-unknown-form.dwpair");
+  auto pair = splitDwpPair(input);
+  ASSERT_TRUE(pair);
+  TempDir dir;
+  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
+  TestStore store;
+  auto report = uploadPath(*store.store, dir.path());
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_EQ(report->ids.size(), 1u);
+  EXPECT_GT(report->records, 0u);
+  size_t told = 0;
+  for (const std::string& warning : report->warnings) {
+    told += warning.find("line table at 0x79 declares form 0x0 for its file entries") != std::string::npos &&
+            warning.find("its lines are not read") != std::string::npos;
+  }
+  EXPECT_EQ(told, 1u) << ::testing::PrintToString(report->warnings);
+  fuzzNativeInput(reinterpret_cast<const uint8_t*>(pair->library.data()), pair->library.size());
+  fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+}
+
+// A DWARF 5 line table (DWARF32) of `directories` then `files` (each: the entry format count,
+// its (content type, form) pairs as ULEB128, the entry count, the entries), no line program.
+std::string lineTableV5(const std::string& directories, const std::string& files) {
+  std::string after_length = {5, 0, 8, 0, 0, 0, 0, 0};  // version, address size, selector, header_length
+  after_length += std::string{1, 1, 1, static_cast<char>(0xfb), 14, 13};
+  after_length += std::string{0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};  // standard_opcode_lengths
+  after_length += directories + files;
+  const uint32_t header_length = static_cast<uint32_t>(after_length.size() - 8);
+  memcpy(after_length.data() + 4, &header_length, 4);
+  const uint32_t unit_length = static_cast<uint32_t>(after_length.size());
+  std::string table(4, '\0');
+  memcpy(table.data(), &unit_length, 4);
+  return table + after_length;
+}
+
+std::string uleb(uint64_t value) {
+  std::string out;
+  do {
+    uint8_t byte = value & 0x7f;
+    value >>= 7;
+    out.push_back(static_cast<char>(byte | (value ? 0x80 : 0)));
+  } while (value);
+  return out;
+}
+
+TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
+  using namespace llvm::dwarf;
+  // As clang-19 writes them: directories {path line_strp}, files {path line_strp, directory_index
+  // udata, MD5 data16}.
+  const std::string directories =
+      std::string{1} + uleb(DW_LNCT_path) + uleb(DW_FORM_line_strp) + uleb(1) + std::string(4, '\0');
+  const std::string md5(16, '\x5a');
+  auto files = [&](uint64_t md5_form) {
+    return std::string{3} + uleb(DW_LNCT_path) + uleb(DW_FORM_line_strp) + uleb(DW_LNCT_directory_index) +
+           uleb(DW_FORM_udata) + uleb(DW_LNCT_MD5) + uleb(md5_form) + uleb(1) + std::string(4, '\0') + '\0' + md5;
+  };
+  auto check = [](const std::string& table, uint64_t offset = 0) {
+    return native::checkLineTableHeader(llvm::StringRef(table.data(), table.size()), offset, true);
+  };
+  const std::string clang = lineTableV5(directories, files(DW_FORM_data16));
+  EXPECT_TRUE(check(clang));
+  // A second table after the first: the offset is the unit's DW_AT_stmt_list.
+  Status second = check(clang + lineTableV5(directories, files(0)), clang.size());
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().message(), "line table at 0x" + llvm::utohexstr(clang.size(), /*LowerCase=*/true) +
+                                          " declares form 0x0 for its file entries, which is no form of line "
+                                          "table entries");
+  EXPECT_TRUE(check(clang + lineTableV5(directories, files(0)), 0));
+  // The form taken from each entry (DW_FORM_indirect), and a path of no bytes.
+  EXPECT_FALSE(check(lineTableV5(directories, files(DW_FORM_indirect))));
+  const std::string flag_paths = std::string{1} + uleb(DW_LNCT_path) + uleb(DW_FORM_flag_present) + uleb(1ull << 62);
+  Status flags = check(lineTableV5(flag_paths, files(DW_FORM_data16)));
+  ASSERT_FALSE(flags);
+  EXPECT_NE(flags.error().message().find("form 0x19 for its directory entries"), std::string::npos);
+  // A directory entry whose block length takes the offset back to where the entry began: LLVM
+  // would read it 2^62 times.
+  const uint64_t back = 0 - uint64_t{2 + 10};  // the path "a\0" and the ten bytes of this ULEB128
+  const std::string looping = std::string{2} + uleb(DW_LNCT_path) + uleb(DW_FORM_string) + uleb(DW_LNCT_size) +
+                              uleb(DW_FORM_block) + uleb(1ull << 62) + std::string("a\0", 2) + uleb(back);
+  Status loop = check(lineTableV5(looping, files(DW_FORM_data16)));
+  ASSERT_FALSE(loop);
+  EXPECT_NE(loop.error().message().find("directory entry 0 of 4611686018427387904 ends where it begins"),
+            std::string::npos)
+      << loop.error().message();
+  // What LLVM refuses on its own stays with LLVM: a cut header, another version, an offset
+  // past the section.
+  EXPECT_TRUE(check(clang.substr(0, 30)));
+  std::string version4 = clang;
+  version4[4] = 4;
+  EXPECT_TRUE(check(version4));
+  EXPECT_TRUE(check(clang, clang.size() + 8));
+}
+
+// Fuzz regression (fuzz_dwp, 2026-11-26): in the package's split unit, the form of a
+// subprogram's DW_AT_high_pc became DW_FORM_block4, whose "length" (the next values' bytes) took
+// the offset 425 MB past the 142-byte .debug_info.dwo; LLVM then read the next ULEB128 value
+// there (SEGV; llvm-dwarfdump-19 --debug-info crashes the same way). The split unit is not read,
+// its skeleton still gives the library's lines.
+TEST(NativeFuzz, SplitUnitWhoseValuesRunPastTheSectionIsNotExtracted) {
+  const std::string input = regressionFile("split-unit-block-past-section.dwpair");
+  auto pair = splitDwpPair(input);
+  ASSERT_TRUE(pair);
+  TempDir dir;
+  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
+  TestStore store;
+  auto report = uploadPath(*store.store, dir.path());
+  ASSERT_TRUE(report) << report.error().describe();
+  size_t told = 0;
+  for (const std::string& warning : report->warnings) {
+    told += warning.starts_with(
+                "libfuzz.so.dwp: unit at 0x0: DIE at 0x84: attribute 2 (DW_FORM_exprloc) would be read at "
+                "0x195f9dc8, past the end of the section (0x8e bytes); its functions keep symbol-table names")
+                ? 1
+                : 0;
+  }
+  EXPECT_EQ(told, 1u) << ::testing::PrintToString(report->warnings);
+  DwpFuzzOutcome outcome = fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  EXPECT_TRUE(outcome.ingested);
+  EXPECT_GT(outcome.restored, 0u);
+  EXPECT_EQ(outcome.restored_with_inlines, 0u);
+}
+
+// A DWARF 5 compile unit (in memory, through LLVM's section map) whose unit DIE names "a" and has
+// one child: a subprogram of {DW_AT_location DW_FORM_block, DW_AT_name DW_FORM_udata} whose block
+// length is `block_length`, then a null entry. The context reads the sections where they are.
+struct InMemoryDwarf {
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sections;
+  std::unique_ptr<llvm::DWARFContext> context;
+  llvm::DWARFUnit& unit() { return *context->getUnitAtIndex(0); }
+};
+std::unique_ptr<InMemoryDwarf> unitWithBlock(uint64_t block_length) {
+  using namespace llvm::dwarf;
+  const std::string abbrev = std::string{1} + uleb(DW_TAG_compile_unit) + '\1' + uleb(DW_AT_name) +
+                             uleb(DW_FORM_string) + std::string(2, '\0') + '\2' + uleb(DW_TAG_subprogram) + '\0' +
+                             uleb(DW_AT_location) + uleb(DW_FORM_block) + uleb(DW_AT_name) + uleb(DW_FORM_udata) +
+                             std::string(3, '\0');
+  std::string info = std::string{5, 0, DW_UT_compile, 8, 0, 0, 0, 0} + '\1' + std::string("a\0", 2) + '\2' +
+                     uleb(block_length) + '\7' + '\0';
+  const uint32_t length = static_cast<uint32_t>(info.size());
+  info.insert(0, std::string(reinterpret_cast<const char*>(&length), 4));
+  auto dwarf = std::make_unique<InMemoryDwarf>();
+  dwarf->sections["debug_abbrev"] = llvm::MemoryBuffer::getMemBufferCopy(abbrev);
+  dwarf->sections["debug_info"] = llvm::MemoryBuffer::getMemBufferCopy(info);
+  dwarf->context = llvm::DWARFContext::create(dwarf->sections, 8, true);
+  return dwarf;
+}
+
+TEST(NativeDwarf, DieValuesLlvmWouldReadPastTheSectionOrAgainAreTold) {
+  // The block fits: the unit is read as it is.
+  auto fits = unitWithBlock(1);
+  ASSERT_EQ(fits->context->getNumCompileUnits(), 1u);
+  EXPECT_TRUE(native::checkUnitDies(fits->unit(), false));
+  // The block runs 4 KiB past the section: DW_AT_name's ULEB128 would be read there.
+  auto past = unitWithBlock(4096);
+  Status told = native::checkUnitDies(past->unit(), false);
+  ASSERT_FALSE(told);
+  EXPECT_EQ(told.error().message(),
+            "unit at 0x0: DIE at 0xf: attribute 2 (DW_FORM_udata) would be read at 0x1012, past the end of the "
+            "section (0x14 bytes)");
+  // Only the unit DIE (what LLVM extracts first): it is whole.
+  EXPECT_TRUE(native::checkUnitDies(past->unit(), true));
+  // The block takes the offset back before the DIE (0xf): its ten-byte length at 0x10 ends at
+  // 0x1a, 0x1a + 2^64 - 0xc = 0xe, whose byte ("\0" of "a") is the name. LLVM would read the same
+  // DIE again, and again.
+  auto again = unitWithBlock(0 - uint64_t{0xc});
+  Status looped = native::checkUnitDies(again->unit(), false);
+  ASSERT_FALSE(looped);
+  EXPECT_EQ(looped.error().message(),
+            "unit at 0x0: DIE at 0xf: its values end at 0xf, where it begins or before (a block length of nearly "
+            "2^64 bytes)");
 }
 
 TEST(NativeFuzz, DeterministicRunOverSeedsAndMutations) {
