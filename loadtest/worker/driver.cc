@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -61,6 +62,9 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   for (const std::string& property : o.kafka_properties) {
     const size_t equals = property.find('=');  // checked by the command line: NAME=VALUE
     y += "    \"" + property.substr(0, equals) + "\": \"" + property.substr(equals + 1) + "\"\n";
+  }
+  if (!o.upload_during.empty()) {
+    y += "uploads:\n  file_roots: \"" + std::filesystem::absolute(o.upload_during).parent_path().string() + "\"\n";
   }
   const std::string mb = std::to_string(o.cache_mb);
   y += "store:\n  path: \"" + store + "\"\n  block_cache_mb: " + mb + "\n";
@@ -218,6 +222,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
   const auto origin = Clock::now();
   auto micros = [&] { return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - origin).count(); };
   int64_t produce_origin_us = 0;
+  std::atomic<int64_t> upload_at_us{-1};  // when the --upload-during file was produced
   if (o.rate > 0) {
     // Steady state, not the group join: wait until the workers own every partition and caught up
     // with the symbols (ready), then produce at the rate.
@@ -240,6 +245,16 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
       constexpr auto kWakeEvery = std::chrono::milliseconds(1);
       auto next = Clock::now();
       for (size_t i = 0; i < o.events; ++i) {
+        if (!o.upload_during.empty() && i == o.events / 2) {
+          const std::filesystem::path file = std::filesystem::absolute(o.upload_during);
+          worker::Headers headers = {{"restack.app", corpus->app},
+                                     {"restack.build_id", "upload-during"},
+                                     {"restack.file_name", file.filename().string()},
+                                     {"restack.location", "file://" + file.string()}};
+          upload_at_us = micros();
+          (void)produce(**producer, topics.symbols, corpus->app + ":upload-during", "", headers);
+          (*producer)->poll(0);
+        }
         GeneratedEvent event = generator.make(i);
         if (Clock::now() < next) std::this_thread::sleep_until(next + kWakeEvery);
         next += interval;
@@ -339,6 +354,9 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
     last_output = now;
     if (o.rate > 0 && produced_at[index] >= warmup_us) figures.latencies_us.push_back(micros() - produced_at[index]);
+    if (o.rate > 0 && upload_at_us >= 0 && produced_at[index] >= upload_at_us) {
+      figures.during_upload_us.push_back(micros() - produced_at[index]);
+    }
     GeneratedEvent expected = generator.expect(index);
     figures.raw_frames += expected.raw_frames;
     std::string problem;
@@ -404,6 +422,8 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     }
   }
   std::sort(figures.latencies_us.begin(), figures.latencies_us.end());
+  std::sort(figures.during_upload_us.begin(), figures.during_upload_us.end());
+  if (upload_at_us >= 0) figures.upload_at_s = static_cast<double>(upload_at_us - produce_origin_us) / 1e6;
   figures.load_average = loadAverage();
   const bool all = figures.restored + figures.dlq == o.events;
   if (!all) std::fprintf(stderr, "only %zu of %zu events came out\n", figures.restored + figures.dlq, o.events);

@@ -43,6 +43,11 @@ struct RunOptions {
   // update does), its last outputs are drained for a second, and it is started again on the same
   // store folder and group: the restart's cold start (RunFigures::restart_*). 0 = no restart.
   double restart_at = 0;
+  // Non-empty (rate runs): a symbol file published halfway through producing, by location
+  // (file://, its folder allowed by uploads.file_roots) for a build no event names, as a large
+  // upload arriving while the workers run: the latency of the events produced from then on is
+  // reported on its own (RunFigures::during_upload_us).
+  std::string upload_during;
   EventOptions events_options;
 };
 

@@ -89,6 +89,15 @@ std::string formatReport(const RunFigures& f) {
         percentileMs(f.latencies_us, 0.999), percentileMs(f.latencies_us, 1.0));
     out += line;
   }
+  if (!f.during_upload_us.empty()) {
+    std::snprintf(line, sizeof line,
+                  "  latency of the %zu events produced after the upload (at %.1f s): p50 %.1f ms, p99 %.1f ms, "
+                  "p99.9 %.1f ms, max %.1f ms\n",
+                  f.during_upload_us.size(), f.upload_at_s, percentileMs(f.during_upload_us, 0.5),
+                  percentileMs(f.during_upload_us, 0.99), percentileMs(f.during_upload_us, 0.999),
+                  percentileMs(f.during_upload_us, 1.0));
+    out += line;
+  }
   double cpu = 0;
   uint64_t peak = 0;
   for (const auto& w : f.workers) {

@@ -44,6 +44,10 @@ struct RunFigures {
   double restart_first_output_s = 0;  // started again -> its first new output read back
   double restart_full_rate_s = 0;     // started again -> the first second at 90 % of the rate before
   std::vector<int64_t> latencies_us;  // sorted; empty for a flat-out run
+  // RunOptions::upload_during: the latencies of the events produced from the upload on (sorted),
+  // and when the upload was produced, seconds after producing began.
+  std::vector<int64_t> during_upload_us;
+  double upload_at_s = 0;
   std::vector<WorkerFigures> workers;
   // Where the machine's CPU went from the first output to the last: the workers, this tool
   // (producing, reading back and checking every output), the Kafka broker it started, everything

@@ -467,6 +467,10 @@ int main(int argc, char** argv) {
                  "its store; 0 = no restart")
       ->check(CLI::Range(0.0, 0.95))
       ->default_val(0);
+  app.add_option("--upload-during", run.upload_during,
+                 "Rate runs: publish this symbol file (by file:// location) halfway through producing, for a build "
+                 "no event names, and report the latency of the events produced after it")
+      ->check(CLI::ExistingFile);
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--compression", run.compression,
