@@ -386,6 +386,12 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
     figures.window_outputs = arrived - 1;
   }
   if (produce_thread.joinable()) produce_thread.join();
+  if (!o.upload_during.empty()) {
+    // The upload's ingest, not only its produce, is what the latency after it measures.
+    uint64_t ingested = 0;
+    for (int port : ports) ingested += worker_test::metric(port, "uploads_ingested_total").value_or(0);
+    figures.uploads_ingested = ingested;
+  }
   reader->close();
   for (auto& w : workers) {
     auto status = w->terminate();

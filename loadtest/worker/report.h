@@ -48,6 +48,7 @@ struct RunFigures {
   // and when the upload was produced, seconds after producing began.
   std::vector<int64_t> during_upload_us;
   double upload_at_s = 0;
+  uint64_t uploads_ingested = 0;  // by the workers at the end of the run, all uploads included
   std::vector<WorkerFigures> workers;
   // Where the machine's CPU went from the first output to the last: the workers, this tool
   // (producing, reading back and checking every output), the Kafka broker it started, everything
