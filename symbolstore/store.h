@@ -129,7 +129,6 @@ class SymbolStore {
   // its loop, between restores), and drop what readers cached after unpinning.
   void pinLookups();
   void unpinLookups();
-  bool lookupsPinned() const { return lookup_view_.load(std::memory_order_acquire) != nullptr; }
   // ReadOptions for a lookup's iterator.
   rocksdb::ReadOptions lookupReadOptions() const;
   // Point read of a lookup; std::nullopt when the key is absent.
