@@ -800,6 +800,15 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   for (int round = 0; round < 20; ++round) EXPECT_EQ(walk(4), sequential);
 }
 
+// A library and its package (a fuzz_dwp input, split) written out as libfuzz.so and
+// libfuzz.so.dwp and uploaded as that folder, as the fuzz entry does.
+Expected<IngestReport> uploadDwpPair(SymbolStore& store, const DwpPair& pair) {
+  TempDir dir;
+  writeFile(dir.file("libfuzz.so"), std::string(pair.library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair.package));
+  return uploadPath(store, dir.path());
+}
+
 // Fuzz regression (fuzz_dwp, 2026-11-26): the library's second line table is DWARF 5 and its
 // file entry format declares {DW_LNCT_path DW_FORM_line_strp, DW_LNCT_directory_index
 // DW_FORM_udata, DW_LNCT_MD5 form 0}; LLVM 19 reached llvm_unreachable reading form 0 and the
@@ -809,11 +818,8 @@ TEST(NativeFuzz, LineTableDeclaringAFormLlvmCannotReadIsNotParsed) {
   const std::string input = regressionFile("line-table-unknown-form.dwpair");
   auto pair = splitDwpPair(input);
   ASSERT_TRUE(pair);
-  TempDir dir;
-  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
-  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
   TestStore store;
-  auto report = uploadPath(*store.store, dir.path());
+  auto report = uploadDwpPair(*store.store, *pair);
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_EQ(report->ids.size(), 1u);
   EXPECT_GT(report->records, 0u);
@@ -909,11 +915,8 @@ TEST(NativeFuzz, SplitUnitWhoseValuesRunPastTheSectionIsNotExtracted) {
   const std::string input = regressionFile("split-unit-block-past-section.dwpair");
   auto pair = splitDwpPair(input);
   ASSERT_TRUE(pair);
-  TempDir dir;
-  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
-  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
   TestStore store;
-  auto report = uploadPath(*store.store, dir.path());
+  auto report = uploadDwpPair(*store.store, *pair);
   ASSERT_TRUE(report) << report.error().describe();
   size_t told = 0;
   for (const std::string& warning : report->warnings) {

@@ -425,11 +425,6 @@ TEST_F(PipelineTest, ALibraryMappedFromTheApkIsFoundByItsEntryName) {
 // app's and still waits. With pending.await_system_symbols the system images wait too.
 TEST_F(PipelineTest, SystemImageFramesHoldTheEventOnlyWhenConfiguredTo) {
   const NativeLibrary& library = nativeLibrary();
-  auto hex = [](uint64_t value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "0x%016llx", static_cast<unsigned long long>(value));
-    return std::string(buffer);
-  };
   const std::string app_frames = "pc " + hex(library.crash_address) + " libcrash.so [arm64-v8a::" + library.build_id +
                                  "]\\npc " + hex(library.caller_return) +
                                  " libcrash.so [arm64-v8a::" + library.build_id + "]";
