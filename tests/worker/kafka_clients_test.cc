@@ -50,6 +50,25 @@ TEST(KafkaClients, CommonPropertiesCarryTheBrokersAndThePassThrough) {
   EXPECT_EQ(property(**conf, "socket.timeout.ms"), "1234");
 }
 
+TEST(KafkaClients, TheTransactionalProducerRetriesQuicklyUnlessTheOperatorSaysOtherwise) {
+  config::Config config;
+  config.kafka.brokers = "127.0.0.1:9092";
+  config.kafka.group_id = "restack";
+  config.kafka.transactional_id = "restack-0";
+  auto conf = makeConf(transactionalProducerProperties(config, "restack-test"));
+  ASSERT_TRUE(conf) << conf.error().message();
+  EXPECT_EQ(property(**conf, "transactional.id"), "restack-0");
+  EXPECT_EQ(property(**conf, "retry.backoff.ms"), "20");  // librdkafka's own default is 100
+  EXPECT_EQ(property(**conf, "transaction.timeout.ms"), "60000");
+  EXPECT_EQ(property(**conf, "enable.idempotence"), "true");
+
+  config.kafka.properties = {{"retry.backoff.ms", "250"}, {"transaction.timeout.ms", "30000"}};
+  auto overridden = makeConf(transactionalProducerProperties(config, "restack-test"));
+  ASSERT_TRUE(overridden) << overridden.error().message();
+  EXPECT_EQ(property(**overridden, "retry.backoff.ms"), "250");
+  EXPECT_EQ(property(**overridden, "transaction.timeout.ms"), "30000");
+}
+
 TEST(KafkaClients, ARefusedSecretPropertyNamesItButNeverShowsTheValue) {
   // librdkafka quotes a refused enum value in its message; the secret must not survive.
   const std::string secret = "s3cr3t-Value-4711";

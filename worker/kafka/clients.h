@@ -53,6 +53,10 @@ Expected<std::unique_ptr<RdKafka::Conf>> makeConf(const KafkaProperties& propert
 Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& config, const std::string& client_id,
                                                           RdKafka::DeliveryReportCb* delivery_reports);
 
+// The exactly_once producer's properties: makeProducer's, transactional.id, and defaults for
+// transaction.timeout.ms (60 s) and retry.backoff.ms (20 ms) that kafka.properties may override.
+KafkaProperties transactionalProducerProperties(const config::Config& config, const std::string& client_id);
+
 // The exactly_once producer: makeProducer's settings plus transactional.id
 // (config.kafka.transactional_id, default "<group_id>-<hostname>", see transactionalId()).
 // init_transactions has run when it returns: a previous producer with the same id is fenced and
