@@ -165,6 +165,7 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
                                                dir->path() + "/" + name + "-store", port);
     workers.push_back(
         std::make_unique<worker_test::WorkerProcess>(name, config_path, dir->path() + "/" + name + ".log"));
+    workers.back()->pinTo(o.worker_cpus);
     ports.push_back(port);
   }
   if (o.ingest == "direct") {

@@ -48,6 +48,10 @@ struct RunOptions {
   // upload arriving while the workers run: the latency of the events produced from then on is
   // reported on its own (RunFigures::during_upload_us).
   std::string upload_during;
+  // Non-empty: the CPUs each worker process is confined to (its threads inherit them). With the
+  // tool and the broker on the other CPUs (--tool-cpus) a worker gets cores of its own, as in
+  // production, where the brokers and the producers run elsewhere. Empty: no pinning.
+  std::vector<int> worker_cpus;
   EventOptions events_options;
 };
 

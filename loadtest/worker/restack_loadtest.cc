@@ -26,13 +26,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <iostream>
 #include <thread>
 
+#include <sched.h>
 #include <time.h>
 
 #include "formats/common/temp_dir.h"
@@ -411,8 +414,14 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
                   scenario.c_str(), run.builds, run.events,
                   run.rate ? ("at " + std::to_string(run.rate) + " events/s").c_str() : "flat out", workers,
                   run.partitions, run.threads, run.batch, run.linger_ms, run.commit_interval_ms, run.delivery.c_str());
+    std::string heading = title;
+    if (!run.worker_cpus.empty()) {
+      heading += ", workers on CPU";
+      for (size_t i = 0; i < run.worker_cpus.size(); ++i)
+        heading += (i ? "," : " ") + std::to_string(run.worker_cpus[i]);
+    }
     RunFigures figures;
-    status |= runLoad(run, title, figures);
+    status |= runLoad(run, heading, figures);
     summary += formatReport(figures);
     std::printf("%s", formatReport(figures).c_str());
     std::fflush(stdout);
@@ -424,10 +433,26 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
 }  // namespace
 }  // namespace restack::loadtest
 
+namespace restack::loadtest {
+namespace {
+
+bool confineToCpus(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) == 0) return true;
+  std::fprintf(stderr, "--tool-cpus: sched_setaffinity failed: %s\n", std::strerror(errno));
+  return false;
+}
+
+}  // namespace
+}  // namespace restack::loadtest
+
 int main(int argc, char** argv) {
   restack::loadtest::Options options;
   restack::loadtest::RunOptions run;
   std::string scenario, mix, write_events, check_outputs;
+  std::vector<int> tool_cpus;
   CLI::App app{"Restack load test: the worker end to end through Kafka, and the pipeline alone"};
   app.add_option("--scenario", scenario,
                  "standard (flat out, 200k events, 50 builds), latency (10k events/s), memory (1,000 builds), "
@@ -471,6 +496,15 @@ int main(int argc, char** argv) {
                  "Rate runs: publish this symbol file (by file:// location) halfway through producing, for a build "
                  "no event names, and report the latency of the events produced after it")
       ->check(CLI::ExistingFile);
+  app.add_option("--worker-cpus", run.worker_cpus,
+                 "Scenarios: CPUs each worker process is confined to, e.g. 1 (comma-separated); with --tool-cpus the "
+                 "worker gets cores of its own, as in production, where brokers and producers run elsewhere")
+      ->delimiter(',')
+      ->check(CLI::Range(0, CPU_SETSIZE - 1));
+  app.add_option("--tool-cpus", tool_cpus,
+                 "CPUs this tool and the broker it starts are confined to, e.g. 0 (comma-separated); default: all")
+      ->delimiter(',')
+      ->check(CLI::Range(0, CPU_SETSIZE - 1));
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--compression", run.compression,
@@ -509,6 +543,8 @@ int main(int argc, char** argv) {
       ->default_val(3);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
+  // Before any thread or child exists: both inherit the mask (the broker's JVM included).
+  if (!tool_cpus.empty() && !restack::loadtest::confineToCpus(tool_cpus)) return 2;
   if (!scenario.empty() || !write_events.empty() || !check_outputs.empty()) {
     run.events = options.events;
     run.partitions = app.count("--partitions") ? options.partitions : 4;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -87,6 +88,15 @@ bool WorkerProcess::start() {
     return false;
   }
   const pid_t parent = ::getpid();
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : cpus_) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+      ADD_FAILURE() << "CPU " << cpu << " is out of range";
+      return false;
+    }
+    CPU_SET(cpu, &cpus);
+  }
   const pid_t pid = ::fork();
   if (pid == 0) {
     // Only async-signal-safe calls between fork and exec.
@@ -101,6 +111,7 @@ bool WorkerProcess::start() {
     ::dup2(log, STDOUT_FILENO);
     ::dup2(log, STDERR_FILENO);
     ::syscall(SYS_close_range, 3u, ~0u, 0u);
+    if (CPU_COUNT(&cpus) > 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ::_exit(125);
     ::execve(binary.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }

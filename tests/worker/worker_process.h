@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace restack::worker_test {
 
@@ -38,6 +39,9 @@ class WorkerProcess {
   // fork/exec `restack run --config FILE`, stdout and stderr appended to the log file. The child
   // sees this process's environment minus RESTACK_* overrides, so only the YAML file configures it.
   bool start();
+  // CPUs the child is confined to (sched_setaffinity before exec; its threads inherit it), set
+  // before start(). Empty (the default): the CPUs this process may use.
+  void pinTo(std::vector<int> cpus) { cpus_ = std::move(cpus); }
   bool running();
   void signal(int number);
   // The wait status once the process ended, nullopt when it still runs after `timeout`.
@@ -53,6 +57,7 @@ class WorkerProcess {
   std::string name_;
   std::string config_path_;
   std::string log_path_;
+  std::vector<int> cpus_;
   pid_t pid_ = -1;
   bool reaped_ = true;
   int status_ = 0;
