@@ -430,11 +430,23 @@ int runScenario(const std::string& scenario, RunOptions run, const CLI::App& app
   return status;
 }
 
-}  // namespace
-}  // namespace restack::loadtest
-
-namespace restack::loadtest {
-namespace {
+// CPUs given by --worker-cpus or --tool-cpus must be ones this process may use: a worker confined
+// to a CPU the machine lacks would exit before it logs a word.
+bool cpusAvailable(const std::vector<int>& cpus, const char* flag) {
+  cpu_set_t available;
+  CPU_ZERO(&available);
+  if (::sched_getaffinity(0, sizeof available, &available) != 0) return true;  // the kernel will say
+  for (int cpu : cpus) {
+    if (CPU_ISSET(cpu, &available)) continue;
+    std::string list;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &available)) list += (list.empty() ? "" : ",") + std::to_string(c);
+    }
+    std::fprintf(stderr, "%s: CPU %d is not available here (available: %s)\n", flag, cpu, list.c_str());
+    return false;
+  }
+  return true;
+}
 
 bool confineToCpus(const std::vector<int>& cpus) {
   cpu_set_t set;
@@ -543,6 +555,10 @@ int main(int argc, char** argv) {
       ->default_val(3);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
+  if (!restack::loadtest::cpusAvailable(run.worker_cpus, "--worker-cpus") ||
+      !restack::loadtest::cpusAvailable(tool_cpus, "--tool-cpus")) {
+    return 2;
+  }
   // Before any thread or child exists: both inherit the mask (the broker's JVM included).
   if (!tool_cpus.empty() && !restack::loadtest::confineToCpus(tool_cpus)) return 2;
   if (!scenario.empty() || !write_events.empty() || !check_outputs.empty()) {
