@@ -74,7 +74,7 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   // Written only when set, so that the tool also drives builds from before the setting existed.
   if (o.commit_interval_ms != 0) y += "  min_commit_interval_ms: " + std::to_string(o.commit_interval_ms) + "\n";
   y += "observability:\n  http_port: " + std::to_string(http_port) + "\n  bind_address: \"127.0.0.1\"\n";
-  y += "  log_level: warn\n";
+  y += "  log_level: " + o.worker_log_level + "\n";
   return y;
 }
 
@@ -401,6 +401,17 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
                    status ? worker_test::describeWaitStatus(*status).c_str() : "did not stop",
                    worker_test::lastLines(w->log(), 20).c_str());
     }
+  }
+  if (!o.worker_logs_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(o.worker_logs_dir, error);
+    for (auto& w : workers) {
+      const std::string path = o.worker_logs_dir + "/" + w->name() + ".log";
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << w->log();
+      if (!out) std::fprintf(stderr, "could not write %s\n", path.c_str());
+    }
+    std::printf("worker logs in %s\n", o.worker_logs_dir.c_str());
   }
   if (figures.restarted) {
     worker_figures[0].cpu_s += first_life.cpu_s;

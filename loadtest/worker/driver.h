@@ -52,6 +52,12 @@ struct RunOptions {
   // tool and the broker on the other CPUs (--tool-cpus) a worker gets cores of its own, as in
   // production, where the brokers and the producers run elsewhere. Empty: no pinning.
   std::vector<int> worker_cpus;
+  // The workers' observability.log_level; "debug" shows librdkafka's debug lines too (with, say,
+  // --kafka-property debug=eos for its transactions).
+  std::string worker_log_level = "warn";
+  // Non-empty: each worker's log is copied to <folder>/<worker name>.log when the run ends (the
+  // run's own folder is removed).
+  std::string worker_logs_dir;
   EventOptions events_options;
 };
 

@@ -517,6 +517,13 @@ int main(int argc, char** argv) {
                  "CPUs this tool and the broker it starts are confined to, e.g. 0 (comma-separated); default: all")
       ->delimiter(',')
       ->check(CLI::Range(0, CPU_SETSIZE - 1));
+  app.add_option("--worker-log-level", run.worker_log_level,
+                 "Scenarios: the workers' observability.log_level; debug includes librdkafka's debug lines "
+                 "(choose them with --kafka-property debug=eos,protocol)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->default_val("warn");
+  app.add_option("--worker-logs", run.worker_logs_dir,
+                 "Scenarios: copy each worker's log into this folder when the run ends");
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--compression", run.compression,
