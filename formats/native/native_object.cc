@@ -274,13 +274,17 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, 
                              "<Name>.dSYM/Contents/Resources/DWARF/)");
     }
     std::sort(dwarf_files.begin(), dwarf_files.end());
+    // Messages name a file inside the upload as the user knows it (App.dSYM/Contents/…), not by
+    // the temporary folder an archive was unpacked into.
+    const std::string folder = options.display_name.empty() ? path : options.display_name;
     for (const std::string& dwarf_file : dwarf_files) {
       auto mapped = MappedFile::open(dwarf_file);
       if (!mapped) return mapped.error();
       file->storage_->files.push_back(std::move(*mapped));
       std::string_view bytes = file->storage_->files.back().bytes();
       size_t before = file->slices_.size();
-      RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, dwarf_file, baseName(dwarf_file)));
+      const std::string source = folder + "/" + fs::path(dwarf_file).lexically_relative(path).string();
+      RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, source, baseName(dwarf_file)));
       for (size_t i = before; i < file->slices_.size(); ++i) file->slices_[i].mapping = bytes;
     }
     return file;
@@ -290,7 +294,7 @@ Expected<std::unique_ptr<NativeFile>> NativeFile::open(const std::string& path, 
   file->storage_->files.push_back(std::move(*mapped));
   std::string_view bytes = file->storage_->files.back().bytes();
   std::string name = options.display_name.empty() ? baseName(path) : baseName(options.display_name);
-  RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, path, name));
+  RESTACK_RETURN_IF_ERROR(file->addBuffer(bytes, options.display_name.empty() ? path : options.display_name, name));
   for (ImageSlice& slice : file->slices_) {
     slice.mapping = bytes;
     if (slice.format == ObjectFormat::kElf) slice.dwp_path = options.dwp_path;

@@ -56,8 +56,9 @@ struct ImageSlice {
 };
 
 struct NativeOpenOptions {
-  // Name used in messages and, for ELF without DT_SONAME / Mach-O executables, as module name.
-  // Default: the file name of the path.
+  // Name used in messages (the files of a folder are named inside it: "App.dSYM/Contents/…")
+  // and, for ELF without DT_SONAME / Mach-O executables, its file name as module name.
+  // Default: the path in messages, its file name as module name.
   std::string display_name;
   // A split-DWARF package to read beside the ELF images of the upload (ImageSlice::dwp_path).
   std::string dwp_path;

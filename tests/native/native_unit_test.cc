@@ -329,6 +329,27 @@ TEST(NativeObject, UnreadableUploadsGetActionableErrors) {
   EXPECT_NE(directory.error().message().find(".dSYM"), std::string::npos);
 }
 
+TEST(NativeObject, FilesOfAFolderAreNamedInsideTheUploadNotByTheirTemporaryPath) {
+  // An unpacked zip of dSYM bundles lives in a temporary folder the user never saw.
+  TempDir unpacked;
+  const std::filesystem::path dwarf = std::filesystem::path(unpacked.path()) / "Foo.dSYM/Contents/Resources/DWARF";
+  std::filesystem::create_directories(dwarf);
+  std::ofstream(dwarf / "Foo") << "not an object file";
+  native::NativeOpenOptions options;
+  options.display_name = "dSYMs.zip";
+  auto file = native::NativeFile::open(unpacked.path(), options);
+  ASSERT_FALSE(file);
+  const std::string& message = file.error().message();
+  EXPECT_TRUE(message.starts_with("dSYMs.zip/Foo.dSYM/Contents/Resources/DWARF/Foo: not a readable ELF or Mach-O file"))
+      << message;
+  EXPECT_EQ(message.find(unpacked.path()), std::string::npos) << message;
+  // Without a name, the folder's own path is the one the user gave.
+  auto unnamed = native::NativeFile::open(unpacked.path());
+  ASSERT_FALSE(unnamed);
+  EXPECT_TRUE(unnamed.error().message().starts_with(unpacked.path() + "/Foo.dSYM/Contents/Resources/DWARF/Foo: "))
+      << unnamed.error().message();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The resolver on records written by hand.
 
