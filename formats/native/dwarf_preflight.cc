@@ -211,6 +211,37 @@ bool isLineEntryForm(uint64_t form) {
   }
 }
 
+// The forms whose value LLVM 19's DWARFFormValue::getAsUnsignedConstant returns. LLVM reads a
+// file entry's directory index, time and size through it and dereferences the result unchecked,
+// so any other form there is a read of a value never set.
+bool isUnsignedConstantForm(uint64_t form) {
+  switch (form) {
+    case llvm::dwarf::DW_FORM_udata:
+    case llvm::dwarf::DW_FORM_data1:
+    case llvm::dwarf::DW_FORM_data2:
+    case llvm::dwarf::DW_FORM_data4:
+    case llvm::dwarf::DW_FORM_data8:
+    case llvm::dwarf::DW_FORM_data16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The name of a content type LLVM reads as an unsigned constant, empty for the others.
+const char* unsignedConstantContent(uint64_t type) {
+  switch (type) {
+    case llvm::dwarf::DW_LNCT_directory_index:
+      return "DW_LNCT_directory_index";
+    case llvm::dwarf::DW_LNCT_timestamp:
+      return "DW_LNCT_timestamp";
+    case llvm::dwarf::DW_LNCT_size:
+      return "DW_LNCT_size";
+    default:
+      return "";
+  }
+}
+
 struct EntryFormat {
   uint64_t type;
   uint64_t form;
@@ -302,6 +333,11 @@ Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool littl
   if (!files) return Status::ok();
   for (const EntryFormat& entry : *files) {
     if (!isLineEntryForm(entry.form)) return refuse("file", entry.form);
+    const std::string content = unsignedConstantContent(entry.type);
+    if (!content.empty() && !isUnsignedConstantForm(entry.form)) {
+      return malformed(where + " declares form 0x" + hex(entry.form) + " for its file entries' " + content +
+                       ", which is no unsigned constant");
+    }
   }
   return Status::ok();
 }

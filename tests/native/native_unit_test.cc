@@ -918,6 +918,27 @@ TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
   EXPECT_NE(loop.error().message().find("directory entry 0 of 4611686018427387904 ends where it begins"),
             std::string::npos)
       << loop.error().message();
+  // A directory index, time or size that is no unsigned constant: LLVM would read a value never
+  // set. Their constant forms pass.
+  auto file_with = [&](uint64_t type, uint64_t form, const std::string& value) {
+    return std::string{2} + uleb(DW_LNCT_path) + uleb(DW_FORM_string) + uleb(type) + uleb(form) + uleb(1) +
+           std::string("a.c\0", 4) + value;
+  };
+  for (const auto& [type, name] :
+       std::vector<std::pair<uint64_t, std::string>>{{DW_LNCT_directory_index, "DW_LNCT_directory_index"},
+                                                     {DW_LNCT_timestamp, "DW_LNCT_timestamp"},
+                                                     {DW_LNCT_size, "DW_LNCT_size"}}) {
+    Status text = check(lineTableV5(directories, file_with(type, DW_FORM_string, std::string("7\0", 2))));
+    ASSERT_FALSE(text) << type;
+    EXPECT_NE(text.error().message().find("declares form 0x8 for its file entries' " + name +
+                                          ", which is no unsigned constant"),
+              std::string::npos)
+        << text.error().message();
+    EXPECT_FALSE(check(lineTableV5(directories, file_with(type, DW_FORM_sdata, uleb(1)))));
+    EXPECT_FALSE(check(lineTableV5(directories, file_with(type, DW_FORM_block1, std::string{1, 7}))));
+    EXPECT_TRUE(check(lineTableV5(directories, file_with(type, DW_FORM_data4, std::string(4, '\0')))));
+    EXPECT_TRUE(check(lineTableV5(directories, file_with(type, DW_FORM_udata, uleb(1)))));
+  }
   // What LLVM refuses on its own stays with LLVM: a cut header, another version, an offset
   // past the section.
   EXPECT_TRUE(check(clang.substr(0, 30)));
