@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
@@ -53,6 +54,36 @@ Expected<IngestReport> ingestPath(SymbolStore& store, const std::string& path, S
   content.path = path;
   content.display_name = std::filesystem::path(path).filename().string();
   return ingestNative(store, meta, content, IngestOptions{});
+}
+
+// Where section `wanted` of the object file at `path` lies in the file, and its index; nullopt
+// when the file has no such section or cannot be read.
+struct SectionInFile {
+  size_t offset = 0;
+  size_t index = 0;
+};
+std::optional<SectionInFile> sectionInFile(const std::string& path, llvm::StringRef wanted) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return std::nullopt;
+  }
+  for (const llvm::object::SectionRef& section : object->getBinary()->sections()) {
+    auto name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      return std::nullopt;
+    }
+    if (*name != wanted) continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      return std::nullopt;
+    }
+    return SectionInFile{static_cast<size_t>(contents->data() - object->getBinary()->getData().data()),
+                         static_cast<size_t>(section.getIndex())};
+  }
+  return std::nullopt;
 }
 
 std::string describe(const std::vector<OracleFrame>& frames) {
@@ -335,17 +366,9 @@ TEST_F(NativeToolsTest, CorruptDwpIsRefusedOrSurvivedNeverCrash) {
                         "shapes.dwo -o libsplit.so.dwp && rm shapes.dwo"));
   const std::string package = readBinary(work.file("libsplit.so.dwp"));
   // Where .debug_cu_index lies in the file.
-  size_t index = 0;
-  {
-    auto object = llvm::object::ObjectFile::createObjectFile(work.file("libsplit.so.dwp"));
-    ASSERT_TRUE(static_cast<bool>(object));
-    for (const llvm::object::SectionRef& section : object->getBinary()->sections()) {
-      auto name = section.getName();
-      auto contents = section.getContents();
-      ASSERT_TRUE(name && contents);
-      if (*name == ".debug_cu_index") index = contents->data() - object->getBinary()->getData().data();
-    }
-  }
+  const auto cu_index = sectionInFile(work.file("libsplit.so.dwp"), ".debug_cu_index");
+  ASSERT_TRUE(cu_index);
+  const size_t index = cu_index->offset;
   ASSERT_NE(index, 0u);
   auto u32 = [&](const std::string& bytes, size_t at) {
     uint32_t value;
@@ -433,13 +456,9 @@ TEST_F(NativeToolsTest, DamagedDwpIsReportedInTheUploadsWarningsNotOnStderr) {
     {
       auto object = llvm::object::ObjectFile::createObjectFile(package_path);
       ASSERT_TRUE(static_cast<bool>(object));
-      size_t info = 0;
-      for (const llvm::object::SectionRef& section : object->getBinary()->sections()) {
-        auto name = section.getName();
-        auto contents = section.getContents();
-        ASSERT_TRUE(name && contents);
-        if (*name == ".debug_info.dwo") info = contents->data() - object->getBinary()->getData().data();
-      }
+      const auto info_section = sectionInFile(package_path, ".debug_info.dwo");
+      ASSERT_TRUE(info_section);
+      const size_t info = info_section->offset;
       ASSERT_NE(info, 0u);
       auto context = llvm::DWARFContext::create(*object->getBinary());
       ASSERT_EQ(context->getNumDWOCompileUnits(), 1u);
@@ -507,17 +526,9 @@ TEST_F(NativeToolsTest, DwpThatLlvmCannotOpenCleanlyIsRefused) {
   const std::string plain = readBinary(work.file("libsplit.so.dwp"));
   // Where a section's bytes and its header lie in the file.
   auto find = [](const std::string& path, llvm::StringRef wanted) {
-    auto object = llvm::object::ObjectFile::createObjectFile(path);
-    EXPECT_TRUE(static_cast<bool>(object));
-    for (const llvm::object::SectionRef& section : object->getBinary()->sections()) {
-      auto name = section.getName();
-      auto contents = section.getContents();
-      if (name && contents && *name == wanted) {
-        return std::pair<size_t, size_t>(contents->data() - object->getBinary()->getData().data(), section.getIndex());
-      }
-    }
-    ADD_FAILURE() << "no section " << wanted.str() << " in " << path;
-    return std::pair<size_t, size_t>(0, 0);
+    const auto section = sectionInFile(path, wanted);
+    if (!section) ADD_FAILURE() << "no section " << wanted.str() << " in " << path;
+    return section ? std::pair<size_t, size_t>(section->offset, section->index) : std::pair<size_t, size_t>(0, 0);
   };
   auto upload = [&](const std::string& package, std::string& stderr_text) {
     TempDir dir;

@@ -821,12 +821,14 @@ TEST(NativeFuzz, UnitsSharingALineTableAreWalkedOnOneThread) {
   for (int round = 0; round < 20; ++round) EXPECT_EQ(walk(4), sequential);
 }
 
-// A library and its package (a fuzz_dwp input, split) written out as libfuzz.so and
-// libfuzz.so.dwp and uploaded as that folder, as the fuzz entry does.
-Expected<IngestReport> uploadDwpPair(SymbolStore& store, const DwpPair& pair) {
+// A fuzz_dwp input's library and package written out as libfuzz.so and libfuzz.so.dwp and
+// uploaded as that folder, as the fuzz entry does.
+Expected<IngestReport> uploadDwpPair(SymbolStore& store, std::string_view input) {
+  auto pair = splitDwpPair(input);
+  if (!pair) return Error(ErrorCode::kInvalidArgument, "not a dwpair: " + std::to_string(input.size()) + " bytes");
   TempDir dir;
-  writeFile(dir.file("libfuzz.so"), std::string(pair.library));
-  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair.package));
+  writeFile(dir.file("libfuzz.so"), std::string(pair->library));
+  writeFile(dir.file("libfuzz.so.dwp"), std::string(pair->package));
   return uploadPath(store, dir.path());
 }
 
@@ -837,10 +839,8 @@ Expected<IngestReport> uploadDwpPair(SymbolStore& store, const DwpPair& pair) {
 // crashed too: the line table is the library's, read for its skeleton unit.
 TEST(NativeFuzz, LineTableDeclaringAFormLlvmCannotReadIsNotParsed) {
   const std::string input = regressionFile("line-table-unknown-form.dwpair");
-  auto pair = splitDwpPair(input);
-  ASSERT_TRUE(pair);
   TestStore store;
-  auto report = uploadDwpPair(*store.store, *pair);
+  auto report = uploadDwpPair(*store.store, input);
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_EQ(report->ids.size(), 1u);
   EXPECT_GT(report->records, 0u);
@@ -850,6 +850,8 @@ TEST(NativeFuzz, LineTableDeclaringAFormLlvmCannotReadIsNotParsed) {
             warning.find("its lines are not read") != std::string::npos;
   }
   EXPECT_EQ(told, 1u) << ::testing::PrintToString(report->warnings);
+  auto pair = splitDwpPair(input);
+  ASSERT_TRUE(pair);
   fuzzNativeInput(reinterpret_cast<const uint8_t*>(pair->library.data()), pair->library.size());
   fuzzDwpInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
@@ -955,10 +957,8 @@ TEST(NativeDwarf, LineTableHeadersLlvmCannotReadAreTold) {
 // its skeleton still gives the library's lines.
 TEST(NativeFuzz, SplitUnitWhoseValuesRunPastTheSectionIsNotExtracted) {
   const std::string input = regressionFile("split-unit-block-past-section.dwpair");
-  auto pair = splitDwpPair(input);
-  ASSERT_TRUE(pair);
   TestStore store;
-  auto report = uploadDwpPair(*store.store, *pair);
+  auto report = uploadDwpPair(*store.store, input);
   ASSERT_TRUE(report) << report.error().describe();
   size_t told = 0;
   for (const std::string& warning : report->warnings) {
