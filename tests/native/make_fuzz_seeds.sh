@@ -11,11 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-cat > x.c <<'C'
-static inline int helper(int a) { return a * 3 + 1; }
-__attribute__((noinline)) int work(int n) { int s = 0; for (int i = 0; i < n; ++i) s += helper(i); return s; }
-int entry(int n) { return work(n) + helper(n); }
-C
+cp "$here/fixtures/seed.c" x.c  # the C both seed scripts compile
 cat > y.cc <<'CXX'
 template <typename T> struct Box { T v; T get() const { return v + 1; } };
 namespace ns { __attribute__((noinline)) int twice(int x) { Box<int> b{x}; return b.get() * 2; } }
