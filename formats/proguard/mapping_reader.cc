@@ -434,7 +434,50 @@ void MappingReader::applyMetadata(const JsonValue& json, ClassMapping* current) 
   warnOnce("unknown:" + *id, "unknown metadata id '" + *id + "' ignored" + where);
 }
 
+bool isKotlinLineMapFrame(const MethodMapping& innermost, const MethodMapping& caller) {
+  if (!innermost.signature.holder.empty() || !innermost.original || !caller.original) return false;
+  const uint32_t line = innermost.original->from;
+  if (line == 0 || innermost.original->to != line || caller.original->from != line) return false;
+  if (innermost.signature.name == caller.signature.name) return false;
+  return !innermost.synthesized && !innermost.outline && innermost.rewrite_rules.empty() && !innermost.outline_callsite;
+}
+
+namespace {
+
+// Removes isKotlinLineMapFrame's frames from the inline chains of one class's methods (a chain:
+// consecutive lines of one obfuscated name and one minified range, each after the first with an
+// original line).
+void dropKotlinLineMapFrames(std::vector<MethodMapping>& methods) {
+  auto continues = [&](size_t i) {
+    return i > 0 && methods[i].minified && methods[i - 1].minified &&
+           methods[i - 1].obfuscated_name == methods[i].obfuscated_name &&
+           *methods[i - 1].minified == *methods[i].minified && methods[i].original;
+  };
+  std::vector<bool> dropped(methods.size(), false);
+  bool any = false;
+  for (size_t i = 0; i + 1 < methods.size(); ++i) {
+    if (continues(i) || !continues(i + 1) || !isKotlinLineMapFrame(methods[i], methods[i + 1])) continue;
+    // A rewriteFrame rule anywhere in the chain counts frames from its top, the added one
+    // included as far as the mapping tells: such a chain is left as R8 wrote it.
+    bool rewritten = false;
+    for (size_t j = i + 1; j < methods.size() && continues(j); ++j) rewritten |= !methods[j].rewrite_rules.empty();
+    dropped[i] = !rewritten;
+    any |= !rewritten;
+  }
+  if (!any) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    if (!dropped[i]) methods[kept++] = std::move(methods[i]);
+  }
+  methods.resize(kept);
+}
+
+}  // namespace
+
 void MappingReader::finishClass(ClassMapping& out) const {
+  if (options_.drop_kotlin_line_map_frames && writtenByR8() && out.source_file.ends_with(".kt")) {
+    dropKotlinLineMapFrames(out.methods);
+  }
   if (options_.hide_desugared_lambda_frames) {
     // R8 marks the synthetics it makes (and whether its markers count depends on the map
     // version), but not those D8 made before it: a class whose source file D8 named.

@@ -48,6 +48,10 @@ struct MappingReaderOptions {
   // classes whose source file D8 named "D8$$SyntheticClass", and the forwarders, are marked.
   // Default true.
   bool hide_desugared_lambda_frames = true;
+  // Drop the frame R8 adds from a Kotlin class's own line map (isKotlinLineMapFrame) at the top
+  // of an inline chain: the original program never ran it, and R8's retrace prints it. Default
+  // true.
+  bool drop_kotlin_line_map_frames = true;
 };
 
 class MappingReader {
@@ -120,6 +124,18 @@ bool isDesugaredLambdaClass(std::string_view original_name, std::string_view sou
 // invokedynamic gets one). Its frame sits between the lambda class's and the body's; the
 // original program never ran it.
 bool isDesugaredLambdaForwarder(std::string_view method_name);
+
+// R8 (8.5 and 9.5 alike) maps the positions of code it inlined into a Kotlin class through that
+// class's own Kotlin line map (the SourceDebugExtension kotlinc writes for inline functions) and
+// records, at the top of the inline chain, a frame of a method of the class at the line the
+// inlined code had in its own file: `1:1:void main():27:27 -> c` above
+// `1:1:kotlin.Unit scenarios$lambda$0():27 -> c`, or `11:11:kotlin.Unit scenarios$lambda$1():28:28
+// -> f` above `11:11:java.util.List org.restack.kotlin.Configs.tokenize(java.lang.String):28 -> f`.
+// True for `chain[0]` of such a chain (innermost first, at least two frames): a method of the
+// class itself (no holder) at one line L, not 0, whose caller is another method at line L, and
+// with no R8 metadata of its own. A real call between two methods on one line of one file is
+// rare; a bridge calling its method (same name, same line) is kept.
+bool isKotlinLineMapFrame(const MethodMapping& innermost, const MethodMapping& caller);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
 // versions are treated as newer than anything supported.

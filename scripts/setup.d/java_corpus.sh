@@ -8,12 +8,12 @@
 #                                   (tests/proguard/kotlin): run as
 #                                   java -cp 'kotlinc/*' org.jetbrains.kotlin.cli.jvm.K2JVMCompiler
 #   .deps/java-corpus/proguard6/    ProGuard 6.2.2 (net.sf.proguard on Maven Central)
-#   .deps/java-corpus/r8/           R8 8.5.35 (Google's Maven repository; its retrace is the
-#                                   reference for R8 builds)
+#   .deps/java-corpus/r8/           R8 8.5.35 and 9.5.28 (Google's Maven repository; its
+#                                   retrace is the reference for R8 builds)
 # ProGuard 7 and its ReTrace come from setup.d/proguard.sh. Sourced by scripts/setup.sh with
 # `set -euo pipefail` and cwd = repo root. Idempotent (stamp of the pinned versions). Needs mvn.
 java_corpus_dir=.deps/java-corpus
-java_corpus_stamp="$java_corpus_dir/.complete-cc3.2.2-jackson2.16.2-kotlin2.4.21-coroutines1.11.0-annotations13.0-pg6.2.2-r8-8.5.35"
+java_corpus_stamp="$java_corpus_dir/.complete-cc3.2.2-jackson2.16.2-kotlin2.4.21-coroutines1.11.0-annotations13.0-pg6.2.2-r8-8.5.35-9.5.28"
 
 # Copies the listed artifacts (groupId:artifactId:version, no transitive dependencies: the
 # list is complete) from the repository at $2 into $java_corpus_dir/$1.
@@ -60,6 +60,11 @@ if [[ ! -f "$java_corpus_stamp" ]]; then
     org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:1.11.0 org.jetbrains:annotations:13.0
   java_corpus_fetch proguard6 "$central" net.sf.proguard:proguard-base:6.2.2
   java_corpus_fetch r8 https://maven.google.com com.android.tools:r8:8.5.35
+  # Maven resolves one version of an artifact per project: the second R8 is fetched on its own
+  # and moved beside the first.
+  java_corpus_fetch r8-9.5.28 https://maven.google.com com.android.tools:r8:9.5.28
+  mv "$java_corpus_dir/r8-9.5.28/r8-9.5.28.jar" "$java_corpus_dir/r8/"
+  rm -rf "$java_corpus_dir/r8-9.5.28" "$java_corpus_dir/r8-9.5.28.pom.xml"
   unset central
   touch "$java_corpus_stamp"
 fi

@@ -12,8 +12,8 @@
 // and Restack is exact on at least as many traces. The counts are printed (docs/accuracy.md).
 //
 // By default a small matrix runs (about two minutes on 2 cores): Commons Collections, the
-// demo of proguard_tools_test.cc and the Kotlin program under ProGuard 7 and R8, each also after
-// D8's desugaring.
+// demo of proguard_tools_test.cc and the Kotlin program under ProGuard 7 and R8 8.5.35, each also
+// after D8's desugaring, and under R8 9.5.28.
 // RESTACK_JAVA_CORPUS=full adds Jackson, ProGuard 6 and unoptimized builds (about half an hour). Needs javac/java 17
 // and the jars of scripts/setup.d/proguard.sh and scripts/setup.d/java_corpus.sh (the Kotlin
 // compiler too). RESTACK_JAVA_CORPUS_KEEP=<dir> copies each build's files (rules, mapping.txt,
@@ -85,6 +85,9 @@ struct Setting {
   bool desugar = false;  // D8 desugars the program and its libraries first (lambdas become classes,
                          // interface methods move to companion classes), as the Android Gradle
                          // plugin did before ProGuard, and as R8 does itself on Android
+  // The D8 and R8 (and R8's retrace) of this build: the 8.5.35 the corpus began with, or 9.5.28,
+  // the newest when it was added, whose mappings differ (scripts/setup.d/java_corpus.sh).
+  std::string r8_version = "8.5.35";
 };
 
 const std::vector<Library>& libraries() {
@@ -125,14 +128,18 @@ const char* kCommonRules =
 -dontnote
 )";
 
-const char* toolName(Tool tool) {
-  switch (tool) {
+fs::path r8Jar(const Setting& setting) {
+  return kCorpus / "r8" / ("r8-" + setting.r8_version + ".jar");
+}
+
+std::string toolName(const Setting& setting) {
+  switch (setting.tool) {
     case Tool::kProguard7:
       return "ProGuard 7.7.0";
     case Tool::kProguard6:
       return "ProGuard 6.2.2";
     case Tool::kR8:
-      return "R8 8.5.35";
+      return "R8 " + setting.r8_version;
   }
   return "";
 }
@@ -143,6 +150,7 @@ std::vector<Setting> settings(bool full) {
       {"r8-release", Tool::kR8, ""},
       {"d8-desugared-proguard7-optimized", Tool::kProguard7, "-optimizationpasses 5\n", true},
       {"d8-desugared-r8-release", Tool::kR8, "", true},
+      {"r8-9.5-release", Tool::kR8, "", false, "9.5.28"},
   };
   if (full) {
     all.push_back({"proguard7-unoptimized", Tool::kProguard7, "-dontoptimize\n"});
@@ -151,6 +159,8 @@ std::vector<Setting> settings(bool full) {
     all.push_back({"proguard6-optimized", Tool::kProguard6, "-optimizationpasses 5\n"});
     all.push_back({"proguard6-unoptimized", Tool::kProguard6, "-dontoptimize\n"});
     all.push_back({"r8-unoptimized", Tool::kR8, "-dontoptimize\n"});
+    all.push_back({"d8-desugared-r8-9.5-release", Tool::kR8, "", true, "9.5.28"});
+    all.push_back({"r8-9.5-unoptimized", Tool::kR8, "-dontoptimize\n", false, "9.5.28"});
   }
   return all;
 }
@@ -266,7 +276,7 @@ class Corpus {
     for (const std::string& jar : library.jars) program.push_back(kCorpus / "libs" / jar);
     if (setting.desugar) {
       const fs::path desugared = work / "desugared.jar";
-      std::string d8 = "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") +
+      std::string d8 = "java -cp " + quote(r8Jar(setting)) +
                        " com.android.tools.r8.D8 --classfile --min-api 21 --lib " + kJavaHome + " --output " +
                        quote(desugared);
       for (const fs::path& jar : program) d8 += " " + quote(jar);
@@ -275,9 +285,9 @@ class Corpus {
       program = {desugared};
     }
     if (setting.tool == Tool::kR8) {
-      command = "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") +
-                " com.android.tools.r8.R8 --classfile --release --lib " + kJavaHome + " --output " + quote(out_jar) +
-                " --pg-conf " + quote(work / "rules.pro") + " --pg-map-output " + quote(mapping);
+      command = "java -cp " + quote(r8Jar(setting)) + " com.android.tools.r8.R8 --classfile --release --lib " +
+                kJavaHome + " --output " + quote(out_jar) + " --pg-conf " + quote(work / "rules.pro") +
+                " --pg-map-output " + quote(mapping);
       for (const fs::path& jar : program) command += " " + quote(jar);
       for (const std::string& jar : other_jars) command += " --lib " + quote(kCorpus / "libs" / jar);
     } else {
@@ -311,11 +321,10 @@ class Corpus {
     if (!obfuscated) return obfuscated.error();
     std::ofstream(work / "obfuscated.txt") << *obfuscated;
     std::string reference_command =
-        setting.tool == Tool::kR8
-            ? "java -cp " + quote(kCorpus / "r8/r8-8.5.35.jar") + " com.android.tools.r8.retrace.Retrace " +
-                  quote(mapping) + " " + quote(work / "obfuscated.txt")
-            : "java -cp " + quote(kDeps / "proguard/retrace") + "'/*' proguard.retrace.ReTrace " + quote(mapping) +
-                  " " + quote(work / "obfuscated.txt");
+        setting.tool == Tool::kR8 ? "java -cp " + quote(r8Jar(setting)) + " com.android.tools.r8.retrace.Retrace " +
+                                        quote(mapping) + " " + quote(work / "obfuscated.txt")
+                                  : "java -cp " + quote(kDeps / "proguard/retrace") + "'/*' proguard.retrace.ReTrace " +
+                                        quote(mapping) + " " + quote(work / "obfuscated.txt");
     auto reference = run(reference_command);
     if (!reference) return reference.error();
     auto mapping_text = readFile(mapping.string());
@@ -382,8 +391,9 @@ class Corpus {
 
 TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceRetraceDoes) {
   const bool tools = fs::exists(kDeps / "proguard/lib") && fs::exists(kCorpus / "libs") &&
-                     fs::exists(kCorpus / "proguard6") && fs::exists(kCorpus / "r8") &&
-                     fs::exists(kCorpus / "kotlinc") && fs::exists(kCorpus / "libs/kotlin-stdlib-2.4.21.jar");
+                     fs::exists(kCorpus / "proguard6") && fs::exists(kCorpus / "r8/r8-8.5.35.jar") &&
+                     fs::exists(kCorpus / "r8/r8-9.5.28.jar") && fs::exists(kCorpus / "kotlinc") &&
+                     fs::exists(kCorpus / "libs/kotlin-stdlib-2.4.21.jar");
   ASSERT_TRUE(tools) << "jars missing in " << kDeps
                      << ": run scripts/setup.sh (scripts/setup.d/proguard.sh, scripts/setup.d/java_corpus.sh)";
   const char* mode = std::getenv("RESTACK_JAVA_CORPUS");
@@ -408,7 +418,7 @@ TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceR
       auto counts = corpus.measure(library, setting, harness, misses);
       ASSERT_TRUE(counts) << library.name << " " << setting.name << ": " << counts.error().message();
       ASSERT_GE(counts->total, 2u) << library.name << " " << setting.name;
-      table += "| " + library.name + " | " + setting.name + " (" + toolName(setting.tool) + ") | " +
+      table += "| " + library.name + " | " + setting.name + " (" + toolName(setting) + ") | " +
                std::to_string(counts->restack) + " | " + std::to_string(counts->reference) + " | " +
                std::to_string(counts->total) + " |\n";
       std::cout << library.name << " " << setting.name << ": Restack " << counts->restack << ", reference "

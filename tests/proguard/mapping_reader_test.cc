@@ -214,6 +214,65 @@ TEST(MappingReader, DesugaredLambdaForwardersAreSynthesized) {
   }
 }
 
+// Lines of R8 8.5.35's and 9.5.28's mappings of tests/proguard/kotlin (accuracy_corpus_test.cc):
+// each chain's first line is a frame R8 took from the Kotlin class's own line map, at the line of
+// the frame below it; the original run never printed it.
+TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
+  const std::string kotlin_class =
+      "org.restack.kotlin.MainKt -> org.restack.kotlin.MainKt:\n"
+      "# {\"id\":\"sourceFile\",\"fileName\":\"Main.kt\"}\n"
+      "    1:1:void main():27:27 -> c\n"  // 9.5: added
+      "    1:1:kotlin.Unit scenarios$lambda$0():27 -> c\n"
+      "    11:11:kotlin.Unit scenarios$lambda$1():28:28 -> f\n"  // 8.5: added
+      "    11:11:java.util.List org.restack.kotlin.Configs.tokenize(java.lang.String):28 -> f\n"
+      "    11:11:kotlin.Unit scenarios$lambda$11():40 -> f\n"
+      "    2:2:void org.restack.kotlin.Item.<init>(java.lang.String,long,int,int):5:5 -> D\n"  // inlined: kept
+      "    2:2:kotlin.Unit scenarios$lambda$5():32 -> D\n"
+      "    3:3:java.lang.Object invoke(java.lang.Throwable):371:371 -> e\n"  // a bridge: kept
+      "    3:3:java.lang.Object invoke(java.lang.Object):371 -> e\n"
+      "    4:4:void copy():0:0 -> g\n"  // no line: kept
+      "    4:4:void copy$default():0 -> g\n"
+      "    5:5:void main():30:30 -> h\n"  // a rewriteFrame rule counts it: kept
+      "    5:5:kotlin.Unit scenarios$lambda$3():30 -> h\n"
+      "      # {\"id\":\"com.android.tools.r8.rewriteFrame\",\"conditions\":"
+      "[\"throws(Ljava/lang/NullPointerException;)\"],\"actions\":[\"removeInnerFrames(1)\"]}\n"
+      "    6:6:void main():31:31 -> i\n"  // a range of its own, no chain: kept
+      "    7:7:kotlin.Unit scenarios$lambda$4():31:31 -> i\n";
+  auto names = [](const ClassMapping& mapping) {
+    std::vector<std::string> out;
+    for (const MethodMapping& method : mapping.methods)
+      out.push_back(method.obfuscated_name + " " + method.signature.name);
+    return out;
+  };
+  const std::string header =
+      "# compiler: R8\n# compiler_version: 9.5.28\n# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n";
+  const std::string r8 = header + kotlin_class;
+  MappingReader reader(r8);
+  auto classes = readAll(r8, reader);
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(names(classes[0]),
+            (std::vector<std::string>{"c scenarios$lambda$0", "f tokenize", "f scenarios$lambda$11", "D <init>",
+                                      "D scenarios$lambda$5", "e invoke", "e invoke", "g copy", "g copy$default",
+                                      "h main", "h scenarios$lambda$3", "i main", "i scenarios$lambda$4"}));
+  // The caller's line is now the chain's innermost line.
+  ASSERT_TRUE(classes[0].methods[0].original.has_value());
+  EXPECT_EQ(classes[0].methods[0].original->from, 27u);
+  // A Java class has no Kotlin line map, and the option turns the rule off.
+  std::string java_class = kotlin_class;
+  java_class.replace(java_class.find("Main.kt"), 7, "Main.java");
+  const std::string java_text = header + java_class;
+  MappingReader java_reader(java_text);
+  auto java = readAll(java_text, java_reader);
+  ASSERT_EQ(java.size(), 1u);
+  EXPECT_EQ(java[0].methods.size(), 15u);
+  MappingReaderOptions off;
+  off.drop_kotlin_line_map_frames = false;
+  MappingReader unchanged(r8, off);
+  auto all = readAll(r8, unchanged);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].methods.size(), 15u);
+}
+
 struct MalformedCase {
   const char* text;
   const char* message;
