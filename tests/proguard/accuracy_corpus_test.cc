@@ -418,6 +418,15 @@ TEST(JavaAccuracyCorpus, RestoredTracesEqualTheOriginalRunAtLeastWhereReferenceR
       auto counts = corpus.measure(library, setting, harness, misses);
       ASSERT_TRUE(counts) << library.name << " " << setting.name << ": " << counts.error().message();
       ASSERT_GE(counts->total, 2u) << library.name << " " << setting.name;
+      // R8's mappings of Kotlin classes add frames from the classes' line maps to most traces
+      // (R8 8.5.35: 16 of 32 exact; R8 9.5.28: 5), which both retraces printed until the mapping
+      // reader dropped them (24-27 of 32 since, docs/accuracy.md "Kotlin"): a floor, so that
+      // losing the rule fails here and not only in the printed table.
+      if (setting.tool == Tool::kR8 && library.language == Language::kKotlin) {
+        EXPECT_GE(counts->restack * 10, counts->total * 7)
+            << library.name << " " << setting.name << ": Restack exact on " << counts->restack << " of "
+            << counts->total << " traces, fewer than 70 %";
+      }
       table += "| " + library.name + " | " + setting.name + " (" + toolName(setting) + ") | " +
                std::to_string(counts->restack) + " | " + std::to_string(counts->reference) + " | " +
                std::to_string(counts->total) + " |\n";
