@@ -125,16 +125,18 @@ bool isDesugaredLambdaClass(std::string_view original_name, std::string_view sou
 // original program never ran it.
 bool isDesugaredLambdaForwarder(std::string_view method_name);
 
-// R8 (8.5 and 9.5 alike) maps the positions of code it inlined into a Kotlin class through that
-// class's own Kotlin line map (the SourceDebugExtension kotlinc writes for inline functions) and
-// records, at the top of the inline chain, a frame of a method of the class at the line the
-// inlined code had in its own file: `1:1:void main():27:27 -> c` above
-// `1:1:kotlin.Unit scenarios$lambda$0():27 -> c`, or `11:11:kotlin.Unit scenarios$lambda$1():28:28
-// -> f` above `11:11:java.util.List org.restack.kotlin.Configs.tokenize(java.lang.String):28 -> f`.
-// True for `chain[0]` of such a chain (innermost first, at least two frames): a method of the
-// class itself (no holder) at one line L, not 0, whose caller is another method at line L, and
-// with no R8 metadata of its own. A real call between two methods on one line of one file is
-// rare; a bridge calling its method (same name, same line) is kept.
+// R8 8.5.35 and 9.5.28 add, at the top of an inline chain in a Kotlin class, a frame of a method of
+// the class itself at the line of the frame below it: `1:1:void main():27:27 -> c` above
+// `1:1:kotlin.Unit scenarios$lambda$0():27 -> c` (9.5.28, main() nearly everywhere), or
+// `11:11:kotlin.Unit scenarios$lambda$1():28:28 -> f` above
+// `11:11:java.util.List org.restack.kotlin.Configs.tokenize(java.lang.String):28 -> f` (8.5.35,
+// the class's method covering that line). The line looks run through the class's own Kotlin line
+// map (the SourceDebugExtension kotlinc writes for inline functions); the original program never
+// ran that frame, and R8's retrace prints it. True for `chain[0]` of such a chain (innermost
+// first, at least two frames): a method of the class itself (no holder) at one line L, not 0,
+// whose caller is another method at line L, and with no R8 metadata of its own. A real call
+// between two methods on one line of one file is rare; a bridge calling its method (same name,
+// same line) is kept.
 bool isKotlinLineMapFrame(const MethodMapping& innermost, const MethodMapping& caller);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable
