@@ -474,9 +474,23 @@ void dropKotlinLineMapFrames(std::vector<MethodMapping>& methods) {
 
 }  // namespace
 
+bool MappingReader::recordsEverySourceFile() const {
+  if (header_.compiler != "R8") return false;
+  // "8.5.35", "9.5.28-dev": the major version.
+  const std::string_view version = header_.compiler_version;
+  uint32_t major = 0;
+  size_t digits = 0;
+  while (digits < version.size() && digits < 4 && isDigit(version[digits]))
+    major = major * 10 + (version[digits++] - '0');
+  return digits > 0 && digits < 4 && major >= 8;
+}
+
 void MappingReader::finishClass(ClassMapping& out) const {
   if (options_.drop_kotlin_line_map_frames && writtenByR8() && out.source_file.ends_with(".kt")) {
     dropKotlinLineMapFrames(out.methods);
+  }
+  if (options_.unknown_source_without_file_entry && out.source_file.empty() && recordsEverySourceFile()) {
+    out.source_file = std::string(kUnknownSourceFile);
   }
   if (options_.hide_desugared_lambda_frames) {
     // R8 marks the synthetics it makes (and whether its markers count depends on the map

@@ -52,7 +52,18 @@ struct MappingReaderOptions {
   // of an inline chain: the original program never ran it, and R8's retrace prints it. Default
   // true.
   bool drop_kotlin_line_map_frames = true;
+  // R8 8.0 and later record every class's source file (`sourceFile`), even one its name implies;
+  // in their mappings a class without that entry had no SourceFile attribute (kotlinc's multifile
+  // facades such as kotlinx.coroutines.BuildersKt, the objects it copies for inlined lambdas), and
+  // the runtime printed its frames as "Unknown Source" (Android with the line, "Unknown
+  // Source:1"). Such a class gets kUnknownSourceFile as its source file instead of a name
+  // inferred from the class's. Earlier R8 (4.0.48 checked) wrote the entry only when it differed
+  // from the inferred name, so their mappings are left as they are. Default true.
+  bool unknown_source_without_file_entry = true;
 };
+
+// The file of a frame whose class had no source file, as Java and Android print it.
+inline constexpr std::string_view kUnknownSourceFile = "Unknown Source";
 
 class MappingReader {
  public:
@@ -83,6 +94,8 @@ class MappingReader {
   bool versionAtLeast(uint32_t version) const { return map_version_ >= version; }
   // R8 says so in its header; a mapping without one is taken as R8's once R8 metadata appeared.
   bool writtenByR8() const { return header_.compiler == "R8" || r8_metadata_seen_; }
+  // R8 8.0 or later says so in its header: every class with a source file has a `sourceFile` entry.
+  bool recordsEverySourceFile() const;
   void warn(std::string message);
   void warnOnce(const std::string& key, std::string message);
   void finishClass(ClassMapping& out) const;

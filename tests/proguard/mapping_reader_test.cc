@@ -273,6 +273,41 @@ TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
   EXPECT_EQ(all[0].methods.size(), 15u);
 }
 
+// R8 8.0 and later record every class's source file: a class without one had none, and its
+// frames read "Unknown Source" (mappings of R8 9.5.28 and 4.0.48, checked with a class compiled
+// with and without javac's SourceFile attribute).
+TEST(MappingReader, ClassesWithoutASourceFileEntryAreUnknownSourceInMappingsThatRecordEveryFile) {
+  const std::string classes =
+      "# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n"
+      "kotlinx.coroutines.BuildersKt -> r.h:\n"
+      "    1:1:java.lang.Object runBlockingK(kotlin.coroutines.CoroutineContext):1 -> a\n"
+      "kotlinx.coroutines.BuildersKt__BuildersKt -> r.i:\n"
+      "# {\"id\":\"sourceFile\",\"fileName\":\"Builders.kt\"}\n"
+      "    1:1:java.lang.Object runBlocking(kotlin.coroutines.CoroutineContext):30:30 -> a\n";
+  struct Case {
+    std::string header;
+    std::string facade_file;
+  };
+  for (const Case& c :
+       {Case{"# compiler: R8\n# compiler_version: 9.5.28\n", "Unknown Source"},
+        Case{"# compiler: R8\n# compiler_version: 8.0.40\n", "Unknown Source"},
+        Case{"# compiler: R8\n# compiler_version: 4.0.48\n", ""}, Case{"# compiler: R8\n", ""}, Case{"", ""}}) {
+    const std::string text = c.header + classes;
+    MappingReader reader(text);
+    auto read = readAll(text, reader);
+    ASSERT_EQ(read.size(), 2u) << c.header;
+    EXPECT_EQ(read[0].source_file, c.facade_file) << c.header;
+    EXPECT_EQ(read[1].source_file, "Builders.kt") << c.header;
+  }
+  const std::string text = "# compiler: R8\n# compiler_version: 9.5.28\n" + classes;
+  MappingReaderOptions off;
+  off.unknown_source_without_file_entry = false;
+  MappingReader reader(text, off);
+  auto read = readAll(text, reader);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].source_file, "");
+}
+
 struct MalformedCase {
   const char* text;
   const char* message;

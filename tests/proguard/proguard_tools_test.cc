@@ -169,6 +169,69 @@ TEST(ProguardTools, DesugaredLambdaFramesAreDroppedAsInTheOriginalRun) {
                                                                                << build->obfuscated_trace;
 }
 
+// A class compiled without javac's SourceFile attribute (as kotlinc writes its multifile facades)
+// prints "Unknown Source", and R8 8.0 and later leave its `sourceFile` entry out of the mapping.
+// Restored, its frames read "Unknown Source" too, with the lines the class has: the same program
+// compiled with every attribute gives them (the JVM prints no line without a file; Android
+// prints "Unknown Source:N"). A class with its file keeps it.
+TEST(ProguardTools, FramesOfAClassWithoutASourceFileRestoreToUnknownSource) {
+  requireTools();
+  const fs::path r8_jars[] = {kR8Jar, kR8Jar.parent_path() / "r8-9.5.28.jar"};
+  for (const fs::path& r8 : r8_jars) {
+    ASSERT_TRUE(fs::exists(r8)) << r8 << " missing: run scripts/setup.sh (scripts/setup.d/java_corpus.sh)";
+    RetraceHarness harness;
+    const fs::path dir = harness.dir() / "unknown-source";
+    fs::create_directories(dir / "src/p");
+    std::ofstream(dir / "src/p/Checks.java")
+        << "package p;\n"
+           "public class Checks {\n"
+           "  public static int positive(int value) {\n"
+           "    if (value > 2) throw new IllegalStateException(\"too big: \" + value);\n"
+           "    return value;\n"
+           "  }\n"
+           "}\n";
+    std::ofstream(dir / "src/p/Main.java") << "package p;\n"
+                                              "public class Main {\n"
+                                              "  static int twice(int value) {\n"
+                                              "    return Checks.positive(value) * 2;\n"
+                                              "  }\n"
+                                              "  public static void main(String[] args) {\n"
+                                              "    System.out.println(twice(args.length + 3));\n"
+                                              "  }\n"
+                                              "}\n";
+    const std::string sources = quote(dir / "src/p/Checks.java") + " " + quote(dir / "src/p/Main.java");
+    // The truth for the lines: every attribute. The program as shipped: Main without its file.
+    ASSERT_TRUE(run("javac -g -d " + quote(dir / "full") + " " + sources));
+    ASSERT_TRUE(run("javac -g -d " + quote(dir / "shipped") + " " + quote(dir / "src/p/Checks.java") +
+                    " && javac -g:lines,vars -cp " + quote(dir / "shipped") + " -d " + quote(dir / "shipped") + " " +
+                    quote(dir / "src/p/Main.java")));
+    ASSERT_TRUE(run("cd " + quote(dir / "shipped") + " && jar cf ../in.jar ."));
+    std::ofstream(dir / "rules.pro") << "-keep class p.Main { public static void main(java.lang.String[]); }\n"
+                                        "-keepattributes SourceFile,LineNumberTable\n";
+    auto r8_run = run("java -cp " + quote(r8) + " com.android.tools.r8.R8 --classfile --release --lib " +
+                      "\"$(dirname \"$(dirname \"$(readlink -f \"$(command -v java)\")\")\")\" --output " +
+                      quote(dir / "out.jar") + " --pg-conf " + quote(dir / "rules.pro") + " --pg-map-output " +
+                      quote(dir / "mapping.txt") + " " + quote(dir / "in.jar"));
+    ASSERT_TRUE(r8_run) << r8_run.error().message();
+    // Each run exits with the exception: its trace is the command's output, the error's text.
+    auto trace = [](const std::string& command) {
+      auto out = run(command);
+      return out ? *out : out.error().message().substr(out.error().message().find('\n') + 1);
+    };
+    const std::string truth = trace("java -cp " + quote(dir / "full") + " p.Main");
+    const std::string shipped = trace("java -cp " + quote(dir / "shipped") + " p.Main");
+    const std::string obfuscated = trace("java -cp " + quote(dir / "out.jar") + " p.Main");
+    ASSERT_NE(shipped.find("p.Main.twice(Unknown Source)"), std::string::npos) << shipped;
+    auto mapping = readFile((dir / "mapping.txt").string());
+    ASSERT_TRUE(mapping);
+    ASSERT_TRUE(harness.ingest(*mapping, "unknown-source", r8.filename().string()));
+    const std::string restored = harness.retrace(obfuscated, {"unknown-source", r8.filename().string(), "android", {}});
+    const std::string expected = std::regex_replace(truth, std::regex(R"(\(Main\.java:)"), "(Unknown Source:");
+    EXPECT_EQ(restored, expected) << r8 << "\nmapping:\n" << *mapping << "\nobfuscated:\n" << obfuscated;
+    EXPECT_EQ(std::regex_replace(restored, std::regex(R"(\(Unknown Source:\d+\))"), "(Unknown Source)"), shipped) << r8;
+  }
+}
+
 // Two methods ProGuard renames to one name (their descriptors differ), printed without a line
 // number (no LineNumberTable kept): the mapping cannot tell them apart, so the frame is restored
 // as ambiguous with both methods as candidates.
