@@ -438,7 +438,13 @@ bool isKotlinLineMapFrame(const MethodMapping& innermost, const MethodMapping& c
   if (!innermost.signature.holder.empty() || !innermost.original || !caller.original) return false;
   const uint32_t line = innermost.original->from;
   if (line == 0 || innermost.original->to != line || caller.original->from != line) return false;
-  if (innermost.signature.name == caller.signature.name) return false;
+  // A bridge calling its method, a Kotlin default-arguments stub calling its function
+  // (`copy$default` -> `copy`) or an accessor: real calls that sit on one line by construction.
+  const std::string& name = innermost.signature.name;
+  const std::string& caller_name = caller.signature.name;
+  if (caller_name == name || caller_name.starts_with("access$")) return false;
+  if (caller_name.size() == name.size() + 8 && caller_name.starts_with(name) && caller_name.ends_with("$default"))
+    return false;
   return !innermost.synthesized && !innermost.outline && innermost.rewrite_rules.empty() && !innermost.outline_callsite;
 }
 

@@ -148,8 +148,9 @@ bool isDesugaredLambdaForwarder(std::string_view method_name);
 // ran that frame, and R8's retrace prints it. True for `chain[0]` of such a chain (innermost
 // first, at least two frames): a method of the class itself (no holder) at one line L, not 0,
 // whose caller is another method at line L, and with no R8 metadata of its own. A real call
-// between two methods on one line of one file is rare; a bridge calling its method (same name,
-// same line) is kept.
+// between two methods on one line of one file is rare; the calls that sit on one line by
+// construction are kept: a bridge calling its method (same name), a Kotlin default-arguments
+// stub calling its function (`copy$default` -> `copy`), an `access$` accessor.
 bool isKotlinLineMapFrame(const MethodMapping& innermost, const MethodMapping& caller);
 
 // Parses a map version such as "2.1" into major * 1000 + minor; "experimental" and unreadable

@@ -232,6 +232,10 @@ TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
       "    3:3:java.lang.Object invoke(java.lang.Object):371 -> e\n"
       "    4:4:void copy():0:0 -> g\n"  // no line: kept
       "    4:4:void copy$default():0 -> g\n"
+      "    8:8:void copy():5:5 -> j\n"  // a default-arguments stub calling its function: kept
+      "    8:8:void copy$default():5 -> j\n"
+      "    9:9:int getCount():7:7 -> k\n"  // an accessor: kept
+      "    9:9:int access$getCount$p():7 -> k\n"
       "    5:5:void main():30:30 -> h\n"  // a rewriteFrame rule counts it: kept
       "    5:5:kotlin.Unit scenarios$lambda$3():30 -> h\n"
       "      # {\"id\":\"com.android.tools.r8.rewriteFrame\",\"conditions\":"
@@ -253,7 +257,8 @@ TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
   EXPECT_EQ(names(classes[0]),
             (std::vector<std::string>{"c scenarios$lambda$0", "f tokenize", "f scenarios$lambda$11", "D <init>",
                                       "D scenarios$lambda$5", "e invoke", "e invoke", "g copy", "g copy$default",
-                                      "h main", "h scenarios$lambda$3", "i main", "i scenarios$lambda$4"}));
+                                      "j copy", "j copy$default", "k getCount", "k access$getCount$p", "h main",
+                                      "h scenarios$lambda$3", "i main", "i scenarios$lambda$4"}));
   // The caller's line is now the chain's innermost line.
   ASSERT_TRUE(classes[0].methods[0].original.has_value());
   EXPECT_EQ(classes[0].methods[0].original->from, 27u);
@@ -264,13 +269,13 @@ TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
   MappingReader java_reader(java_text);
   auto java = readAll(java_text, java_reader);
   ASSERT_EQ(java.size(), 1u);
-  EXPECT_EQ(java[0].methods.size(), 15u);
+  EXPECT_EQ(java[0].methods.size(), 19u);
   MappingReaderOptions off;
   off.drop_kotlin_line_map_frames = false;
   MappingReader unchanged(r8, off);
   auto all = readAll(r8, unchanged);
   ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all[0].methods.size(), 15u);
+  EXPECT_EQ(all[0].methods.size(), 19u);
 }
 
 // R8 8.0 and later record every class's source file: a class without one had none, and its
