@@ -333,8 +333,8 @@ Status checkLineTableHeader(llvm::StringRef section, uint64_t offset, bool littl
   if (!files) return Status::ok();
   for (const EntryFormat& entry : *files) {
     if (!isLineEntryForm(entry.form)) return refuse("file", entry.form);
-    const std::string content = unsignedConstantContent(entry.type);
-    if (!content.empty() && !isUnsignedConstantForm(entry.form)) {
+    const char* content = unsignedConstantContent(entry.type);
+    if (*content != '\0' && !isUnsignedConstantForm(entry.form)) {
       return malformed(where + " declares form 0x" + hex(entry.form) + " for its file entries' " + content +
                        ", which is no unsigned constant");
     }

@@ -303,11 +303,10 @@ void MappingReader::parseComment(std::string_view comment, ClassMapping* current
   if (colon == std::string_view::npos) return;
   std::string_view key = trim(comment.substr(0, colon));
   std::string value(trim(comment.substr(colon + 1)));
-  if (key == "compiler")
-    header_.compiler = value;
-  else if (key == "compiler_version")
-    header_.compiler_version = value;
-  else if (key == "min_api")
+  if (key == "compiler" || key == "compiler_version") {
+    (key == "compiler" ? header_.compiler : header_.compiler_version) = value;
+    records_every_source_file_ = recordsEverySourceFile(header_);
+  } else if (key == "min_api")
     header_.min_api = value;
   else if (key == "pg_map_id")
     header_.pg_map_id = value;
@@ -480,10 +479,10 @@ void dropKotlinLineMapFrames(std::vector<MethodMapping>& methods) {
 
 }  // namespace
 
-bool MappingReader::recordsEverySourceFile() const {
-  if (header_.compiler != "R8") return false;
+bool MappingReader::recordsEverySourceFile(const MappingHeader& header) {
+  if (header.compiler != "R8") return false;
   // "8.5.35", "9.5.28-dev": the major version.
-  const std::string_view version = header_.compiler_version;
+  const std::string_view version = header.compiler_version;
   uint32_t major = 0;
   size_t digits = 0;
   while (digits < version.size() && digits < 4 && isDigit(version[digits]))
@@ -495,7 +494,7 @@ void MappingReader::finishClass(ClassMapping& out) const {
   if (options_.drop_kotlin_line_map_frames && writtenByR8() && out.source_file.ends_with(".kt")) {
     dropKotlinLineMapFrames(out.methods);
   }
-  if (options_.unknown_source_without_file_entry && out.source_file.empty() && recordsEverySourceFile()) {
+  if (options_.unknown_source_without_file_entry && out.source_file.empty() && records_every_source_file_) {
     out.source_file = std::string(kUnknownSourceFile);
   }
   if (options_.hide_desugared_lambda_frames) {

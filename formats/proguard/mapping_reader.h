@@ -95,7 +95,7 @@ class MappingReader {
   // R8 says so in its header; a mapping without one is taken as R8's once R8 metadata appeared.
   bool writtenByR8() const { return header_.compiler == "R8" || r8_metadata_seen_; }
   // R8 8.0 or later says so in its header: every class with a source file has a `sourceFile` entry.
-  bool recordsEverySourceFile() const;
+  static bool recordsEverySourceFile(const MappingHeader& header);
   void warn(std::string message);
   void warnOnce(const std::string& key, std::string message);
   void finishClass(ClassMapping& out) const;
@@ -108,6 +108,7 @@ class MappingReader {
   MappingHeader header_;
   uint32_t map_version_ = 0;
   bool r8_metadata_seen_ = false;
+  bool records_every_source_file_ = false;  // recordsEverySourceFile(header_), kept as the header is read
   Target target_ = Target::kNone;
   std::vector<std::string> warnings_;
   std::vector<std::string> warned_keys_;
