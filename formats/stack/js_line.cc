@@ -49,6 +49,36 @@ bool isAsyncCause(std::string_view cause) {
   return true;
 }
 
+// SpiderMonkey's location of code made from a string at run time, by eval or `new Function`:
+// "<script> line <n> > eval:<line>:<column>" ("Function" for `new Function`), with a further
+// " line <n> > eval" for each eval nested in such code ("app.js line 2 > eval line 1 > eval:1:5").
+bool isSpiderMonkeyEvalLocation(std::string_view location) {
+  const size_t first_link = location.find(" line ");
+  if (first_link == 0 || first_link == std::string_view::npos) return false;
+  if (location.substr(0, first_link).find(' ') != std::string_view::npos) return false;
+  std::string_view rest = location.substr(first_link);
+  while (rest.starts_with(" line ")) {
+    rest.remove_prefix(6);
+    size_t digits = 0;
+    while (digits < rest.size() && scan::isDigit(rest[digits])) ++digits;
+    if (digits == 0 || !scan::parseU32(rest.substr(0, digits))) return false;
+    rest.remove_prefix(digits);
+    if (rest.starts_with(" > eval")) {
+      rest.remove_prefix(7);
+    } else if (rest.starts_with(" > Function")) {
+      rest.remove_prefix(11);
+    } else {
+      return false;
+    }
+  }
+  // ":<line>:<column>", the position inside the generated code.
+  if (!rest.starts_with(':')) return false;
+  rest.remove_prefix(1);
+  const size_t colon = rest.find(':');
+  return colon != std::string_view::npos && scan::parseU32(rest.substr(0, colon)) &&
+         scan::parseU32(rest.substr(colon + 1));
+}
+
 // A function name JavaScriptCore prints for code that has no URL ("fn@", eval'd or built from a
 // string): identifier bytes and dots only, so that no other text ending in '@' reads as a frame.
 bool isPlainName(std::string_view name) {
@@ -127,6 +157,13 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
   // Spaces and parentheses mean this is not a frame, but in JavaScriptCore's "global code@…"
   // (likewise "module code", "eval code").
   if (name.find(' ') != std::string_view::npos && !isTopLevelCode(name)) return std::nullopt;
+  if (isSpiderMonkeyEvalLocation(location)) {
+    // The position is inside code made at run time, which no source map covers, and the call
+    // that made it is given by its line alone: no script position, like JavaScriptCore's
+    // "eval code@" below. The raw line, printed as it came, still names the script.
+    frame.is_eval = true;
+    return frame;
+  }
   if (location.empty()) {
     // JavaScriptCore prints code that has no URL (eval'd, or from a string) as "eval code@" or
     // "fn@": a frame with no script position (line 0), nothing to look up.

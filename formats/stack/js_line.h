@@ -24,7 +24,10 @@ struct JsFrameLine {
   bool is_async = false;         // V8's "at async fn (…)", SpiderMonkey's "<cause>*fn@…"
   bool is_constructor = false;   // "at new Foo (…)"
   bool hermes_bytecode = false;  // "(address at …)": column is a bytecode offset
-  bool is_eval = false;          // "at eval (eval at fn (url:l:c), <anonymous>:l:c)"
+  // Code made from a string at run time. V8: "at eval (eval at fn (url:l:c), <anonymous>:l:c)",
+  // restored at the eval call (url, line, column). SpiderMonkey: "fn@url line 2 > eval:1:5" (or
+  // "> Function"), which gives the call's line only: no url, line 0 (no script position).
+  bool is_eval = false;
   // Engine code with no script position: "at Array.map (<anonymous>)", "at fn (native)", a
   // Promise combinator's element "at async Promise.all (index 0)", JavaScriptCore's
   // "forEach@[native code]", Hermes {"NativeCode":true}. `url` holds what was printed; there is

@@ -26,6 +26,7 @@
 //   "  - waiting on <0x0c2d3e4f> (a java.lang.Object)" -> "thread_note" (no frame; thread_note_line.h)
 //   "    at n.capture (https://h/static/js/207.e017fea1.chunk.js:2:3768321)" -> "js_frame" (V8)
 //   "capture@https://h/app.js:1:200"             -> "js_frame" (Firefox/Safari/JSC)
+//   "inner@https://h/app.js line 2 > eval:1:26"  -> "js_frame" (Firefox, eval'd: no position)
 //   "    at fn (address at index.android.bundle:1:9876)" -> "js_frame" (Hermes bytecode)
 //   {"CJSModuleOffset":0,"FunctionID":12,"ByteCodeOffset":34,"SourceURL":"index.android.bundle"}
 //     -> "js_frame" (Hermes crash report frame): hermes_function_offset, segment_id 0,

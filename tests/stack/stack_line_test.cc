@@ -318,6 +318,32 @@ TEST(StackLine, JavaScriptFrames) {
     EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
   }
 
+  // SpiderMonkey's frames of code made at run time, as pythonmonkey 1.4.1 (SpiderMonkey 115)
+  // printed them for eval, an eval inside eval'd code, and `new Function`: a frame without a
+  // script position (the position is inside the generated code; the call's column is not given).
+  for (const char* printed :
+       {"inner@https://h/app.js line 2 > eval:1:26", "@https://h/app.js line 2 > eval line 1 > eval:1:44",
+        "anonymous@https://h/app.js line 7 > Function:4:3", "promise callback*run@evaluate line 1 > eval:3:9"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    const JsFrameLine* js = asJsFrame(line);
+    EXPECT_EQ(js->style, JsStyle::kFirefox);
+    EXPECT_TRUE(js->is_eval);
+    EXPECT_TRUE(js->url.empty());
+    EXPECT_EQ(js->line, 0u);
+    EXPECT_FALSE(js->builtin);
+  }
+  EXPECT_EQ(asJsFrame(parseStackLine("inner@https://h/app.js line 2 > eval:1:26"))->function, "inner");
+  EXPECT_TRUE(asJsFrame(parseStackLine("promise callback*run@evaluate line 1 > eval:3:9"))->is_async);
+  for (const char* other :
+       {"f@https://h/app.js line x > eval:1:2", "f@https://h/app.js line 2 > evil:1:2",
+        "f@https://h/app.js line 2 > eval", "f@https://h/app.js line 2 > eval:1", "f@ line 2 > eval:1:2",
+        "f@a b line 2 > eval:1:2", "f@https://h/app.js line 2 > eval line > eval:1:2",
+        "f@https://h/app.js line 2 > eval:1:2 x"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
+
   StackLine hermes = parseStackLine("    at render (address at index.android.bundle:1:9876)");
   ASSERT_EQ(hermes.kindName(), "js_frame");
   EXPECT_EQ(asJsFrame(hermes)->style, JsStyle::kHermes);
@@ -436,6 +462,7 @@ TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
       "global code@http://h/a.js:3:4",
       "promise callback*run@http://h/a.js:3:4",
       "eval code@",
+      "inner@https://h/app.js line 2 > eval line 1 > Function:1:26",
       "at Main$$Lambda$1/1831932724.run(Unknown Source)",
       "at java.base/java.lang.invoke.LambdaForm$DMH/0x0000000800c0c400.invokeStatic(LambdaForm$DMH)",
       R"({"CJSModuleOffset":0,"FunctionID":12,"ByteCodeOffset":34,"SourceURL":"index.android.bundle"})"};

@@ -680,6 +680,16 @@ TEST_F(PipelineTest, JavaScriptCoreStacksRestoreToTheDivotFirefoxStacksToTheCall
                         R"("threads":[{"stack":"forEach@[native code]"}]})");
   EXPECT_NE(safari.records.at(0).value.find(R"("restored":"forEach@[native code]")"), std::string::npos)
       << safari.records.at(0).value;
+  // Code Firefox ran through eval: a frame with no script position (its position is inside the
+  // eval'd string), not a line no kind reads.
+  auto evald = process(R"({"event_id":"e","kind":"error","platform":"web","app":"shop","build_id":"1.0",)"
+                       R"("threads":[{"stack":"a@https://h/app.js:1:2\ninner@https://h/app.js line 1 > eval:1:26"}]})");
+  simdjson::dom::element root;
+  ASSERT_EQ(parser_.parse(evald.records.at(0).value).get(root), simdjson::SUCCESS);
+  simdjson::dom::array evald_frames = root["threads"].at(0)["frames"];
+  ASSERT_EQ(evald_frames.size(), 2u) << evald.records.at(0).value;
+  EXPECT_EQ(std::string_view(evald_frames.at(0)["file"]), "app.js");
+  EXPECT_EQ(std::string_view(evald_frames.at(1)["reason"]), "no_position") << evald.records.at(0).value;
 }
 
 // The event's "pg_map_id" (top level, or in "attributes") reaches the Java kind's retrace through
