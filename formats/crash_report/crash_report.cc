@@ -613,10 +613,12 @@ void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& rep
       react_native = react_native || isBundleUrl(*frame);
       if (!thread.stack.empty()) thread.stack += "\n";
       thread.stack += std::string(line);
-    } else if (!thread.stack.empty() && looksLikeJsFrame(line)) {
+    } else if (looksLikeJsFrame(line) &&
+               (!thread.stack.empty() || !message_line.empty() || trim(line).starts_with("at "))) {
       // A frame line no reader knows stays in the stack, printed as it came and marked
-      // unparsed, rather than vanishing from the restored report.
-      thread.stack += "\n";
+      // unparsed, rather than vanishing from the restored report: the first frame too, once the
+      // message line is read (or when it is V8's "at …", which no message line is).
+      if (!thread.stack.empty()) thread.stack += "\n";
       thread.stack += std::string(line);
     } else if (thread.stack.empty() && message_line.empty() && !trim(line).empty()) {
       message_line = line;

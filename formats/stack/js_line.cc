@@ -112,10 +112,12 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
   }
   if (location.starts_with("eval at ")) {
     // "eval at fn (url:l:c), <anonymous>:l:c": the code came from eval; keep the caller's site.
+    // Eval'd code that evals again nests the sites: "eval at g (eval at f (url:l:c)), …"; the
+    // innermost parentheses hold the first eval's call, the only site in a script file.
     frame.is_eval = true;
-    size_t open = location.find('(');
-    size_t close = location.find(')', open == std::string_view::npos ? 0 : open);
-    if (open == std::string_view::npos || close == std::string_view::npos) return std::nullopt;
+    const size_t close = location.find(')');
+    const size_t open = close == std::string_view::npos ? close : location.rfind('(', close);
+    if (open == std::string_view::npos) return std::nullopt;
     location = location.substr(open + 1, close - open - 1);
   }
   if (location.starts_with("address at ")) {

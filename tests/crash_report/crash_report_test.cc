@@ -333,6 +333,17 @@ TEST(CrashReport, UnreadFrameLinesOfAConsoleStackStay) {
             "    at <some future V8 frame shape>\n"
             "    at https://cdn.example.com/app.js:1:255");
   EXPECT_EQ(readableFrames(*v8), 2u);
+
+  // The first frame too: one no reader knew used to vanish with the lines above the stack.
+  auto first = parseCrashReport(
+      "Error: x\n"
+      "    at <some future V8 frame shape>\n"
+      "    at n (https://cdn.example.com/app.js:1:60)\n");
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_EQ(first->exception_message, "x");
+  EXPECT_EQ(first->threads.at(0).stack,
+            "    at <some future V8 frame shape>\n"
+            "    at n (https://cdn.example.com/app.js:1:60)");
 }
 
 // ANR dumps: ART's traces (native frames prefixed "native: "), and Play Console's form (no prio,

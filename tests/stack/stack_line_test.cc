@@ -248,6 +248,20 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_TRUE(asJsFrame(eval)->is_eval);
   EXPECT_EQ(asJsFrame(eval)->url, "https://h/a.js");
   EXPECT_EQ(asJsFrame(eval)->line, 3u);
+  // Eval'd code that evals again, as node 20 prints it: the first eval's call is the site.
+  for (const char* nested : {"at deep (eval at inner (eval at compile (/srv/ev.js:1:29)), <anonymous>:1:25)",
+                             "at eval (eval at inner (eval at compile (/srv/ev.js:1:29)), <anonymous>:1:42)",
+                             "at inner (eval at compile (/srv/ev.js:1:29), <anonymous>:1:27)"}) {
+    SCOPED_TRACE(nested);
+    StackLine line = parseStackLine(nested);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    EXPECT_TRUE(asJsFrame(line)->is_eval);
+    EXPECT_EQ(asJsFrame(line)->url, "/srv/ev.js");
+    EXPECT_EQ(asJsFrame(line)->line, 1u);
+    EXPECT_EQ(asJsFrame(line)->column, 29u);
+  }
+  EXPECT_EQ(parseStackLine("at f (eval at g ), <anonymous>:1:2)").kindName(), "unknown");
+  EXPECT_EQ(parseStackLine("at f (eval at g (x:1:2, <anonymous>:1:2)").kindName(), "unknown");
 
   StackLine firefox = parseStackLine("capture/<@https://h/app.min.js:1:200");
   ASSERT_EQ(firefox.kindName(), "js_frame");
