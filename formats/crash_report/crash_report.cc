@@ -603,6 +603,21 @@ bool looksLikeJsFrame(std::string_view line) {
   return text.starts_with("at ") || text.find('@') != std::string_view::npos;
 }
 
+// Before the first frame read, a line taken for a frame must also end as V8's and
+// SpiderMonkey's do: a position ":<line>:<column>", with V8's closing parenthesis.
+bool endsLikeAFrame(std::string_view line) {
+  std::string_view text = trim(line);
+  if (text.ends_with(')')) text.remove_suffix(1);
+  for (int part = 0; part < 2; ++part) {
+    size_t digits = 0;
+    while (digits < text.size() && text[text.size() - 1 - digits] >= '0' && text[text.size() - 1 - digits] <= '9')
+      ++digits;
+    if (digits == 0 || digits == text.size() || text[text.size() - 1 - digits] != ':') return false;
+    text.remove_suffix(digits + 1);
+  }
+  return true;
+}
+
 void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& report) {
   ReportThread thread{"main", true, ""};
   bool react_native = false;
@@ -613,11 +628,10 @@ void readJavaScript(const std::vector<std::string_view>& lines, CrashReport& rep
       react_native = react_native || isBundleUrl(*frame);
       if (!thread.stack.empty()) thread.stack += "\n";
       thread.stack += std::string(line);
-    } else if (looksLikeJsFrame(line) &&
-               (!thread.stack.empty() || !message_line.empty() || trim(line).starts_with("at "))) {
+    } else if (looksLikeJsFrame(line) && (!thread.stack.empty() || (!message_line.empty() && endsLikeAFrame(line)))) {
       // A frame line no reader knows stays in the stack, printed as it came and marked
       // unparsed, rather than vanishing from the restored report: the first frame too, once the
-      // message line is read (or when it is V8's "at …", which no message line is).
+      // message line is read, when it ends as frames do (a message's further lines stay out).
       if (!thread.stack.empty()) thread.stack += "\n";
       thread.stack += std::string(line);
     } else if (thread.stack.empty() && message_line.empty() && !trim(line).empty()) {

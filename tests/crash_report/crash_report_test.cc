@@ -337,13 +337,20 @@ TEST(CrashReport, UnreadFrameLinesOfAConsoleStackStay) {
   // The first frame too: one no reader knew used to vanish with the lines above the stack.
   auto first = parseCrashReport(
       "Error: x\n"
-      "    at <some future V8 frame shape>\n"
+      "    at fn [a future V8 frame shape] https://cdn.example.com/app.js:1:30\n"
       "    at n (https://cdn.example.com/app.js:1:60)\n");
   ASSERT_TRUE(first) << first.error().message();
   EXPECT_EQ(first->exception_message, "x");
   EXPECT_EQ(first->threads.at(0).stack,
-            "    at <some future V8 frame shape>\n"
+            "    at fn [a future V8 frame shape] https://cdn.example.com/app.js:1:30\n"
             "    at n (https://cdn.example.com/app.js:1:60)");
+  // A message's further lines are not frames, '@' or "at " in them or not.
+  auto message = parseCrashReport(
+      "Error: cannot reach user@example.com\n"
+      "at least once, retried\n"
+      "    at n (https://cdn.example.com/app.js:1:60)\n");
+  ASSERT_TRUE(message) << message.error().message();
+  EXPECT_EQ(message->threads.at(0).stack, "    at n (https://cdn.example.com/app.js:1:60)");
 }
 
 // ANR dumps: ART's traces (native frames prefixed "native: "), and Play Console's form (no prio,
