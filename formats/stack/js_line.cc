@@ -49,6 +49,13 @@ bool isAsyncCause(std::string_view cause) {
   return true;
 }
 
+// SpiderMonkey's name of a getter or setter: "get size", "set size".
+bool isAccessorName(std::string_view name) {
+  if (!name.starts_with("get ") && !name.starts_with("set ")) return false;
+  name.remove_prefix(4);
+  return !name.empty() && name.find(' ') == std::string_view::npos;
+}
+
 // SpiderMonkey's location of code made from a string at run time, by eval or `new Function`:
 // "<script> line <n> > eval:<line>:<column>" ("Function" for `new Function`), with a further
 // " line <n> > eval" for each eval nested in such code ("app.js line 2 > eval line 1 > eval:1:5").
@@ -157,8 +164,8 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
     return frame;
   }
   // Spaces and parentheses mean this is not a frame, but in JavaScriptCore's "global code@…"
-  // (likewise "module code", "eval code").
-  if (name.find(' ') != std::string_view::npos && !isTopLevelCode(name)) return std::nullopt;
+  // (likewise "module code", "eval code") and in SpiderMonkey's accessors ("get size@…").
+  if (name.find(' ') != std::string_view::npos && !isTopLevelCode(name) && !isAccessorName(name)) return std::nullopt;
   if (isSpiderMonkeyEvalLocation(location)) {
     // The position is inside code made at run time, which no source map covers, and the call
     // that made it is given by its line alone: no script position, like JavaScriptCore's

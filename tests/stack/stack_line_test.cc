@@ -349,6 +349,22 @@ TEST(StackLine, JavaScriptFrames) {
     EXPECT_FALSE(js->builtin);
   }
   EXPECT_EQ(asJsFrame(parseStackLine("inner@https://h/app.js line 2 > eval:1:26"))->function, "inner");
+
+  // SpiderMonkey names a getter or setter "get g" / "set g" (pythonmonkey 1.4.1 printed
+  // "get g@https://h/app.js:3:76" for a class's getter).
+  for (const char* printed : {"get g@https://h/app.js:3:76", "set value@https://h/app.js:3:76"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    EXPECT_EQ(asJsFrame(line)->style, JsStyle::kFirefox);
+    EXPECT_EQ(asJsFrame(line)->function, std::string_view(printed).substr(0, std::string_view(printed).find('@')));
+    EXPECT_EQ(asJsFrame(line)->line, 3u);
+    EXPECT_EQ(asJsFrame(line)->column, 76u);
+  }
+  for (const char* other :
+       {"get a b@https://h/app.js:3:76", "get @https://h/app.js:3:76", "got g@https://h/app.js:3:76"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
   EXPECT_TRUE(asJsFrame(parseStackLine("promise callback*run@evaluate line 1 > eval:3:9"))->is_async);
   for (const char* other :
        {"f@https://h/app.js line x > eval:1:2", "f@https://h/app.js line 2 > evil:1:2",
