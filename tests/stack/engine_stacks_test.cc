@@ -6,6 +6,7 @@
 // Every line of those stacks but the error's own must read as a JavaScript frame, and a paste of
 // the whole output must keep every frame.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
