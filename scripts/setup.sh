@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for Restack: Debian packages (compiler, LLVM 19, librdkafka,
 # RocksDB, simdjson, …), then the test tools of scripts/setup.d/*.sh (Apache Kafka jars,
-# ProGuard, npm packages and bundlers, Helm) into .deps/. Idempotent: a second run only checks.
+# ProGuard, npm packages and bundlers, SpiderMonkey, Helm) into .deps/. Idempotent: a second run
+# only checks.
 #
 #   scripts/setup.sh            everything (what the tests need)
 #   scripts/setup.sh --build    only what building and `restack demo` need
@@ -25,6 +26,7 @@ if ! $only_build; then
   packages+=(kcat)
   packages+=(gcc-12 g++-12 libpng-dev googletest libc6-dbg)  # tests/native/native_accuracy_test.cc
   packages+=(libjavascriptcoregtk-4.0-bin)  # jsc: JavaScriptCore runs in tests/sourcemap/js_names_accuracy_test.cc
+  packages+=(python3-venv)  # scripts/setup.d/spidermonkey.sh: SpiderMonkey through PyPI's pythonmonkey
   # tests/grouping_e2e/native_corpus_test.cc: aarch64 builds (glibc, libstdc++) run under qemu-user
   packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
   packages+=(gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf)  # armeabi-v7a rows of tests/native/native_accuracy_test.cc

@@ -2,7 +2,8 @@
 // tests/stack/fixtures/constructs_es5.js and constructs.js throw through each way a function is
 // declared and called (accessors, classes, private and computed methods, callbacks of built-ins,
 // bound functions, generators, eval, new Function, proxies) and print every error's stack; they
-// run in node (V8), jsc (JavaScriptCore) and hermes (Hermes), installed by scripts/setup.sh.
+// run in node (V8), jsc (JavaScriptCore), hermes (Hermes) and SpiderMonkey (through PyPI's
+// pythonmonkey, tests/stack/fixtures/run_spidermonkey.py), installed by scripts/setup.sh.
 // Every line of those stacks but the error's own must read as a JavaScript frame, and a paste of
 // the whole output must keep every frame.
 #include <gtest/gtest.h>
@@ -33,7 +34,8 @@ const fs::path kFixtures = fs::path(RESTACK_SOURCE_DIR) / "tests" / "stack" / "f
 struct Engine {
   std::string name;
   fs::path binary;
-  bool classes;  // runs constructs.js too
+  std::string runner;  // a script the binary runs the program through ("" = the program itself)
+  bool classes;        // runs constructs.js too
   // hermes-engine-cli 0.11.0 ends with SIGSEGV here once the script is done, even after
   // `print(1)`; what it printed before is whole, which the count of stacks below checks.
   bool exits_cleanly;
@@ -46,14 +48,15 @@ std::string readFile(const fs::path& path) {
 }
 
 std::vector<Engine> engines() {
-  return {
-      {"node", "/usr/bin/node", true, true},
-      {"jsc", "/usr/bin/jsc", true, true},
-      {"hermes", fs::path(RESTACK_DEPS_DIR) / "node" / "node_modules" / "hermes-engine-cli" / "linux64-bin" / "hermes",
-       false, false}};
+  const fs::path deps = RESTACK_DEPS_DIR;
+  return {{"node", "/usr/bin/node", "", true, true},
+          {"jsc", "/usr/bin/jsc", "", true, true},
+          {"hermes", deps / "node" / "node_modules" / "hermes-engine-cli" / "linux64-bin" / "hermes", "", false, false},
+          {"spidermonkey", deps / "spidermonkey" / "bin" / "python", (kFixtures / "run_spidermonkey.py").string(), true,
+           true}};
 }
 
-TEST(EngineStacks, EveryFrameLineOfNodeJscAndHermesIsRead) {
+TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
   const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
   fs::create_directories(work);
   const std::regex message_line(R"(^[A-Za-z]*Error(: .*)?$)");
@@ -66,16 +69,22 @@ TEST(EngineStacks, EveryFrameLineOfNodeJscAndHermesIsRead) {
     if (engine.classes) text += readFile(kFixtures / "constructs.js");
     text += "(typeof print === \"function\" ? print : console.log)(stacks.join(\"\\n\\n\"));\n";
     ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
-    const auto run = runCommand(shellQuote(engine.binary.string()) + " " + shellQuote(program.string()), work.string(),
-                                "", /*merge_stderr=*/false);
+    std::string command = shellQuote(engine.binary.string());
+    if (!engine.runner.empty()) command += " " + shellQuote(engine.runner);
+    const auto run =
+        runCommand(command + " " + shellQuote(program.string()), work.string(), "", /*merge_stderr=*/false);
     if (engine.exits_cleanly) ASSERT_EQ(run.exit_code, 0) << run.output;
 
-    size_t frames = 0, stacks = 1;
+    // Stacks are separated by blank lines (two where the engine ends a stack with a newline).
+    size_t frames = 0, stacks = 0;
+    bool after_blank = true;
     for (const std::string& line : outputLines(run.output)) {
       if (line.empty()) {
-        ++stacks;
+        after_blank = true;
         continue;
       }
+      stacks += after_blank ? 1 : 0;
+      after_blank = false;
       if (std::regex_match(line, message_line)) continue;
       EXPECT_EQ(parseStackLine(line).kindName(), "js_frame") << line;
       ++frames;
