@@ -22,6 +22,7 @@ namespace {
 
 using stack::scan::parseDecimal;
 using stack::scan::parseHex;
+using stack::scan::parseU32;
 using stack::scan::trim;
 
 // Every line, without the blank ones at the end.
@@ -609,11 +610,9 @@ bool endsLikeAFrame(std::string_view line) {
   std::string_view text = trim(line);
   if (text.ends_with(')')) text.remove_suffix(1);
   for (int part = 0; part < 2; ++part) {
-    size_t digits = 0;
-    while (digits < text.size() && text[text.size() - 1 - digits] >= '0' && text[text.size() - 1 - digits] <= '9')
-      ++digits;
-    if (digits == 0 || digits == text.size() || text[text.size() - 1 - digits] != ':') return false;
-    text.remove_suffix(digits + 1);
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 || !parseU32(text.substr(colon + 1))) return false;
+    text = text.substr(0, colon);
   }
   return true;
 }

@@ -481,13 +481,10 @@ void dropKotlinLineMapFrames(std::vector<MethodMapping>& methods) {
 
 bool MappingReader::recordsEverySourceFile(const MappingHeader& header) {
   if (header.compiler != "R8") return false;
-  // "8.5.35", "9.5.28-dev": the major version.
+  // "8.5.35", "9.5.28-dev": the major version, the leading digits.
   const std::string_view version = header.compiler_version;
-  uint32_t major = 0;
-  size_t digits = 0;
-  while (digits < version.size() && digits < 4 && isDigit(version[digits]))
-    major = major * 10 + (version[digits++] - '0');
-  return digits > 0 && digits < 4 && major >= 8;
+  const auto major = parseLine(version.substr(0, version.find_first_not_of("0123456789")));
+  return major && *major >= 8 && *major < 1000;
 }
 
 void MappingReader::finishClass(ClassMapping& out) const {

@@ -66,14 +66,13 @@ bool isSpiderMonkeyEvalLocation(std::string_view location) {
   std::string_view rest = location.substr(first_link);
   while (rest.starts_with(" line ")) {
     rest.remove_prefix(6);
-    size_t digits = 0;
-    while (digits < rest.size() && scan::isDigit(rest[digits])) ++digits;
-    if (digits == 0 || !scan::parseU32(rest.substr(0, digits))) return false;
-    rest.remove_prefix(digits);
-    if (rest.starts_with(" > eval")) {
-      rest.remove_prefix(7);
-    } else if (rest.starts_with(" > Function")) {
-      rest.remove_prefix(11);
+    const size_t arrow = rest.find(" > ");
+    if (arrow == std::string_view::npos || !scan::parseU32(rest.substr(0, arrow))) return false;
+    rest.remove_prefix(arrow + 3);
+    if (rest.starts_with("eval")) {
+      rest.remove_prefix(4);
+    } else if (rest.starts_with("Function")) {
+      rest.remove_prefix(8);
     } else {
       return false;
     }
