@@ -1237,8 +1237,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       // once nothing is in flight, what arrived is restored at once (batches grow with the rate,
       // latency stays that of one restore and one commit). While a commit is out, the batch fills
       // for up to batch_linger_ms, and what arrived is restored whenever nothing more is waiting.
-      // min_commit_interval_ms (0 by default) holds a batch until the previous publication
-      // began that long ago, in flight or not: fewer, larger commits.
+      // min_commit_interval_ms (0 by default) holds a batch until the previous publication began that long ago, in
+      // flight or not: fewer, larger commits.
       const auto linger_end = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
       const auto interval_end =
           last_publication_start + std::chrono::milliseconds(config.worker.min_commit_interval_ms);
