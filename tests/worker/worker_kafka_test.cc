@@ -857,6 +857,129 @@ TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresT
   for (const auto& [key, alive] : live) EXPECT_FALSE(alive) << "pending record left open";
 }
 
+namespace {
+
+// A librdkafka client of `type` on `bootstrap` with `settings`; null (and a test failure) when
+// it cannot be made.
+rd_kafka_t* makeClient(rd_kafka_type_t type, const std::string& bootstrap,
+                       const std::vector<std::pair<std::string, std::string>>& settings) {
+  char error[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  auto set = [&](const std::string& name, const std::string& value) {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
+      ADD_FAILURE() << name << ": " << error;
+  };
+  set("bootstrap.servers", bootstrap);
+  for (const auto& [name, value] : settings) set(name, value);
+  rd_kafka_t* client = rd_kafka_new(type, conf, error, sizeof error);
+  if (!client) ADD_FAILURE() << error;
+  return client;
+}
+
+}  // namespace
+
+// A worker stopped in the middle of a commit (SIGSTOP, a long GC pause) holds a transaction open
+// whose offsets already passed the group's check, with the pending tombstones of the events it
+// restored later. The next owner of the partitions must see those tombstones: it waits for that
+// transaction before replaying the pending state, and restores nothing the open transaction
+// already restored. Replayed first, it restored every such event again (the fault test's
+// duplicates, docs/operations.md section 10).
+TEST_F(WorkerOnKafka, ANewOwnerReplaysPendingStateOnlyOnceThePreviousOwnersOpenCommitIsDone) {
+  const NativeLibrary& library = nativeLibrary();
+  ASSERT_FALSE(library.path.empty());
+  const auto builds = buildsCoveringPartitions("late", kEventPartitions, 1);
+  auto store_a = TempDir::create("restack-kafkaint-a-");
+  auto store_b = TempDir::create("restack-kafkaint-b-");
+  ASSERT_TRUE(store_a && store_b);
+  const int port_a = freeLoopbackPort();
+  int port_b = freeLoopbackPort();
+  while (port_b == port_a) port_b = freeLoopbackPort();
+  auto a = worker("a", {.store = store_a->path(), .http_port = port_a});
+  ASSERT_TRUE(a->start());
+  ASSERT_TRUE(waitForAssigned(*a, port_a, [](uint64_t n) { return n == kEventPartitions; }));
+  const int total = 20;
+  produce(topics_.events, events("z", 0, total, library, "late", builds));
+  ASSERT_TRUE(waitUntil([&] { return metric(port_a, "pending_events").value_or(0) == total; }, 60s));
+  auto status = a->terminate();
+  ASSERT_TRUE(status);
+
+  // The stopped previous owner: a member of the group that closed every pending record in a
+  // transaction, sent the group's committed offsets with it, and did not commit yet.
+  std::map<std::string, int32_t> live;
+  for (const KafkaRecord& record : readTopic(bootstrap(), topics_.pending)) {
+    if (record.value)
+      live[record.key.value_or("")] = record.partition;
+    else
+      live.erase(record.key.value_or(""));
+  }
+  ASSERT_EQ(live.size(), static_cast<size_t>(total));
+  rd_kafka_t* member =
+      makeClient(RD_KAFKA_CONSUMER, bootstrap(),
+                 {{"group.id", group_}, {"enable.auto.commit", "false"}, {"isolation.level", "read_committed"}});
+  ASSERT_NE(member, nullptr);
+  rd_kafka_poll_set_consumer(member);
+  rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(topics, topics_.events.c_str(), RD_KAFKA_PARTITION_UA);
+  ASSERT_EQ(rd_kafka_subscribe(member, topics), RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(topics);
+  rd_kafka_topic_partition_list_t* assigned = nullptr;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        if (rd_kafka_message_t* message = rd_kafka_consumer_poll(member, 100)) rd_kafka_message_destroy(message);
+        if (assigned) rd_kafka_topic_partition_list_destroy(assigned);
+        assigned = nullptr;
+        rd_kafka_assignment(member, &assigned);
+        return assigned && assigned->cnt == kEventPartitions;
+      },
+      60s));
+  ASSERT_EQ(rd_kafka_committed(member, assigned, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_t* zombie = makeClient(RD_KAFKA_PRODUCER, bootstrap(), {{"transactional.id", group_ + "-zombie"}});
+  ASSERT_NE(zombie, nullptr);
+  auto ok = [](rd_kafka_error_t* error) {
+    const std::string text = error ? rd_kafka_error_string(error) : "";
+    if (error) rd_kafka_error_destroy(error);
+    return text;
+  };
+  ASSERT_EQ(ok(rd_kafka_init_transactions(zombie, 30000)), "");
+  ASSERT_EQ(ok(rd_kafka_begin_transaction(zombie)), "");
+  for (const auto& [key, partition] : live) {
+    ASSERT_EQ(rd_kafka_producev(zombie, RD_KAFKA_V_TOPIC(topics_.pending.c_str()), RD_KAFKA_V_PARTITION(partition),
+                                RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(nullptr, 0), RD_KAFKA_V_END),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(member);
+  ASSERT_EQ(ok(rd_kafka_send_offsets_to_transaction(zombie, assigned, group, 30000)), "");
+  rd_kafka_consumer_group_metadata_destroy(group);
+  rd_kafka_topic_partition_list_destroy(assigned);
+  rd_kafka_flush(zombie, 10000);
+  rd_kafka_consumer_close(member);
+  rd_kafka_destroy(member);
+
+  // The next owner starts and the events' symbols arrive while that commit is still open.
+  auto b = worker("b", {.store = store_b->path(), .http_port = port_b});
+  ASSERT_TRUE(b->start());
+  std::vector<KafkaRecord> uploads;
+  for (const auto& build : builds) uploads.push_back(uploadRecord(library, "late", build));
+  produce(topics_.symbols, uploads);
+  std::this_thread::sleep_for(5s);
+  EXPECT_EQ(metric(port_b, "events_restored_later_total").value_or(0), 0u);
+  ASSERT_EQ(ok(rd_kafka_commit_transaction(zombie, 30000)), "");
+  rd_kafka_destroy(zombie);
+
+  ASSERT_TRUE(waitForAssigned(*b, port_b, [](uint64_t n) { return n == kEventPartitions; }));
+  // Time for the uploads and any re-check to be applied: nothing is pending any more, so
+  // nothing is restored again.
+  ASSERT_TRUE(waitUntil([&] { return metric(port_b, "uploads_ingested_total").value_or(0) >= uploads.size(); }, 60s));
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(metric(port_b, "pending_events"), std::optional<uint64_t>(0));
+  EXPECT_EQ(metric(port_b, "events_restored_later_total").value_or(0), 0u);
+  status = b->terminate();
+  ASSERT_TRUE(status);
+  for (const auto& [id, replaces] : fingerprintRecords(readTopic(bootstrap(), topics_.fingerprints), "z")) {
+    EXPECT_EQ(replaces.size(), 1u) << id << ": restored again by the next owner";
+  }
+}
+
 // Events that trickle in (one at a time, a producer each): by default each is restored as it
 // arrives and the transactions follow the stream; with worker.min_commit_interval_ms they wait
 // for the interval and commit together, at most one transaction per interval. Either way every

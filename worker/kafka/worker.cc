@@ -154,6 +154,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::set<int32_t> owned;                     // events partitions assigned to this worker
   int64_t gauges_updated_ms = 0;               // steady ms of the last updateGauges()
   std::map<int32_t, int64_t> uncommitted;      // at_least_once: partition -> next offset, outputs acknowledged
+  // exactly_once: owned partition -> the next offset committed for it (read at assignment, then
+  // each commit's); a transaction without events sends these again (see publish).
+  std::map<int32_t, int64_t> committed_next;
   std::unique_ptr<PendingEvents> pending;
   // The symbol-demand feed (worker/kafka/symbol_demand.h); null when its topic does not exist.
   std::unique_ptr<SymbolDemand> demand;
@@ -216,6 +219,16 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     if (!finished && fatal.isOk()) fatal = finished;
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       spdlog::info("assigned {} events partition(s): {}", ids.size(), fmt::join(ids, ","));
+      // The committed offsets first: reading them waits while a transaction of the previous
+      // owner that sent offsets is still open (a worker stopped in the middle of its commit), and
+      // that transaction also holds pending and demand records. Replayed before it resolves, the
+      // pending state would miss its tombstones, and the events it restored later would be
+      // restored and published again (docs/operations.md, section 10).
+      Status positioned = startAtCommittedOffsets(partitions);
+      if (!positioned && fatal.isOk()) fatal = positioned;
+      for (const auto* partition : partitions) {
+        if (partition->offset() >= 0) committed_next[partition->partition()] = partition->offset();
+      }
       // The demand counts before the symbols, so that an upload the catch-up applies closes the
       // demand it meets; symbols and pending state before the events.
       Status seeded = replayDemand(ids);
@@ -224,8 +237,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!caught_up && fatal.isOk()) fatal = caught_up;
       Status replayed = replayPending(ids);
       if (!replayed && fatal.isOk()) fatal = replayed;
-      Status positioned = startAtCommittedOffsets(partitions);
-      if (!positioned && fatal.isOk()) fatal = positioned;
       RdKafka::Error* error = cooperative ? consumer->incremental_assign(partitions) : nullptr;
       if (!cooperative) consumer->assign(partitions);
       if (error) {
@@ -253,6 +264,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       symbols->removePartitions(ids);
       for (int32_t partition : ids) {
         owned.erase(partition);
+        committed_next.erase(partition);
         auto dropped = pending->dropPartition(partition);
         if (!dropped && fatal.isOk()) fatal = dropped.error();
         if (demand) demand->dropPartition(partition);
@@ -817,8 +829,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       if (!produced) return settlePublication(produced.error().message());
       // The batch's offsets, sent with the consumer's group metadata so that a zombie of an old
       // generation is fenced, then the commit: both wait for the brokers, off the loop's thread.
+      // A transaction without events (pending work, demand) sends the owned partitions' committed
+      // offsets again: without offsets the group's generation is never checked, and a worker that
+      // lost its partitions while stopped would commit pending records their new owner also writes.
+      const std::map<int32_t, int64_t>& sent = in_flight.next_offsets.empty() ? committed_next : in_flight.next_offsets;
       std::vector<std::unique_ptr<RdKafka::TopicPartition>> offsets;
-      for (const auto& [partition, offset] : in_flight.next_offsets) {
+      for (const auto& [partition, offset] : sent) {
         offsets.emplace_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
       }
       std::shared_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
@@ -899,6 +915,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     }
     if (exactly_once) {
       if (!done.next_offsets.empty()) ++metrics.batches_committed;
+      for (const auto& [partition, offset] : done.next_offsets) {
+        if (owned.count(partition)) committed_next[partition] = offset;
+      }
     } else {
       for (const auto& [partition, offset] : done.next_offsets) {
         uncommitted[partition] = std::max(uncommitted[partition], offset);
