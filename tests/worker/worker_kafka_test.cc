@@ -35,6 +35,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -289,6 +290,18 @@ class WorkerOnKafka : public ::testing::Test {
   const std::string& bootstrap() { return broker().bootstrap(); }
   const std::string& path() const { return dir_->path(); }
 
+  // Worker `name` (not started) on a store of its own, kept until the test ends, serving metrics on
+  // a loopback port no other worker of the test has, given in `*port`. Null when no store can be made.
+  std::unique_ptr<WorkerProcess> workerWithOwnStore(const std::string& name, int* port) {
+    auto store = TempDir::create("restack-kafkaint-" + name + "-");
+    if (!store) return nullptr;
+    stores_.push_back(std::move(*store));
+    do {
+      *port = freeLoopbackPort();
+    } while (!ports_.insert(*port).second);
+    return worker(name, {.store = stores_.back().path(), .http_port = *port});
+  }
+
   // A worker process with its own YAML file and log; not started yet.
   std::unique_ptr<WorkerProcess> worker(const std::string& name, const WorkerSettings& settings) {
     const std::string config = path() + "/" + name + ".yaml";
@@ -372,6 +385,8 @@ class WorkerOnKafka : public ::testing::Test {
   std::string group_;
   std::optional<TempDir> dir_;
   Clock::time_point started_;
+  std::deque<TempDir> stores_;  // of workerWithOwnStore
+  std::set<int> ports_;         // of workerWithOwnStore
 
  private:
   struct Shared {
@@ -798,14 +813,10 @@ TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresT
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
   const auto builds = buildsCoveringPartitions("late", kEventPartitions, 1);
-  auto store_a = TempDir::create("restack-kafkaint-a-");
-  auto store_b = TempDir::create("restack-kafkaint-b-");
-  ASSERT_TRUE(store_a && store_b);
-  const int port_a = freeLoopbackPort();
-  int port_b = freeLoopbackPort();
-  while (port_b == port_a) port_b = freeLoopbackPort();
-  auto a = worker("a", {.store = store_a->path(), .http_port = port_a});
-  auto b = worker("b", {.store = store_b->path(), .http_port = port_b});
+  int port_a = 0, port_b = 0;
+  auto a = workerWithOwnStore("a", &port_a);
+  auto b = workerWithOwnStore("b", &port_b);
+  ASSERT_TRUE(a && b);
   ASSERT_TRUE(a->start());
   ASSERT_TRUE(waitForAssigned(*a, port_a, [](uint64_t n) { return n == kEventPartitions; }));
 
@@ -888,13 +899,9 @@ TEST_F(WorkerOnKafka, ANewOwnerReplaysPendingStateOnlyOnceThePreviousOwnersOpenC
   const NativeLibrary& library = nativeLibrary();
   ASSERT_FALSE(library.path.empty());
   const auto builds = buildsCoveringPartitions("late", kEventPartitions, 1);
-  auto store_a = TempDir::create("restack-kafkaint-a-");
-  auto store_b = TempDir::create("restack-kafkaint-b-");
-  ASSERT_TRUE(store_a && store_b);
-  const int port_a = freeLoopbackPort();
-  int port_b = freeLoopbackPort();
-  while (port_b == port_a) port_b = freeLoopbackPort();
-  auto a = worker("a", {.store = store_a->path(), .http_port = port_a});
+  int port_a = 0;
+  auto a = workerWithOwnStore("a", &port_a);
+  ASSERT_TRUE(a);
   ASSERT_TRUE(a->start());
   ASSERT_TRUE(waitForAssigned(*a, port_a, [](uint64_t n) { return n == kEventPartitions; }));
   const int total = 20;
@@ -956,8 +963,9 @@ TEST_F(WorkerOnKafka, ANewOwnerReplaysPendingStateOnlyOnceThePreviousOwnersOpenC
   rd_kafka_destroy(member);
 
   // The next owner starts and the events' symbols arrive while that commit is still open.
-  auto b = worker("b", {.store = store_b->path(), .http_port = port_b});
-  ASSERT_TRUE(b->start());
+  int port_b = 0;
+  auto b = workerWithOwnStore("b", &port_b);
+  ASSERT_TRUE(b && b->start());
   std::vector<KafkaRecord> uploads;
   for (const auto& build : builds) uploads.push_back(uploadRecord(library, "late", build));
   produce(topics_.symbols, uploads);
