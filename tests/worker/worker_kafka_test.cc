@@ -868,27 +868,6 @@ TEST_F(WorkerOnKafka, PendingEventsMoveWithTheirPartitionAndTheNewOwnerRestoresT
   for (const auto& [key, alive] : live) EXPECT_FALSE(alive) << "pending record left open";
 }
 
-namespace {
-
-// A librdkafka client of `type` on `bootstrap` with `settings`; null (and a test failure) when
-// it cannot be made.
-rd_kafka_t* makeClient(rd_kafka_type_t type, const std::string& bootstrap,
-                       const std::vector<std::pair<std::string, std::string>>& settings) {
-  char error[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  auto set = [&](const std::string& name, const std::string& value) {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
-      ADD_FAILURE() << name << ": " << error;
-  };
-  set("bootstrap.servers", bootstrap);
-  for (const auto& [name, value] : settings) set(name, value);
-  rd_kafka_t* client = rd_kafka_new(type, conf, error, sizeof error);
-  if (!client) ADD_FAILURE() << error;
-  return client;
-}
-
-}  // namespace
-
 // A worker stopped in the middle of a commit (SIGSTOP, a long GC pause) holds a transaction open
 // whose offsets already passed the group's check, with the pending tombstones of the events it
 // restored later. The next owner of the partitions must see those tombstones: it waits for that
@@ -920,47 +899,49 @@ TEST_F(WorkerOnKafka, ANewOwnerReplaysPendingStateOnlyOnceThePreviousOwnersOpenC
       live.erase(record.key.value_or(""));
   }
   ASSERT_EQ(live.size(), static_cast<size_t>(total));
-  rd_kafka_t* member =
-      makeClient(RD_KAFKA_CONSUMER, bootstrap(),
-                 {{"group.id", group_}, {"enable.auto.commit", "false"}, {"isolation.level", "read_committed"}});
-  ASSERT_NE(member, nullptr);
-  rd_kafka_poll_set_consumer(member);
-  rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(topics, topics_.events.c_str(), RD_KAFKA_PARTITION_UA);
-  ASSERT_EQ(rd_kafka_subscribe(member, topics), RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_topic_partition_list_destroy(topics);
-  rd_kafka_topic_partition_list_t* assigned = nullptr;
+  using testkafka::KafkaError;
+  using testkafka::TopicPartitionList;
+  auto member = testkafka::makeClient(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap()},
+                                                          {"group.id", group_},
+                                                          {"enable.auto.commit", "false"},
+                                                          {"isolation.level", "read_committed"}});
+  ASSERT_TRUE(member) << member.error().message();
+  TopicPartitionList topics(rd_kafka_topic_partition_list_new(1));
+  rd_kafka_topic_partition_list_add(topics.get(), topics_.events.c_str(), RD_KAFKA_PARTITION_UA);
+  ASSERT_EQ(rd_kafka_subscribe(member->get(), topics.get()), RD_KAFKA_RESP_ERR_NO_ERROR);
+  TopicPartitionList assigned;
   ASSERT_TRUE(waitUntil(
       [&] {
-        if (rd_kafka_message_t* message = rd_kafka_consumer_poll(member, 100)) rd_kafka_message_destroy(message);
-        if (assigned) rd_kafka_topic_partition_list_destroy(assigned);
-        assigned = nullptr;
-        rd_kafka_assignment(member, &assigned);
+        testkafka::Message message(rd_kafka_consumer_poll(member->get(), 100));
+        rd_kafka_topic_partition_list_t* now = nullptr;
+        rd_kafka_assignment(member->get(), &now);
+        assigned.reset(now);
         return assigned && assigned->cnt == kEventPartitions;
       },
       60s));
-  ASSERT_EQ(rd_kafka_committed(member, assigned, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_t* zombie = makeClient(RD_KAFKA_PRODUCER, bootstrap(), {{"transactional.id", group_ + "-zombie"}});
-  ASSERT_NE(zombie, nullptr);
-  auto ok = [](rd_kafka_error_t* error) {
-    const std::string text = error ? rd_kafka_error_string(error) : "";
-    if (error) rd_kafka_error_destroy(error);
-    return text;
-  };
-  ASSERT_EQ(ok(rd_kafka_init_transactions(zombie, 30000)), "");
-  ASSERT_EQ(ok(rd_kafka_begin_transaction(zombie)), "");
+  ASSERT_EQ(rd_kafka_committed(member->get(), assigned.get(), 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  auto zombie = testkafka::makeClient(RD_KAFKA_PRODUCER,
+                                      {{"bootstrap.servers", bootstrap()}, {"transactional.id", group_ + "-zombie"}});
+  ASSERT_TRUE(zombie) << zombie.error().message();
+  auto ok = [](rd_kafka_error_t* error) { return KafkaError(error) ? std::string(rd_kafka_error_string(error)) : ""; };
+  ASSERT_EQ(ok(rd_kafka_init_transactions(zombie->get(), 30000)), "");
+  ASSERT_EQ(ok(rd_kafka_begin_transaction(zombie->get())), "");
   for (const auto& [key, partition] : live) {
-    ASSERT_EQ(rd_kafka_producev(zombie, RD_KAFKA_V_TOPIC(topics_.pending.c_str()), RD_KAFKA_V_PARTITION(partition),
-                                RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(nullptr, 0), RD_KAFKA_V_END),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(
+        rd_kafka_producev(zombie->get(), RD_KAFKA_V_TOPIC(topics_.pending.c_str()), RD_KAFKA_V_PARTITION(partition),
+                          RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(nullptr, 0), RD_KAFKA_V_END),
+        RD_KAFKA_RESP_ERR_NO_ERROR);
   }
-  rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(member);
-  ASSERT_EQ(ok(rd_kafka_send_offsets_to_transaction(zombie, assigned, group, 30000)), "");
+  rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(member->get());
+  const std::string sent = ok(rd_kafka_send_offsets_to_transaction(zombie->get(), assigned.get(), group, 30000));
   rd_kafka_consumer_group_metadata_destroy(group);
-  rd_kafka_topic_partition_list_destroy(assigned);
-  rd_kafka_flush(zombie, 10000);
-  rd_kafka_consumer_close(member);
-  rd_kafka_destroy(member);
+  ASSERT_EQ(sent, "");
+  rd_kafka_flush(zombie->get(), 10000);
+  // The assignment's copy still refers to the consumer's partitions, and destroying a client
+  // waits for every such reference: it goes first. Closing the consumer leaves the group, so the
+  // next owner is assigned every partition.
+  assigned.reset();
+  member->reset();
 
   // The next owner starts and the events' symbols arrive while that commit is still open.
   int port_b = 0;
@@ -971,8 +952,8 @@ TEST_F(WorkerOnKafka, ANewOwnerReplaysPendingStateOnlyOnceThePreviousOwnersOpenC
   produce(topics_.symbols, uploads);
   std::this_thread::sleep_for(5s);
   EXPECT_EQ(metric(port_b, "events_restored_later_total").value_or(0), 0u);
-  ASSERT_EQ(ok(rd_kafka_commit_transaction(zombie, 30000)), "");
-  rd_kafka_destroy(zombie);
+  ASSERT_EQ(ok(rd_kafka_commit_transaction(zombie->get(), 30000)), "");
+  zombie->reset();
 
   ASSERT_TRUE(waitForAssigned(*b, port_b, [](uint64_t n) { return n == kEventPartitions; }));
   // Time for the uploads and any re-check to be applied: nothing is pending any more, so
