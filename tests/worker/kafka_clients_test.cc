@@ -69,6 +69,24 @@ TEST(KafkaClients, TheTransactionalProducerRetriesQuicklyUnlessTheOperatorSaysOt
   EXPECT_EQ(property(**overridden, "transaction.timeout.ms"), "30000");
 }
 
+TEST(KafkaClients, TheSecondTransactionalProducerHasAnIdOfItsOwnDerivedFromTheWorkers) {
+  config::Config config;
+  config.kafka.brokers = "127.0.0.1:9092";
+  config.kafka.group_id = "restack";
+  config.kafka.transactional_id = "restack-0";
+  auto first = makeConf(transactionalProducerProperties(config, "restack-test", 0));
+  auto second = makeConf(transactionalProducerProperties(config, "restack-test", 1));
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(property(**first, "transactional.id"), "restack-0");
+  EXPECT_EQ(property(**second, "transactional.id"), "restack-0.1");
+  EXPECT_EQ(property(**second, "client.id"), "restack-test");
+
+  // Without a configured id both come from the group and the host, and still differ.
+  config.kafka.transactional_id.clear();
+  EXPECT_TRUE(transactionalId(config, 0).starts_with("restack-"));
+  EXPECT_EQ(transactionalId(config, 1), transactionalId(config, 0) + ".1");
+}
+
 TEST(KafkaClients, ARefusedSecretPropertyNamesItButNeverShowsTheValue) {
   // librdkafka quotes a refused enum value in its message; the secret must not survive.
   const std::string secret = "s3cr3t-Value-4711";

@@ -112,16 +112,19 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
   return createProducer(producerProperties(config, client_id), delivery_reports);
 }
 
-std::string transactionalId(const config::Config& config) {
-  if (!config.kafka.transactional_id.empty()) return config.kafka.transactional_id;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return config.kafka.group_id + "-worker";
-  return config.kafka.group_id + "-" + host;
+std::string transactionalId(const config::Config& config, int turn) {
+  std::string id = config.kafka.transactional_id;
+  if (id.empty()) {
+    char host[256] = {};
+    id = ::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0' ? config.kafka.group_id + "-worker"
+                                                                      : config.kafka.group_id + "-" + host;
+  }
+  return turn == 0 ? id : id + "." + std::to_string(turn);
 }
 
-KafkaProperties transactionalProducerProperties(const config::Config& config, const std::string& client_id) {
+KafkaProperties transactionalProducerProperties(const config::Config& config, const std::string& client_id, int turn) {
   KafkaProperties properties = producerProperties(config, client_id);
-  properties.set("transactional.id", transactionalId(config));  // kafka.transactional_id
+  properties.set("transactional.id", transactionalId(config, turn));  // kafka.transactional_id
   // An open transaction of a worker that died blocks read_committed consumers of its partitions
   // until the broker aborts it; one minute bounds that stall (the operator may choose another).
   properties.setDefault("transaction.timeout.ms", "60000");
@@ -137,8 +140,9 @@ KafkaProperties transactionalProducerProperties(const config::Config& config, co
 
 Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const config::Config& config,
                                                                        const std::string& client_id,
-                                                                       RdKafka::DeliveryReportCb* delivery_reports) {
-  KafkaProperties properties = transactionalProducerProperties(config, client_id);
+                                                                       RdKafka::DeliveryReportCb* delivery_reports,
+                                                                       int turn) {
+  KafkaProperties properties = transactionalProducerProperties(config, client_id, turn);
   auto producer = createProducer(properties, delivery_reports);
   if (!producer) return producer.error();
   // Fences an earlier producer with this id and aborts what it left open; retried while the
@@ -147,7 +151,7 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const con
     std::unique_ptr<RdKafka::Error> error((*producer)->init_transactions(60000));
     if (!error) break;
     if (!error->is_retriable() || attempt >= 5) {
-      return ioError("cannot initialise transactions of " + transactionalId(config) + ": " + error->str() +
+      return ioError("cannot initialise transactions of " + transactionalId(config, turn) + ": " + error->str() +
                      " (does the broker run a transaction coordinator? kafka.delivery=at_least_once works without)");
     }
   }

@@ -55,18 +55,22 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
 
 // The exactly_once producer's properties: makeProducer's, transactional.id, and defaults for
 // transaction.timeout.ms (60 s) and retry.backoff.ms (20 ms) that kafka.properties may override.
-KafkaProperties transactionalProducerProperties(const config::Config& config, const std::string& client_id);
+KafkaProperties transactionalProducerProperties(const config::Config& config, const std::string& client_id,
+                                                int turn = 0);
 
-// The exactly_once producer: makeProducer's settings plus transactional.id
-// (config.kafka.transactional_id, default "<group_id>-<hostname>", see transactionalId()).
-// init_transactions has run when it returns: a previous producer with the same id is fenced and
-// its open transaction aborted.
+// An exactly_once producer: makeProducer's settings plus transactional.id, transactionalId(config,
+// turn). init_transactions has run when it returns: a previous producer with the same id is fenced
+// and its open transaction aborted.
 Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const config::Config& config,
                                                                        const std::string& client_id,
-                                                                       RdKafka::DeliveryReportCb* delivery_reports);
+                                                                       RdKafka::DeliveryReportCb* delivery_reports,
+                                                                       int turn = 0);
 
-// config.kafka.transactional_id, or "<group_id>-<hostname>" when it is empty.
-std::string transactionalId(const config::Config& config);
+// The transactional.id of the worker's producer `turn`: config.kafka.transactional_id, or
+// "<group_id>-<hostname>" when it is empty, for turn 0, and that id + ".<turn>" for the others.
+// An exactly_once worker has two producers and commits its batches with them in turn
+// (worker/kafka/worker.cc, `publish`).
+std::string transactionalId(const config::Config& config, int turn = 0);
 
 std::string errorText(RdKafka::ErrorCode code);
 

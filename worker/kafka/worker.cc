@@ -145,10 +145,21 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::unique_ptr<Symbolizer> symbolizer;
   std::unique_ptr<pipeline::EventProcessor> processor;
   std::unique_ptr<RdKafka::KafkaConsumer> events;
-  std::unique_ptr<RdKafka::Producer> producer;             // transactional in exactly_once mode
+  // The producer of the publication being built or in flight; transactional in exactly_once mode.
+  std::unique_ptr<RdKafka::Producer> producer;
+  // exactly_once: the producer of the next publication. Batches are committed by two
+  // transactional producers in turn: the coordinator still writes a commit's markers after it
+  // acknowledged the commit, and answers CONCURRENT_TRANSACTIONS to the next transaction of the same
+  // transactional.id until it is done, which librdkafka retries 20 ms later. Taking turns, a
+  // producer's next transaction begins a whole publication after its last commit
+  // (docs/benchmarks.md, "Exactly-once: restoring ahead, two producers in turn").
+  std::unique_ptr<RdKafka::Producer> next_producer;
   std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;  // replays pending partitions, no group
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
+  // The results of batch[0, restored_ahead.size()), restored while the previous publication was
+  // still committing (restoreAhead); the rest are restored when the batch is cut.
+  std::vector<Expected<pipeline::ProcessResult>> restored_ahead;
   Clock::time_point usage_flush_due = Clock::now() + std::chrono::minutes(1);
   Clock::time_point last_publication_start{};  // worker.min_commit_interval_ms counts from here
   std::set<int32_t> owned;                     // events partitions assigned to this worker
@@ -258,7 +269,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         if (!exactly_once) commitRevoked(ids);
       } else {
         // Another worker owns them now and reads them from the last commit.
-        batch.clear();
+        dropBatch();
         for (int32_t partition : ids) uncommitted.erase(partition);
       }
       symbols->removePartitions(ids);
@@ -551,7 +562,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       auto made = makeTransactionalProducer(config, "restack-worker", this);
       if (!made) return made.error();
       producer = std::move(*made);
-      spdlog::info("delivery exactly_once, transactional.id {}", transactionalId(config));
+      auto other = makeTransactionalProducer(config, "restack-worker", this, 1);
+      if (!other) return other.error();
+      next_producer = std::move(*other);
+      spdlog::info("delivery exactly_once, transactional.id {} and {}", transactionalId(config),
+                   transactionalId(config, 1));
     } else {
       auto made = makeProducer(config, "restack-worker", this);
       if (!made) return made.error();
@@ -725,7 +740,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // Moves the consumer back to the committed offsets of every owned partition, so that the
   // events of an aborted transaction are read again.
   Status rewind() {
-    batch.clear();
+    dropBatch();
     if (owned.empty()) return Status::ok();
     std::vector<RdKafka::TopicPartition*> positions;
     for (int32_t partition : owned) {
@@ -785,14 +800,34 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // and the expiry scan) restored, published and committed before it returns.
   Status processBatch(bool housekeeping) {
     RESTACK_RETURN_IF_ERROR(finishPublication());
-    RESTACK_RETURN_IF_ERROR(publish(housekeeping, restoreAll(wholeBatch())));
+    RESTACK_RETURN_IF_ERROR(publish(housekeeping, restoreBatch()));
     return finishPublication();
   }
 
-  std::vector<size_t> wholeBatch() const {
-    std::vector<size_t> all(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) all[i] = i;
-    return all;
+  // Restores the events of the batch not restored yet. Called while the previous publication
+  // commits, whenever nothing more is waiting to be read: the restore then uses the time the
+  // loop would otherwise spend waiting for the brokers, and the batch is ready to publish as soon
+  // as that commit is done. Without it a slow commit delayed its next batch twice: once while it
+  // ran, and again while the events that piled up during it were restored.
+  void restoreAhead() {
+    if (restored_ahead.size() >= batch.size()) return;
+    std::vector<size_t> rest;
+    for (size_t i = restored_ahead.size(); i < batch.size(); ++i) rest.push_back(i);
+    std::vector<Expected<pipeline::ProcessResult>> results = restoreAll(rest);
+    restored_ahead.insert(restored_ahead.end(), std::make_move_iterator(results.begin()),
+                          std::make_move_iterator(results.end()));
+  }
+
+  // One result per event of the batch, restoring what restoreAhead did not.
+  std::vector<Expected<pipeline::ProcessResult>> restoreBatch() {
+    restoreAhead();
+    return std::exchange(restored_ahead, {});
+  }
+
+  // Drops the batch read so far with whatever of it was restored ahead.
+  void dropBatch() {
+    batch.clear();
+    restored_ahead.clear();
   }
 
   // Produces the outputs of `batch` (restored into `results`, one per event) and of the
@@ -809,6 +844,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     const uint64_t failures_before = delivery_failures;
 
     if (exactly_once) {
+      // The previous publication is settled: its producer waits for the next turn.
+      if (next_producer) std::swap(producer, next_producer);
       std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
       if (begun) return ioError("cannot begin a transaction: " + begun->str());
     }
@@ -1218,8 +1255,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       // How long this batch may wait to fill. Waiting only pays while the previous batch commits:
       // once nothing is in flight, what arrived is restored at once (batches grow with the rate,
       // latency stays that of one restore and one commit). While a commit is out, the batch fills
-      // for up to batch_linger_ms. min_commit_interval_ms (0 by default) holds a batch until the
-      // previous publication began that long ago, in flight or not: fewer, larger commits.
+      // for up to batch_linger_ms, and what arrived is restored whenever nothing more is waiting.
+      // min_commit_interval_ms (0 by default) holds a batch until the previous publication
+      // began that long ago, in flight or not: fewer, larger commits.
       const auto linger_end = Clock::now() + std::chrono::milliseconds(config.worker.batch_linger_ms);
       const auto interval_end =
           last_publication_start + std::chrono::milliseconds(config.worker.min_commit_interval_ms);
@@ -1239,7 +1277,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         }
         std::unique_ptr<RdKafka::Message> message(events->consume(static_cast<int>(std::max<int64_t>(remaining, 0))));
         if (!fatal.isOk()) return fatal;
-        if (message->err() == RdKafka::ERR__TIMED_OUT && committing && Clock::now() < fill_end) continue;
+        if (message->err() == RdKafka::ERR__TIMED_OUT && committing && Clock::now() < fill_end) {
+          restoreAhead();
+          continue;
+        }
         if (message->err() == RdKafka::ERR__TIMED_OUT || message->err() == RdKafka::ERR__PARTITION_EOF) break;
         if (message->err() != RdKafka::ERR_NO_ERROR) {
           spdlog::warn("consumer: {}", message->errstr());
@@ -1256,14 +1297,16 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         event.value.assign(static_cast<const char*>(message->payload()), message->len());
         batch.push_back(std::move(event));
       }
-      // The next batch restores while the previous one commits (on its publication's thread).
-      std::vector<Expected<pipeline::ProcessResult>> results = restoreAll(wholeBatch());
+      // The batch was restored ahead while the previous one committed (on its publication's
+      // thread), as far as it had arrived; the rest is restored now.
+      std::vector<Expected<pipeline::ProcessResult>> results = restoreBatch();
       // A failed commit rewinds the consumer and drops the batch read since: it is read again.
       RESTACK_RETURN_IF_ERROR(finishPublication());
       if (batch.size() != results.size()) results.clear();
       RESTACK_RETURN_IF_ERROR(publish(true, std::move(results)));
       if (!exactly_once) commitUncommitted();
       if (!in_flight.open) producer->poll(0);
+      if (next_producer) next_producer->poll(0);
       updateGauges();
       flushUsage(false);
     }
@@ -1303,6 +1346,7 @@ Status Worker::run(const std::atomic<bool>& stop) {
   // instead of after session.timeout.ms.
   impl_->events->close();
   impl_->producer->flush(30000);
+  if (impl_->next_producer) impl_->next_producer->flush(30000);
   impl_->events.reset();
   return status;
 }
