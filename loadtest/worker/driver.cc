@@ -97,7 +97,9 @@ int runLoad(const RunOptions& o, const std::string& title, RunFigures& figures) 
   if (!corpus) return std::fprintf(stderr, "%s\n", corpus.error().message().c_str()), 1;
   EventGenerator generator(*corpus, o.events_options);
 
-  auto broker = testkafka::KafkaBroker::start();
+  testkafka::KafkaBrokerOptions broker_options;
+  if (!o.broker_heap.empty()) broker_options.heap_opts = "-Xms" + o.broker_heap + " -Xmx" + o.broker_heap;
+  auto broker = testkafka::KafkaBroker::start(broker_options);
   if (!broker) return std::fprintf(stderr, "broker: %s\n", broker.error().message().c_str()), 1;
   const config::Topics topics = runTopics("lt");
   const int p = o.partitions;

@@ -524,6 +524,17 @@ int main(int argc, char** argv) {
       ->default_val("warn");
   app.add_option("--worker-logs", run.worker_logs_dir,
                  "Scenarios: copy each worker's log into this folder when the run ends");
+  app.add_option("--broker-heap", run.broker_heap,
+                 "Scenarios: the broker's JVM heap, fixed (-Xms and -Xmx), as production brokers run; \"\" = the "
+                 "tests' broker's (64 MiB growing to 512 MiB, whose full collections stop it for 100-300 ms); "
+                 "KAFKA_HEAP_OPTS in the environment wins")
+      ->check([](const std::string& value) {
+        const size_t digits = value.find_first_not_of("0123456789");
+        const bool size = digits > 0 && (digits == std::string::npos ||
+                                         (digits + 1 == value.size() && std::strchr("kKmMgG", value[digits])));
+        return value.empty() || size ? std::string() : std::string("expected a JVM size such as 512m or 1g");
+      })
+      ->default_val("512m");
   app.add_option("--cache-mb", run.cache_mb, "Scenarios: each worker's block cache and per-kind caches, MiB")
       ->default_val(64);
   app.add_option("--compression", run.compression,

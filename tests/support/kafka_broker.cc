@@ -140,6 +140,9 @@ Expected<std::unique_ptr<KafkaBroker>> KafkaBroker::start(KafkaBrokerOptions opt
                           " KAFKA_OWNER_CLEANUP=" + (options.keep_dir ? "0" : "1") +
                           " KAFKA_START_TIMEOUT=" + std::to_string(options.start_timeout.count()) +
                           " KAFKA_EXTRA_PROPERTIES=" + shellQuote(options.extra_server_properties) + " " +
+                          (options.heap_opts.empty() || std::getenv("KAFKA_HEAP_OPTS") != nullptr
+                               ? std::string()
+                               : "KAFKA_HEAP_OPTS=" + shellQuote(options.heap_opts) + " ") +
                           shellQuote(brokerScript().string()) + " start " + shellQuote(dir.string()) + " " +
                           std::to_string(port) + " " + std::to_string(controller_port);
     CommandResult result = runShell(command);

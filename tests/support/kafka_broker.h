@@ -37,6 +37,10 @@ struct KafkaBrokerOptions {
   // Keep the broker's folder (server.log, data/) after destruction for a post-mortem. Default
   // false; the environment variable RESTACK_KEEP_KAFKA_DIR=1 turns it on as well.
   bool keep_dir = false;
+  // The broker JVM's heap flags (scripts/kafka-broker.sh's KAFKA_HEAP_OPTS), e.g.
+  // "-Xms512m -Xmx512m". Default empty: the script's "-Xmx512m -Xms64m", a heap that starts small
+  // for the tests. A KAFKA_HEAP_OPTS in the environment wins over both.
+  std::string heap_opts{};
 };
 
 struct TopicSpec {
