@@ -97,6 +97,22 @@ bool isPlainName(std::string_view name) {
   return true;
 }
 
+// Whether `location` ends with ":<line>:<column>".
+bool endsWithLineAndColumn(std::string_view location) {
+  const size_t last = location.rfind(':');
+  if (last == std::string_view::npos || last == 0 || !scan::parseU32(location.substr(last + 1))) return false;
+  const size_t previous = location.rfind(':', last - 1);
+  return previous != std::string_view::npos && scan::parseU32(location.substr(previous + 1, last - previous - 1));
+}
+
+// An absolute file path as node prints a script's location: "/srv/app.js", "C:\\app\\main.js".
+bool isFilePath(std::string_view location) {
+  if (location.starts_with('/')) return true;
+  const bool drive =
+      location.size() > 2 && ((location[0] >= 'A' && location[0] <= 'Z') || (location[0] >= 'a' && location[0] <= 'z'));
+  return drive && location[1] == ':' && (location[2] == '\\' || location[2] == '/');
+}
+
 std::optional<JsFrameLine> parseV8(std::string_view text) {
   JsFrameLine frame;
   frame.style = JsStyle::kV8;
@@ -110,7 +126,8 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     text = scan::trimLeft(text.substr(4));
   }
   std::string_view location = text;
-  if (text.ends_with(')')) {
+  const bool parenthesized = text.ends_with(')');
+  if (parenthesized) {
     size_t open = text.find(" (");
     if (open == std::string_view::npos) return std::nullopt;
     frame.function = std::string(text.substr(0, open));
@@ -119,12 +136,18 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
   if (location.starts_with("eval at ")) {
     // "eval at fn (url:l:c), <anonymous>:l:c": the code came from eval; keep the caller's site.
     // Eval'd code that evals again nests the sites: "eval at g (eval at f (url:l:c)), …"; the
-    // innermost parentheses hold the first eval's call, the only site in a script file.
+    // last "eval at" names the first eval's call, the only site in a script file. That site ends
+    // at the first ')' after its ":line:column" (a file path may hold parentheses of its own).
     frame.is_eval = true;
-    const size_t close = location.find(')');
-    const size_t open = close == std::string_view::npos ? close : location.rfind('(', close);
+    const size_t open = location.find(" (", location.rfind("eval at "));
     if (open == std::string_view::npos) return std::nullopt;
-    location = location.substr(open + 1, close - open - 1);
+    std::string_view site = location.substr(open + 2);
+    size_t close = site.find(')');
+    while (close != std::string_view::npos && !endsWithLineAndColumn(site.substr(0, close))) {
+      close = site.find(')', close + 1);
+    }
+    if (close == std::string_view::npos) return std::nullopt;
+    location = site.substr(0, close);
   }
   if (location.starts_with("address at ")) {
     frame.hermes_bytecode = true;
@@ -136,7 +159,12 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     frame.url = std::string(location);
     return frame;
   }
-  if (location.find(' ') != std::string_view::npos) return std::nullopt;
+  // node and Electron print a script's file path as it is, spaces included ("at f (C:\\Program
+  // Files\\App\\main.js:1:2)", "at /opt/My App/main.js:1:2" for an anonymous function): the
+  // location ends at ":line:column". Elsewhere a space ends the frame: browsers percent-encode
+  // URLs, so a line such as "at the time 12:30:45" is text that only begins like a frame.
+  if (location.find(' ') != std::string_view::npos && !parenthesized && !isFilePath(location)) return std::nullopt;
+  if (location.starts_with(' ')) return std::nullopt;
   // V8 prints a line and a column; "at a.b.c (SourceFile:12)" is a Java frame as Play Console
   // prints it (java_line.cc).
   if (!splitLocation(location, frame, /*column_required=*/true)) return std::nullopt;

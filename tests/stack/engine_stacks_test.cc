@@ -105,5 +105,45 @@ TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
   fs::remove_all(work);
 }
 
+// node prints a script's file path as it is: on Windows under "C:\Program Files (x86)\…", here
+// under a folder named the same way. Every frame of the script reads with that whole path as its
+// URL, in a line by itself and in a paste of the whole output.
+TEST(EngineStacks, NodeFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead) {
+  const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
+  const fs::path folder = work / "Program Files (x86)" / "My App";
+  fs::create_directories(folder);
+  const fs::path program = folder / "main.js";
+  const std::string text = readFile(kFixtures / "constructs_es5.js") + readFile(kFixtures / "constructs.js") +
+                           "console.log(stacks.join(\"\\n\\n\"));\n";
+  ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
+  const auto run = runCommand("/usr/bin/node " + shellQuote(program.string()), work.string(), "", false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+
+  size_t in_script = 0, frames = 0;
+  for (const std::string& line : outputLines(run.output)) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line.compare(start, 3, "at ") != 0) continue;  // an error's message
+    ++frames;
+    StackLine parsed = parseStackLine(line);
+    ASSERT_EQ(parsed.kindName(), "js_frame") << line;
+    if (line.find(program.string()) == std::string::npos) continue;
+    ++in_script;
+    EXPECT_EQ(asJsFrame(parsed)->url, program.string()) << line;
+    EXPECT_GT(asJsFrame(parsed)->line, 0u) << line;
+    EXPECT_GT(asJsFrame(parsed)->column, 0u) << line;
+  }
+  // Most frames are the script's own (the rest are node's and the engine's).
+  EXPECT_GE(in_script, 60u) << run.output;
+
+  auto report = crash_report::parseCrashReport(run.output);
+  ASSERT_TRUE(report) << report.error().message();
+  size_t kept = 0;
+  for (const auto& thread : report->threads) {
+    for (const StackLine& line : parseStack(thread.stack)) kept += line.isFrame() ? 1 : 0;
+  }
+  EXPECT_EQ(kept, frames) << run.output;
+  fs::remove_all(work);
+}
+
 }  // namespace
 }  // namespace restack::stack

@@ -233,6 +233,26 @@ TEST(StackLine, JavaScriptFrames) {
   EXPECT_EQ(asJsFrame(chrome)->line, 2u);
   EXPECT_EQ(asJsFrame(chrome)->column, 3768321u);
 
+  // node and Electron on Windows print the script's path as it is, spaces and parentheses kept.
+  StackLine windows =
+      parseStackLine(R"(    at Object.<anonymous> (C:\Program Files (x86)\My App\resources\main.js:12:7))");
+  ASSERT_EQ(windows.kindName(), "js_frame");
+  EXPECT_EQ(asJsFrame(windows)->function, "Object.<anonymous>");
+  EXPECT_EQ(asJsFrame(windows)->url, R"(C:\Program Files (x86)\My App\resources\main.js)");
+  EXPECT_EQ(asJsFrame(windows)->line, 12u);
+  EXPECT_EQ(asJsFrame(windows)->column, 7u);
+  // An anonymous function's frame has no parentheses: the file path still ends at ":line:column".
+  for (const char* bare : {R"(at C:\Program Files\My App\main.js:12:7)", "at /opt/My App (2)/main.js:12:7"}) {
+    StackLine line = parseStackLine(bare);
+    ASSERT_EQ(line.kindName(), "js_frame") << bare;
+    EXPECT_EQ(asJsFrame(line)->line, 12u);
+    EXPECT_EQ(asJsFrame(line)->column, 7u);
+  }
+  EXPECT_EQ(asJsFrame(parseStackLine("at /opt/My App (2)/main.js:12:7"))->url, "/opt/My App (2)/main.js");
+  // Anything else with a space outside parentheses is text, not a frame.
+  EXPECT_EQ(parseStackLine("at the time 12:30:45").kindName(), "unknown");
+  EXPECT_EQ(parseStackLine("at https://h/a b.js:1:2").kindName(), "unknown");
+
   StackLine anonymous = parseStackLine("at https://h/app.js:1:20");
   ASSERT_EQ(anonymous.kindName(), "js_frame");
   EXPECT_TRUE(asJsFrame(anonymous)->function.empty());
@@ -260,6 +280,12 @@ TEST(StackLine, JavaScriptFrames) {
     EXPECT_EQ(asJsFrame(line)->line, 1u);
     EXPECT_EQ(asJsFrame(line)->column, 29u);
   }
+  // The eval's site in a file path with parentheses of its own.
+  StackLine eval_in_folder =
+      parseStackLine(R"(at eval (eval at run (C:\Program Files (x86)\a.js:3:9), <anonymous>:1:1))");
+  ASSERT_EQ(eval_in_folder.kindName(), "js_frame");
+  EXPECT_EQ(asJsFrame(eval_in_folder)->url, R"(C:\Program Files (x86)\a.js)");
+  EXPECT_EQ(asJsFrame(eval_in_folder)->column, 9u);
   EXPECT_EQ(parseStackLine("at f (eval at g ), <anonymous>:1:2)").kindName(), "unknown");
   EXPECT_EQ(parseStackLine("at f (eval at g (x:1:2, <anonymous>:1:2)").kindName(), "unknown");
 
@@ -483,6 +509,7 @@ TEST(StackLine, JavaAndJavaScriptFramesNeverReadTheSameLine) {
       "at n.capture (https://h/static/js/207.e017fea1.chunk.js:2:3768321)",
       "at async Promise.all (index 0)",
       "at new Foo (http://h/a.js:1:2)",
+      R"(at f (C:\Program Files\App\main.js:1:2))",
       "at eval (eval at fn (http://h/a.js:1:2), <anonymous>:1:3)",
       "at Array.map (<anonymous>)",
       "at fn (address at index.android.bundle:1:9876)",
