@@ -105,7 +105,7 @@ bool endsWithLineAndColumn(std::string_view location) {
   return previous != std::string_view::npos && scan::parseU32(location.substr(previous + 1, last - previous - 1));
 }
 
-// An absolute file path as node prints a script's location: "/srv/app.js", "C:\\app\\main.js".
+// An absolute file path as node prints a script's location: "/srv/app.js", "C:\app\main.js".
 bool isFilePath(std::string_view location) {
   if (location.starts_with('/')) return true;
   const bool drive =
@@ -159,10 +159,10 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     frame.url = std::string(location);
     return frame;
   }
-  // node and Electron print a script's file path as it is, spaces included ("at f (C:\\Program
-  // Files\\App\\main.js:1:2)", "at /opt/My App/main.js:1:2" for an anonymous function): the
-  // location ends at ":line:column". Elsewhere a space ends the frame: browsers percent-encode
-  // URLs, so a line such as "at the time 12:30:45" is text that only begins like a frame.
+  // node and Electron print a script's file path as it is, spaces included
+  // (`at f (C:\Program Files\App\main.js:1:2)`, and `at /opt/My App/main.js:1:2` for an
+  // anonymous function): the location ends at ":line:column". Elsewhere a space ends the frame:
+  // browsers percent-encode URLs, so "at the time 12:30:45" is text that only begins like a frame.
   if (location.find(' ') != std::string_view::npos && !parenthesized && !isFilePath(location)) return std::nullopt;
   if (location.starts_with(' ')) return std::nullopt;
   // V8 prints a line and a column; "at a.b.c (SourceFile:12)" is a Java frame as Play Console
