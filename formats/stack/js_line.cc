@@ -6,26 +6,41 @@
 namespace restack::stack {
 namespace {
 
+// "url:line:column" split from the right; nullopt unless it ends with both numbers (the url may
+// be empty).
+struct LineAndColumn {
+  std::string_view url;
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+std::optional<LineAndColumn> splitLineAndColumn(std::string_view location) {
+  const size_t last = location.rfind(':');
+  if (last == std::string_view::npos || last == 0) return std::nullopt;
+  auto column = scan::parseU32(location.substr(last + 1));
+  const size_t previous = location.rfind(':', last - 1);
+  if (!column || previous == std::string_view::npos) return std::nullopt;
+  auto line = scan::parseU32(location.substr(previous + 1, last - previous - 1));
+  if (!line) return std::nullopt;
+  return LineAndColumn{location.substr(0, previous), *line, *column};
+}
+
 // Splits "url:line:col" (or "url:line", unless `column_required`) from the right.
 bool splitLocation(std::string_view location, JsFrameLine& frame, bool column_required = false) {
-  size_t last = location.rfind(':');
-  if (last == std::string_view::npos) return false;
-  auto tail = scan::parseU32(location.substr(last + 1));
-  if (!tail) return false;
-  std::string_view head = location.substr(0, last);
-  size_t previous = head.rfind(':');
-  if (previous != std::string_view::npos) {
-    if (auto line = scan::parseU32(head.substr(previous + 1))) {
-      frame.line = *line;
-      frame.column = *tail;
-      frame.url = std::string(head.substr(0, previous));
-      return !frame.url.empty();
-    }
+  if (auto position = splitLineAndColumn(location)) {
+    frame.line = position->line;
+    frame.column = position->column;
+    frame.url = std::string(position->url);
+    return !frame.url.empty();
   }
   if (column_required) return false;
-  frame.line = *tail;  // Safari sometimes prints no column
-  frame.url = std::string(head);
-  return !frame.url.empty();
+  // Safari sometimes prints no column.
+  const size_t last = location.rfind(':');
+  if (last == std::string_view::npos || last == 0) return false;
+  auto line = scan::parseU32(location.substr(last + 1));
+  if (!line) return false;
+  frame.line = *line;
+  frame.url = std::string(location.substr(0, last));
+  return true;
 }
 
 // V8's frame of a Promise combinator waiting on one of its elements: "at async Promise.all (index 0)".
@@ -97,14 +112,6 @@ bool isPlainName(std::string_view name) {
   return true;
 }
 
-// Whether `location` ends with ":<line>:<column>".
-bool endsWithLineAndColumn(std::string_view location) {
-  const size_t last = location.rfind(':');
-  if (last == std::string_view::npos || last == 0 || !scan::parseU32(location.substr(last + 1))) return false;
-  const size_t previous = location.rfind(':', last - 1);
-  return previous != std::string_view::npos && scan::parseU32(location.substr(previous + 1, last - previous - 1));
-}
-
 // An absolute file path as node prints a script's location: "/srv/app.js", "C:\app\main.js".
 bool isFilePath(std::string_view location) {
   if (location.starts_with('/')) return true;
@@ -143,7 +150,7 @@ std::optional<JsFrameLine> parseV8(std::string_view text) {
     if (open == std::string_view::npos) return std::nullopt;
     std::string_view site = location.substr(open + 2);
     size_t close = site.find(')');
-    while (close != std::string_view::npos && !endsWithLineAndColumn(site.substr(0, close))) {
+    while (close != std::string_view::npos && !splitLineAndColumn(site.substr(0, close))) {
       close = site.find(')', close + 1);
     }
     if (close == std::string_view::npos) return std::nullopt;
