@@ -45,17 +45,23 @@ FuzzPlace& place() {
   static FuzzPlace* const made = [] {
     auto dir = TempDir::create("restack-fuzz-dwp-");
     require(static_cast<bool>(dir));
-    auto* made = new FuzzPlace{std::move(*dir), "", nullptr};
-    made->upload = made->dir.path() + "/upload";
-    require(std::filesystem::create_directory(made->upload));
+    auto* built = new FuzzPlace{std::move(*dir), "", nullptr};
+    built->upload = built->dir.path() + "/upload";
+    require(std::filesystem::create_directory(built->upload));
     StoreOptions options;
-    options.path = made->dir.path() + "/store";
+    options.path = built->dir.path() + "/store";
     options.block_cache_bytes = 4u << 20;
     options.write_buffer_bytes = 4u << 20;
     auto store = SymbolStore::open(options);
     require(static_cast<bool>(store));
-    made->store = std::move(*store);
-    return made;
+    built->store = std::move(*store);
+    // Closes the store and removes the folder when the run exits. Registered after RocksDB's own
+    // statics were made, so it runs before they go; a fuzzer that aborts on a finding keeps it.
+    std::atexit([] {
+      made->store.reset();
+      delete made;
+    });
+    return built;
   }();
   return *made;
 }

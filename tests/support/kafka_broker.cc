@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -315,6 +316,35 @@ std::string KafkaBroker::logTail(int lines) const {
   }
   std::ostringstream out;
   for (const std::string& kept : tail) out << kept << '\n';
+  return out.str();
+}
+
+std::string KafkaBroker::diagnosis(int lines) const {
+  std::ostringstream out;
+  std::ifstream pid_file(dir_ / "broker.pid");
+  long pid = 0;
+  if (pid_file >> pid && pid > 0) {
+    out << "broker process " << pid << (::kill(static_cast<pid_t>(pid), 0) == 0 ? " is running" : " has exited")
+        << '\n';
+  } else {
+    out << "broker process: no broker.pid in " << dir_.string() << '\n';
+  }
+  for (const char* name : {"server.log", "jvm.out"}) {
+    std::ifstream log(dir_ / name);
+    std::deque<std::string> kept;
+    std::string line;
+    while (std::getline(log, line)) {
+      const bool telling = line.find(" ERROR ") != std::string::npos || line.find(" FATAL ") != std::string::npos ||
+                           line.find("Exception") != std::string::npos || line.find("Caused by") != std::string::npos ||
+                           line.find("No space left") != std::string::npos;
+      if (!telling) continue;
+      kept.push_back(line);
+      if (static_cast<int>(kept.size()) > lines) kept.pop_front();
+    }
+    if (kept.empty()) continue;
+    out << "errors in " << name << ":\n";
+    for (const std::string& error : kept) out << "  " << error << '\n';
+  }
   return out.str();
 }
 

@@ -89,6 +89,12 @@ class KafkaBroker {
   // The last `lines` lines of the broker's server.log, for failure messages.
   std::string logTail(int lines = 40) const;
 
+  // For failure messages: whether the broker process still runs, and the last `lines` lines of
+  // its server.log and JVM output that say why it might not (ERROR, FATAL, exceptions). A broker
+  // that stops in the middle of a test mostly says why there: a full disk, for example, fails its
+  // log folder and it shuts itself down.
+  std::string diagnosis(int lines = 15) const;
+
  private:
   KafkaBroker(std::filesystem::path dir, int port, bool keep_dir);
 

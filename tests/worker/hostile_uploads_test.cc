@@ -25,6 +25,7 @@
 #include <zstd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -193,6 +194,10 @@ class HostileUploads : public ::testing::Test {
     store_ = dir_->path() + "/store";
     fs::create_directories(roots_);
     ASSERT_TRUE(http_.started());
+  }
+
+  void TearDown() override {
+    if (HasFailure() && broker_ != nullptr) std::fprintf(stderr, "---- broker ----\n%s", broker_->diagnosis().c_str());
   }
 
   const std::string& bootstrap() const { return broker_->bootstrap(); }

@@ -282,7 +282,8 @@ class WorkerOnKafka : public ::testing::Test {
     const auto seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     std::fprintf(stderr, "[timing] %s: %.1f s after the topics were created\n", testName().c_str(), seconds);
     if (HasFailure() && sharedBroker().broker) {
-      std::fprintf(stderr, "---- broker log ----\n%s\n", broker().logTail(30).c_str());
+      std::fprintf(stderr, "---- broker ----\n%s---- broker log ----\n%s\n", broker().diagnosis().c_str(),
+                   broker().logTail(30).c_str());
     }
   }
 
