@@ -207,7 +207,6 @@ const std::map<std::string, Apply>& knownKeys() {
       {"worker.batch_size", intField(&Config::worker, &Worker::batch_size, 1, 100000)},
       {"worker.batch_linger_ms", intField(&Config::worker, &Worker::batch_linger_ms, 0, 60000)},
       {"worker.min_commit_interval_ms", intField(&Config::worker, &Worker::min_commit_interval_ms, 0, 60000)},
-      {"worker.transactions_in_flight", intField(&Config::worker, &Worker::transactions_in_flight, 1, 2)},
       // Upload retries (config.h, Uploads).
       {"uploads.retry_initial_backoff_ms",
        unsignedField(&Config::uploads, &Uploads::retry_initial_backoff_ms, 1, 3600000)},

@@ -112,13 +112,6 @@ struct Worker {
   // one commit (a transaction under exactly_once), so at moderate rates this trades up to that
   // much latency for fewer, larger commits: less CPU on the brokers and in the worker per event.
   uint32_t min_commit_interval_ms = 0;
-  // exactly_once: transactions open at once, 1 or 2. With 2, the next batch is produced and its
-  // offsets sent while the previous transaction commits, and it commits once that commit
-  // succeeded (an abort of the first aborts both): a batch stops waiting for the whole previous
-  // transaction. Only a batch of events alone is sent ahead so (no pending or demand records, no
-  // re-check or expiry due); outputs of two consecutive batches may then interleave within an
-  // output partition. 1 = one transaction after the other, every output in commit order.
-  uint32_t transactions_in_flight = 2;
 };
 
 // Which upload locations (the restack.location header of a symbol upload) the worker may read.

@@ -73,9 +73,6 @@ std::string workerConfig(const RunOptions& o, const std::string& brokers, const 
   y += "  batch_linger_ms: " + std::to_string(o.linger_ms) + "\n";
   // Written only when set, so that the tool also drives builds from before the setting existed.
   if (o.commit_interval_ms != 0) y += "  min_commit_interval_ms: " + std::to_string(o.commit_interval_ms) + "\n";
-  if (o.transactions_in_flight != 0) {
-    y += "  transactions_in_flight: " + std::to_string(o.transactions_in_flight) + "\n";
-  }
   y += "observability:\n  http_port: " + std::to_string(http_port) + "\n  bind_address: \"127.0.0.1\"\n";
   y += "  log_level: " + o.worker_log_level + "\n";
   return y;

@@ -18,11 +18,10 @@ struct RunOptions {
   uint32_t rate = 0;  // events/s; 0 = produce everything first, then start the workers (flat out)
   int workers = 1;
   int partitions = 4;
-  uint32_t threads = 2;                 // worker.threads
-  uint32_t batch = 1000;                // worker.batch_size
-  uint32_t linger_ms = 50;              // worker.batch_linger_ms
-  uint32_t commit_interval_ms = 0;      // worker.min_commit_interval_ms
-  uint32_t transactions_in_flight = 0;  // worker.transactions_in_flight; 0 = the worker's default
+  uint32_t threads = 2;             // worker.threads
+  uint32_t batch = 1000;            // worker.batch_size
+  uint32_t linger_ms = 50;          // worker.batch_linger_ms
+  uint32_t commit_interval_ms = 0;  // worker.min_commit_interval_ms
   std::string delivery = "at_least_once";
   double warmup_s = 3;     // rate runs: events produced in the first seconds are not counted
   uint32_t cache_mb = 64;  // cache.*_mb and store.block_cache_mb of each worker

@@ -560,11 +560,6 @@ int main(int argc, char** argv) {
                  "Scenarios: worker.min_commit_interval_ms, how long after a publication began the next batch may "
                  "wait to fill (0: restore at once)")
       ->default_val(0);
-  app.add_option("--transactions-in-flight", run.transactions_in_flight,
-                 "Scenarios: worker.transactions_in_flight with exactly_once, 1 or 2 (2: a batch is sent ahead of the "
-                 "commit before it); 0 = the worker's default")
-      ->check(CLI::Range(0, 2))
-      ->default_val(0);
   app.add_option("--brokers", options.brokers, "Demo samples: use this Kafka cluster instead of the mock cluster");
   app.add_option("--delivery", options.delivery,
                  "kafka.delivery: exactly_once (default with --brokers) or at_least_once (default on the mock cluster "

@@ -157,7 +157,6 @@ TEST(HelmChartConfig, ChartDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(chart.worker.batch_size, defaults.worker.batch_size);
   EXPECT_EQ(chart.worker.batch_linger_ms, defaults.worker.batch_linger_ms);
   EXPECT_EQ(chart.worker.min_commit_interval_ms, defaults.worker.min_commit_interval_ms);
-  EXPECT_EQ(chart.worker.transactions_in_flight, defaults.worker.transactions_in_flight);
   EXPECT_EQ(chart.uploads.file_roots, defaults.uploads.file_roots);
   EXPECT_EQ(chart.uploads.http_hosts, defaults.uploads.http_hosts);
   EXPECT_EQ(chart.uploads.allow_plain_http, defaults.uploads.allow_plain_http);

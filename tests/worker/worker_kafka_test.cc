@@ -630,9 +630,6 @@ TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsNothingExactly
   const int total = 600;
   EventStream stream(bootstrap(), topics_.events, events("k", 0, total, library, "shop", builds), 30, 30ms);
   ASSERT_TRUE(waitUntil([&] { return metric(port_first, "events_published_total").value_or(0) >= 150; }, 60s, 20ms));
-  // worker.transactions_in_flight 2 (the default): batches go ahead of the commit before them,
-  // and the kill may land with two transactions open.
-  const uint64_t sent_ahead_first = metric(port_first, "batches_sent_ahead_total").value_or(0);
   first->signal(SIGKILL);
   auto status = first->waitForExit(10s);
   ASSERT_TRUE(status);
@@ -646,10 +643,6 @@ TEST_F(WorkerOnKafka, SigkillInASteadyStreamLosesNothingAndRepeatsNothingExactly
   ASSERT_TRUE(second->start());
   EXPECT_EQ(stream.join(), "");
   EXPECT_TRUE(waitForIds(bootstrap(), topics_.symbolicated, "k", total)) << "the restarted worker did not catch up";
-  const uint64_t sent_ahead = sent_ahead_first + metric(port_second, "batches_sent_ahead_total").value_or(0);
-  std::fprintf(stderr, "[result] %llu batch(es) sent ahead of the commit before them\n",
-               static_cast<unsigned long long>(sent_ahead));
-  EXPECT_GT(sent_ahead, 0u) << "no batch was sent ahead: the stream did not test two open transactions";
   status = second->terminate();
   ASSERT_TRUE(status);
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << describeWaitStatus(*status);

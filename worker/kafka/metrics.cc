@@ -139,10 +139,6 @@ std::string Metrics::prometheusText() const {
           upload_dlq_write_failures);
   counter(out, "batches_committed_total", "Batches whose outputs were acknowledged and offsets committed.",
           batches_committed);
-  counter(out, "batches_sent_ahead_total",
-          "Of the committed batches, those produced while the transaction before them committed "
-          "(worker.transactions_in_flight 2).",
-          batches_sent_ahead);
   counter(out, "rebalances_total", "Consumer group rebalances seen.", rebalances);
   counter(out, "assigned_partitions", "Events partitions owned by this worker.", assigned_partitions, "gauge");
   out +=

@@ -57,7 +57,6 @@ struct Metrics {
   std::atomic<int64_t> uploads_deferred_oldest_ms{0};  // wall-clock ms of the oldest first failure; 0 = none
   std::atomic<uint64_t> upload_dlq_write_failures{0};
   std::atomic<uint64_t> batches_committed{0};
-  std::atomic<uint64_t> batches_sent_ahead{0};  // of those, committed right after the one before (exactly_once)
   std::atomic<uint64_t> rebalances{0};
   std::atomic<uint64_t> assigned_partitions{0};
   // By platform (kPlatforms), for events that could be read.

@@ -181,24 +181,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   std::string last_delivery_error;
   Status fatal;  // set from inside callbacks, checked by the loop
 
-  // A publication in flight: a batch's outputs produced, its commit (exactly_once) or its
+  // The publication in flight: a batch's outputs produced, its commit (exactly_once) or its
   // acknowledgements (at_least_once) awaited on `outcome` while the next batch restores.
   struct Publication {
     bool open = false;
-    // The producer it produces and (exactly_once) commits with: the worker's producers take turns,
-    // and `producer` already names the next publication's while this one still commits.
-    RdKafka::Producer* producer = nullptr;
-    // exactly_once: produced while the publication before it committed (worker.transactions_in_flight
-    // 2); it commits only once that one did. A batch of events alone: no pending, demand or
-    // re-check records, so nothing it produces depends on what that one changes locally.
-    bool sent_ahead = false;
-    // Set by its thread when its commit call starts: the next batch may then be sent ahead.
-    std::shared_ptr<std::atomic<bool>> committing = std::make_shared<std::atomic<bool>>(false);
-    // exactly_once: ready once its thread is past sending the offsets (sent, failed or skipped). A
-    // batch sent ahead sends its own only then: of two committed transactions' offsets, the group
-    // coordinator keeps those written later to its log, not those committed later.
-    std::shared_ptr<std::promise<void>> offsets_sent = std::make_shared<std::promise<void>>();
-    std::shared_future<void> offsets_sent_future = offsets_sent->get_future().share();
     std::vector<BatchEvent> batch;  // its events, for the end-to-end latencies
     // The batch's restored results; `outputs` points into them: the records the publication's
     // thread produces, while the loop's thread restores the next batch. The
@@ -210,13 +196,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     std::map<int32_t, int64_t> next_offsets;
     std::map<std::string, std::string> recheck_before;
     uint64_t demand_published = 0;
-    std::shared_future<std::string> outcome;  // what failed, "" when committed
+    std::future<std::string> outcome;  // what failed, "" when committed
   };
-  // Last: destroyed first, so a commit still running ends before the clients it uses go. Held by
-  // pointer: its thread reads it while the loop moves `following` up.
-  std::unique_ptr<Publication> in_flight = std::make_unique<Publication>();
-  // exactly_once: the publication sent ahead, committing after `in_flight` (closed when none).
-  std::unique_ptr<Publication> following = std::make_unique<Publication>();
+  // Last: destroyed first, so a commit still running ends before the clients it uses go.
+  Publication in_flight;
 
   Impl(const config::Config& c, Metrics& m, Hooks h)
       : config(c),
@@ -683,26 +666,18 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   Status produce(const std::string& topic, int32_t partition, const std::string& key,
                  std::optional<std::string_view> value, const std::vector<std::pair<std::string, std::string>>& head,
                  const std::shared_ptr<const void>& owner = nullptr) {
-    return produceWith(*producer, topic, partition, key, value, head, owner);
-  }
-
-  // produce() through `to`: a publication's thread names its own producer.
-  Status produceWith(RdKafka::Producer& to, const std::string& topic, int32_t partition, const std::string& key,
-                     std::optional<std::string_view> value,
-                     const std::vector<std::pair<std::string, std::string>>& head,
-                     const std::shared_ptr<const void>& owner = nullptr) {
     RdKafka::Headers* headers = RdKafka::Headers::create();
     for (const auto& [name, text] : head) headers->add(name, text);
     const bool borrowed = owner && value;
     while (true) {
       auto* kept = borrowed ? new std::shared_ptr<const void>(owner) : nullptr;
-      RdKafka::ErrorCode code = to.produce(topic, partition, borrowed ? 0 : RdKafka::Producer::RK_MSG_COPY,
-                                           value ? const_cast<char*>(value->data()) : nullptr,
-                                           value ? value->size() : 0, key.data(), key.size(), 0, headers, kept);
+      RdKafka::ErrorCode code = producer->produce(topic, partition, borrowed ? 0 : RdKafka::Producer::RK_MSG_COPY,
+                                                  value ? const_cast<char*>(value->data()) : nullptr,
+                                                  value ? value->size() : 0, key.data(), key.size(), 0, headers, kept);
       if (code == RdKafka::ERR_NO_ERROR) return Status::ok();  // the producer owns `headers` and `kept` now
       delete kept;
       if (code == RdKafka::ERR__QUEUE_FULL) {
-        to.poll(100);
+        producer->poll(100);
         continue;
       }
       delete headers;
@@ -712,8 +687,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
         spdlog::error("a {}-byte record for {} exceeds the producer's message.max.bytes; sent cut down to the DLQ",
                       value->size(), topic);
         const pipeline::OutputRecord refused{pipeline::OutputKind::kDeadLetter, key, std::string(*value), head};
-        const pipeline::OutputRecord cut = pipeline::refusedOutputDeadLetter(refused, topic);
-        return produceWith(to, config.kafka.topics.dlq, RdKafka::Topic::PARTITION_UA, cut.key, cut.value, cut.headers);
+        return produce(config.kafka.topics.dlq, pipeline::refusedOutputDeadLetter(refused, topic));
       }
       return ioError("cannot produce to " + topic + ": " + errorText(code));
     }
@@ -791,11 +765,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return outcome;
   }
 
-  // After a failed transactional call: a fatal error of `with` stops the worker; otherwise its open
-  // transaction is aborted (the caller then rewinds, and the batch is read again).
-  Status abortTransaction(RdKafka::Producer& with, const std::string& what) {
+  // After a failed transactional call: a fatal error stops the worker; otherwise the transaction
+  // is aborted and the batch read again.
+  Status abandonTransaction(const std::string& what) {
     std::string fatal_text;
-    if (with.fatal_error(fatal_text) != RdKafka::ERR_NO_ERROR) {
+    if (producer->fatal_error(fatal_text) != RdKafka::ERR_NO_ERROR) {
       return ioError(what + "; the producer is fenced or failed for good (" + fatal_text +
                      "): stopping, nothing of the open transaction was committed");
     }
@@ -803,14 +777,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     // Let what was produced reach the brokers first: librdkafka 2.0.2 aborting with records still
     // queued sent EndTxn for partitions the coordinator had not registered yet, and the broker's
     // INVALID_TXN_STATE answer is fatal.
-    with.flush(30000);
-    std::unique_ptr<RdKafka::Error> aborted = retrying([&] { return with.abort_transaction(60000); });
+    producer->flush(30000);
+    std::unique_ptr<RdKafka::Error> aborted = retrying([&] { return producer->abort_transaction(60000); });
     if (aborted) {
       return ioError(what + "; the abort failed too (" + aborted->str() +
                      "): stopping, the restart resumes from "
                      "the last commit");
     }
-    return Status::ok();
+    return rewind();
   }
 
   // --- the batch --------------------------------------------------------------------------
@@ -818,16 +792,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // one and the wait for the brokers: `publish` opens the transaction (exactly_once), produces the
   // pending and demand records, and starts on its own thread the production of the batch's
   // outputs followed by the commit (exactly_once, with the batch's offsets sent to the
-  // transaction) or the wait for every acknowledgement (at_least_once); `finishOldest`, called
-  // once the next batch is restored, takes the outcome and brings the local state in line, or
-  // aborts and rewinds. Nothing of a batch is committed before all of the previous one was.
-  //
-  // exactly_once with worker.transactions_in_flight 2: once the publication in flight has
-  // reached its commit call, the next batch is sent ahead: `publish(..., ahead)` opens its
-  // transaction on the other producer, and its thread produces the outputs and sends the offsets
-  // while the first commits, then waits for that commit before its own. A failed first aborts
-  // both. Only a batch of events alone goes ahead (canSendAhead): its transaction holds outputs
-  // and offsets, nothing that the local state of the one before could change.
+  // transaction) or the wait for every acknowledgement (at_least_once); `finishPublication`,
+  // called once the next batch is restored, takes the outcome and brings the local state in line,
+  // or aborts and rewinds. Nothing of a batch is committed before all of the previous one was.
   //
   // A synchronous turn: the batch (and with `housekeeping` a re-check slice of pending events
   // and the expiry scan) restored, published and committed before it returns.
@@ -863,139 +830,82 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     restored_ahead.clear();
   }
 
-  // Whether the restored batch may be sent ahead of the commit in flight: events alone, none
-  // waiting for symbols (a pending record, a demand observation) nor failed, and no re-check,
-  // expiry or demand flush due (those go in a turn of their own, after everything committed).
-  bool canSendAhead(const std::vector<Expected<pipeline::ProcessResult>>& results) const {
-    if (!exactly_once || config.worker.transactions_in_flight < 2 || !in_flight->open || following->open) return false;
-    if (batch.empty() || results.size() != batch.size()) return false;
-    if (wallMs() >= next_expiry_ms || !recheck.empty()) return false;
-    if (demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()))) return false;
-    for (const auto& result : results) {
-      if (!result || result->pending_symbols) return false;
-    }
-    return true;
-  }
-
   // Produces the outputs of `batch` (restored into `results`, one per event) and of the
-  // housekeeping, then starts their commit on the publication's `outcome`. The batch moves into
-  // `in_flight`, or with `ahead` (canSendAhead said yes) into `following`.
-  Status publish(bool housekeeping, std::vector<Expected<pipeline::ProcessResult>> results, bool ahead = false) {
+  // housekeeping, then starts their commit on `in_flight.outcome`. The batch moves into
+  // `in_flight`.
+  Status publish(bool housekeeping, std::vector<Expected<pipeline::ProcessResult>> results) {
     const bool expiry_due = housekeeping && wallMs() >= next_expiry_ms;
     const bool rechecking = housekeeping && !recheck.empty();
-    const bool demand_due =
-        !ahead && demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()));
+    const bool demand_due = demand && ((flush_demand_now && demand->hasChanges()) || demand->flushDue(wallMs()));
     if (batch.empty() && !expiry_due && !rechecking && !demand_due) return Status::ok();
-    std::unique_ptr<Publication>& slot = ahead ? following : in_flight;
-    slot = std::make_unique<Publication>();
-    Publication& publication = *slot;
-    publication.recheck_before = recheck;
-    publication.sent_ahead = ahead;
+    in_flight = Publication{};
+    in_flight.recheck_before = recheck;
     last_publication_start = Clock::now();
     const uint64_t failures_before = delivery_failures;
 
     if (exactly_once) {
-      // The previous publication is settled, or (ahead) commits with the other producer: this
-      // producer's turn.
+      // The previous publication is settled: its producer waits for the next turn.
       if (next_producer) std::swap(producer, next_producer);
       std::unique_ptr<RdKafka::Error> begun(producer->begin_transaction());
-      if (begun) {
-        slot = std::make_unique<Publication>();
-        return ioError("cannot begin a transaction: " + begun->str());
-      }
+      if (begun) return ioError("cannot begin a transaction: " + begun->str());
     }
-    publication.producer = producer.get();
-    publication.open = true;
-    if (demand && !ahead) demand->begin();
-    publication.results = std::make_shared<std::vector<Expected<pipeline::ProcessResult>>>(std::move(results));
-    Status produced = produceBatch(*publication.results, publication.outputs, publication.staged, publication.counts,
-                                   publication.next_offsets);
-    if (produced && rechecking) produced = restorePendingSlice(publication.staged);
-    if (produced && expiry_due) produced = expirePending(publication.staged);
+    in_flight.open = true;
+    if (demand) demand->begin();
+    in_flight.results = std::make_shared<std::vector<Expected<pipeline::ProcessResult>>>(std::move(results));
+    Status produced =
+        produceBatch(*in_flight.results, in_flight.outputs, in_flight.staged, in_flight.counts, in_flight.next_offsets);
+    if (produced && rechecking) produced = restorePendingSlice(in_flight.staged);
+    if (produced && expiry_due) produced = expirePending(in_flight.staged);
     // After the batch, so that its observations are in the records.
-    if (produced && demand && !ahead && (demand_due || demand->flushDue(wallMs())))
-      produced = flushDemand(publication.demand_published);
-    publication.batch = std::move(batch);
+    if (produced && demand && (demand_due || demand->flushDue(wallMs())))
+      produced = flushDemand(in_flight.demand_published);
+    in_flight.batch = std::move(batch);
     batch.clear();
 
     if (exactly_once) {
-      if (!produced) {
-        // Settled like a failed commit, after what is in flight before it.
-        std::promise<std::string> failed;
-        failed.set_value(produced.error().message());
-        publication.outcome = failed.get_future().share();
-        return finishPublication();
-      }
+      if (!produced) return settlePublication(produced.error().message());
       // The batch's offsets, sent with the consumer's group metadata so that a zombie of an old
       // generation is fenced, then the commit: both wait for the brokers, off the loop's thread.
       // A transaction without events (pending work, demand) sends the owned partitions' committed
       // offsets again: without offsets the group's generation is never checked, and a worker that
       // lost its partitions while stopped would commit pending records their new owner also writes.
-      const std::map<int32_t, int64_t>& sent =
-          publication.next_offsets.empty() ? committed_next : publication.next_offsets;
+      const std::map<int32_t, int64_t>& sent = in_flight.next_offsets.empty() ? committed_next : in_flight.next_offsets;
       std::vector<std::unique_ptr<RdKafka::TopicPartition>> offsets;
       for (const auto& [partition, offset] : sent) {
         offsets.emplace_back(RdKafka::TopicPartition::create(config.kafka.topics.events, partition, offset));
       }
       std::shared_ptr<RdKafka::ConsumerGroupMetadata> group(events->groupMetadata());
-      // Sent ahead: the transaction in flight before it, whose offsets go first and whose commit
-      // must succeed first.
-      std::shared_future<std::string> before = ahead ? in_flight->outcome : std::shared_future<std::string>();
-      std::shared_future<void> before_offsets = ahead ? in_flight->offsets_sent_future : std::shared_future<void>();
-      Publication* self = &publication;
-      publication.outcome =
-          std::async(std::launch::async,
-                     [this, self, before, before_offsets, offsets = std::move(offsets), group]() -> std::string {
-                       // However this thread ends, a batch sent ahead behind it goes on.
-                       struct OffsetsPassed {
-                         std::promise<void>& promise;
-                         bool done = false;
-                         void pass() {
-                           if (!std::exchange(done, true)) promise.set_value();
-                         }
-                         ~OffsetsPassed() { pass(); }
-                       } offsets_passed{*self->offsets_sent};
-                       std::string failure = produceOutputs(*self);
-                       if (!failure.empty()) return failure;
-                       if (hooks.abort_transaction && hooks.abort_transaction())
-                         return "abort requested by a test hook";
-                       RdKafka::Producer& with = *self->producer;
-                       if (before_offsets.valid()) before_offsets.wait();
-                       if (!offsets.empty()) {
-                         std::vector<RdKafka::TopicPartition*> raw;
-                         for (const auto& offset : offsets) raw.push_back(offset.get());
-                         std::unique_ptr<RdKafka::Error> sent =
-                             retrying([&] { return with.send_offsets_to_transaction(raw, group.get(), 60000); });
-                         if (sent) return "sending the batch's offsets to the transaction failed: " + sent->str();
-                       }
-                       offsets_passed.pass();
-                       if (before.valid() && !before.get().empty()) {
-                         return "the transaction before it failed (" + before.get() + ")";
-                       }
-                       self->committing->store(true);
-                       std::unique_ptr<RdKafka::Error> committed =
-                           retrying([&] { return with.commit_transaction(60000); });
-                       return committed ? "committing the transaction failed: " + committed->str() : std::string();
-                     })
-              .share();
+      in_flight.outcome = std::async(std::launch::async, [this, offsets = std::move(offsets), group]() -> std::string {
+        std::string failure = produceOutputs();
+        if (!failure.empty()) return failure;
+        if (hooks.abort_transaction && hooks.abort_transaction()) return "abort requested by a test hook";
+        if (!offsets.empty()) {
+          std::vector<RdKafka::TopicPartition*> raw;
+          for (const auto& offset : offsets) raw.push_back(offset.get());
+          std::unique_ptr<RdKafka::Error> sent =
+              retrying([&] { return producer->send_offsets_to_transaction(raw, group.get(), 60000); });
+          if (sent) return "sending the batch's offsets to the transaction failed: " + sent->str();
+        }
+        std::unique_ptr<RdKafka::Error> committed = retrying([&] { return producer->commit_transaction(60000); });
+        return committed ? "committing the transaction failed: " + committed->str() : std::string();
+      });
     } else if (!produced) {
       if (demand) demand->abort();
-      in_flight = std::make_unique<Publication>();
+      in_flight = Publication{};
       return produced;
     } else {
       // Every output acknowledged before any input offset is committed.
-      Publication* self = &publication;
-      publication.outcome = std::async(std::launch::async, [this, self, before = failures_before]() -> std::string {
-                              std::string failure = produceOutputs(*self);
-                              if (!failure.empty()) return failure;
-                              while (self->producer->outq_len() > 0) {
-                                self->producer->flush(1000);
-                                if (delivery_failures != before) break;
-                              }
-                              if (delivery_failures == before) return {};
-                              return "outputs were not acknowledged (" + last_delivery_error +
-                                     "); offsets not committed, the batch will be read again";
-                            }).share();
+      in_flight.outcome = std::async(std::launch::async, [this, before = failures_before]() -> std::string {
+        std::string failure = produceOutputs();
+        if (!failure.empty()) return failure;
+        while (producer->outq_len() > 0) {
+          producer->flush(1000);
+          if (delivery_failures != before) break;
+        }
+        if (delivery_failures == before) return {};
+        return "outputs were not acknowledged (" + last_delivery_error +
+               "); offsets not committed, the batch will be read again";
+      });
     }
     return Status::ok();
   }
@@ -1003,12 +913,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // On the publication's thread: produces the batch's restored events, fingerprints and DLQ
   // records, the largest part of producing a batch, while the loop's thread goes on to the next
   // batch. Returns what failed, "" when every record was handed to the producer.
-  std::string produceOutputs(const Publication& publication) {
+  std::string produceOutputs() {
     try {
-      const std::shared_ptr<const void> owner = publication.results;
-      for (const pipeline::OutputRecord* record : publication.outputs) {
-        Status produced = produceWith(*publication.producer, topicFor(record->kind), RdKafka::Topic::PARTITION_UA,
-                                      record->key, record->value, record->headers, owner);
+      const std::shared_ptr<const void> owner = in_flight.results;
+      for (const pipeline::OutputRecord* record : in_flight.outputs) {
+        Status produced = produce(topicFor(record->kind), *record, owner);
         if (!produced) return produced.error().message();
       }
     } catch (const std::exception& error) {
@@ -1017,49 +926,32 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return {};
   }
 
-  // Waits for every publication in flight, oldest first, and settles them.
+  // Waits for the publication in flight (if any) and settles it.
   Status finishPublication() {
-    while (in_flight->open) RESTACK_RETURN_IF_ERROR(finishOldest());
-    return Status::ok();
+    if (!in_flight.open) return Status::ok();
+    return settlePublication(in_flight.outcome.valid() ? in_flight.outcome.get() : std::string());
   }
 
-  // Waits for the oldest publication in flight and settles it: committed, the counters and the
-  // local pending cache follow, and the publication sent ahead (if any) becomes the oldest;
-  // failed, exactly_once aborts its transaction and the one sent ahead behind it, and rewinds the
-  // consumer (the batch read since is dropped and read again), at_least_once stops the worker.
-  Status finishOldest() {
-    std::unique_ptr<Publication> done =
-        std::exchange(in_flight, std::exchange(following, std::make_unique<Publication>()));
-    if (!done->open) return Status::ok();
-    const std::string failure = done->outcome.valid() ? done->outcome.get() : std::string();
-    if (failure.empty()) return settleCommitted(*done);
-    if (!done->sent_ahead) {
+  // Applies the outcome of the publication in flight (`failure`, "" when committed): committed,
+  // the counters and the local pending cache follow; failed, exactly_once aborts the transaction
+  // and rewinds the consumer (the batch read since is dropped and read again), at_least_once stops
+  // the worker.
+  Status settlePublication(const std::string& failure) {
+    Publication done = std::move(in_flight);
+    in_flight = Publication{};
+    if (!failure.empty()) {
       // Slices of the re-check that were not committed are walked again; an app added since keeps
       // its own place.
-      for (const auto& [app, after] : done->recheck_before) {
+      for (const auto& [app, after] : done.recheck_before) {
         auto [it, added] = recheck.emplace(app, after);
         if (!added && after < it->second) it->second = after;
       }
       if (demand) demand->abort();
+      if (exactly_once) return abandonTransaction(failure);
+      return ioError(failure);
     }
-    if (!exactly_once) return ioError(failure);
-    Status aborted = abortTransaction(*done->producer, failure);
-    // Sent ahead behind it: its commit waited for this one, so it is open; aborted too.
-    if (in_flight->open) {
-      std::unique_ptr<Publication> behind = std::exchange(in_flight, std::make_unique<Publication>());
-      const std::string its = behind->outcome.valid() ? behind->outcome.get() : std::string();
-      Status second = abortTransaction(*behind->producer, its);
-      if (aborted) aborted = second;
-    }
-    if (!aborted) return aborted;
-    return rewind();
-  }
-
-  // Brings the counters and the local state in line with the committed publication `done`.
-  Status settleCommitted(const Publication& done) {
     if (exactly_once) {
       if (!done.next_offsets.empty()) ++metrics.batches_committed;
-      if (done.sent_ahead) ++metrics.batches_sent_ahead;
       for (const auto& [partition, offset] : done.next_offsets) {
         if (owned.count(partition)) committed_next[partition] = offset;
       }
@@ -1072,7 +964,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     for (const BatchEvent& event : done.batch) {
       if (event.timestamp_ms >= 0) metrics.end_to_end_seconds.observe((acknowledged_ms - event.timestamp_ms) / 1000.0);
     }
-    if (demand && !done.sent_ahead) {
+    if (demand) {
       demand->commit();
       metrics.symbol_demand_keys = demand->size();
       metrics.symbol_demand_records_published += done.demand_published;
@@ -1370,14 +1262,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       const auto interval_end =
           last_publication_start + std::chrono::milliseconds(config.worker.min_commit_interval_ms);
       const auto fill_end = std::max(linger_end, interval_end);
-      const bool may_send_ahead = exactly_once && config.worker.transactions_in_flight > 1;
       while (batch.size() < config.worker.batch_size && !stop) {
         const auto now = Clock::now();
-        // The batch fills while the publication it would follow is busy: until that one commits,
-        // or, when the batch may be sent ahead of it, until its commit call has started.
-        bool committing = in_flight->open && in_flight->outcome.valid() &&
-                          in_flight->outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-        if (committing && may_send_ahead && !following->open && in_flight->committing->load()) committing = false;
+        const bool committing = in_flight.open && in_flight.outcome.valid() &&
+                                in_flight.outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
         int64_t remaining = 0;
         if (committing) {
           remaining =
@@ -1413,20 +1301,12 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       // thread), as far as it had arrived; the rest is restored now.
       std::vector<Expected<pipeline::ProcessResult>> results = restoreBatch();
       // A failed commit rewinds the consumer and drops the batch read since: it is read again.
-      // Sent ahead, the batch follows the oldest publication still committing; otherwise it waits
-      // for every one.
-      if (may_send_ahead && following->open && !batch.empty()) RESTACK_RETURN_IF_ERROR(finishOldest());
-      const bool ahead = canSendAhead(results);
-      if (!ahead) RESTACK_RETURN_IF_ERROR(finishPublication());
+      RESTACK_RETURN_IF_ERROR(finishPublication());
       if (batch.size() != results.size()) results.clear();
-      RESTACK_RETURN_IF_ERROR(publish(!ahead, std::move(results), ahead));
+      RESTACK_RETURN_IF_ERROR(publish(true, std::move(results)));
       if (!exactly_once) commitUncommitted();
-      // Delivery reports of the producers no publication's thread is using.
-      for (RdKafka::Producer* idle : {producer.get(), next_producer.get()}) {
-        const bool busy =
-            (in_flight->open && in_flight->producer == idle) || (following->open && following->producer == idle);
-        if (idle != nullptr && !busy) idle->poll(0);
-      }
+      if (!in_flight.open) producer->poll(0);
+      if (next_producer) next_producer->poll(0);
       updateGauges();
       flushUsage(false);
     }
