@@ -71,14 +71,20 @@ bool isAccessorName(std::string_view name) {
   return !name.empty() && name.find(' ') == std::string_view::npos;
 }
 
-// SpiderMonkey's location of code made from a string at run time, by eval or `new Function`:
-// "<script> line <n> > eval:<line>:<column>" ("Function" for `new Function`), with a further
-// " line <n> > eval" for each eval nested in such code ("app.js line 2 > eval line 1 > eval:1:5").
-bool isSpiderMonkeyEvalLocation(std::string_view location) {
-  const size_t first_link = location.find(" line ");
-  if (first_link == 0 || first_link == std::string_view::npos) return false;
-  if (location.substr(0, first_link).find(' ') != std::string_view::npos) return false;
-  std::string_view rest = location.substr(first_link);
+// An absolute file path as node prints a script's location: "/srv/app.js", "C:\app\main.js".
+// Command-line engines print one as it is, spaces and parentheses included (browsers print URLs,
+// which have neither).
+bool isFilePath(std::string_view location) {
+  if (location.starts_with('/')) return true;
+  const bool drive =
+      location.size() > 2 && ((location[0] >= 'A' && location[0] <= 'Z') || (location[0] >= 'a' && location[0] <= 'z'));
+  return drive && location[1] == ':' && (location[2] == '\\' || location[2] == '/');
+}
+
+// The rest of a SpiderMonkey eval location after its script: " line <n> > eval" (or
+// "> Function") once or more, then ":<line>:<column>".
+bool isEvalChain(std::string_view rest) {
+  if (!rest.starts_with(" line ")) return false;
   while (rest.starts_with(" line ")) {
     rest.remove_prefix(6);
     const size_t arrow = rest.find(" > ");
@@ -100,6 +106,21 @@ bool isSpiderMonkeyEvalLocation(std::string_view location) {
          scan::parseU32(rest.substr(colon + 1));
 }
 
+// SpiderMonkey's location of code made from a string at run time, by eval or `new Function`:
+// "<script> line <n> > eval:<line>:<column>" ("Function" for `new Function`), with a further
+// " line <n> > eval" for each eval nested in such code ("app.js line 2 > eval line 1 > eval:1:5").
+// The script is a URL, or a file path that may hold spaces (and " line " itself): the chain
+// starts at the first " line " after which the rest reads as one.
+bool isSpiderMonkeyEvalLocation(std::string_view location) {
+  for (size_t link = location.find(" line "); link != std::string_view::npos;
+       link = location.find(" line ", link + 1)) {
+    const std::string_view script = location.substr(0, link);
+    if (script.empty() || (script.find(' ') != std::string_view::npos && !isFilePath(script))) return false;
+    if (isEvalChain(location.substr(link))) return true;
+  }
+  return false;
+}
+
 // A function name JavaScriptCore prints for code that has no URL ("fn@", eval'd or built from a
 // string): identifier bytes and dots only, so that no other text ending in '@' reads as a frame.
 bool isPlainName(std::string_view name) {
@@ -110,14 +131,6 @@ bool isPlainName(std::string_view name) {
       return false;
   }
   return true;
-}
-
-// An absolute file path as node prints a script's location: "/srv/app.js", "C:\app\main.js".
-bool isFilePath(std::string_view location) {
-  if (location.starts_with('/')) return true;
-  const bool drive =
-      location.size() > 2 && ((location[0] >= 'A' && location[0] <= 'Z') || (location[0] >= 'a' && location[0] <= 'z'));
-  return drive && location[1] == ':' && (location[2] == '\\' || location[2] == '/');
 }
 
 std::optional<JsFrameLine> parseV8(std::string_view text) {
@@ -213,7 +226,9 @@ std::optional<JsFrameLine> parseFirefox(std::string_view text) {
     if (!isTopLevelCode(name) && !isPlainName(name)) return std::nullopt;
     return frame;
   }
-  if (location.find(' ') != std::string_view::npos) return std::nullopt;
+  // A space ends the frame, but in a file path as the command-line shells print it
+  // (`jsc` and SpiderMonkey's: "f@/opt/My App/main.js:1:2"): the location ends at ":line:column".
+  if (location.find(' ') != std::string_view::npos && !isFilePath(location)) return std::nullopt;
   // Java's "Object@1a2b" or e-mail-like text has no ":line" suffix and is rejected here.
   if (!splitLocation(location, frame)) return std::nullopt;
   return frame;

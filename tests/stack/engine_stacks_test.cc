@@ -146,5 +146,45 @@ TEST(EngineStacks, NodeFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead)
   fs::remove_all(work);
 }
 
+// jsc and SpiderMonkey's shells print a script's file path as it is too, after the '@'
+// ("inner@/opt/My App (x86)/main.js:1:35"); a frame of code made by eval names it with its
+// " line <n> > eval" chain. Every frame reads, those of the script with the whole path as their URL.
+TEST(EngineStacks, JscAndSpiderMonkeyFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead) {
+  const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
+  const fs::path folder = work / "Program Files (x86)" / "My App";
+  fs::create_directories(folder);
+  const std::regex message_line(R"(^[A-Za-z]*Error(: .*)?$)");
+  for (const Engine& engine : engines()) {
+    if (engine.name != "jsc" && engine.name != "spidermonkey") continue;
+    SCOPED_TRACE(engine.name);
+    ASSERT_TRUE(fs::exists(engine.binary)) << engine.binary << " is missing: run scripts/setup.sh";
+    const fs::path program = folder / (engine.name + ".js");
+    const std::string text = readFile(kFixtures / "constructs_es5.js") + readFile(kFixtures / "constructs.js") +
+                             "(typeof print === \"function\" ? print : console.log)(stacks.join(\"\\n\\n\"));\n";
+    ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
+    std::string command = shellQuote(engine.binary.string());
+    if (!engine.runner.empty()) command += " " + shellQuote(engine.runner);
+    const auto run = runCommand(command + " " + shellQuote(program.string()), work.string(), "", false);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+
+    size_t in_script = 0, frames = 0;
+    for (const std::string& line : outputLines(run.output)) {
+      if (line.empty() || std::regex_match(line, message_line)) continue;
+      ++frames;
+      StackLine parsed = parseStackLine(line);
+      ASSERT_EQ(parsed.kindName(), "js_frame") << line;
+      const JsFrameLine* js = asJsFrame(parsed);
+      if (line.find(program.string()) == std::string::npos || js->is_eval) continue;
+      ++in_script;
+      EXPECT_EQ(js->url, program.string()) << line;
+      EXPECT_GT(js->line, 0u) << line;
+      EXPECT_GT(js->column, 0u) << line;
+    }
+    EXPECT_GE(in_script, 60u) << run.output;
+    EXPECT_EQ(framesKeptInAPaste(run.output), frames) << run.output;
+  }
+  fs::remove_all(work);
+}
+
 }  // namespace
 }  // namespace restack::stack

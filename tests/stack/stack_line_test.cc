@@ -375,6 +375,30 @@ TEST(StackLine, JavaScriptFrames) {
     EXPECT_FALSE(js->builtin);
   }
   EXPECT_EQ(asJsFrame(parseStackLine("inner@https://h/app.js line 2 > eval:1:26"))->function, "inner");
+  // The shells print a script's file path as it is, spaces and " line " included.
+  for (const char* printed : {"inner@/opt/My App (x86)/main.js line 2 > eval:1:26",
+                              "@C:\\Program Files\\a line b\\main.js line 7 > Function:4:3"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    EXPECT_TRUE(asJsFrame(line)->is_eval);
+    EXPECT_EQ(asJsFrame(line)->line, 0u);
+  }
+  for (const char* printed :
+       {"inner@/opt/My App (x86)/main.js:1:35", "global code@/opt/My App/main.js:3:12", "@C:\\My App\\main.js:3:7"}) {
+    SCOPED_TRACE(printed);
+    StackLine line = parseStackLine(printed);
+    ASSERT_EQ(line.kindName(), "js_frame");
+    const std::string_view text(printed);
+    const size_t at = text.find('@');
+    EXPECT_EQ(asJsFrame(line)->url, text.substr(at + 1, text.rfind(':', text.rfind(':') - 1) - at - 1));
+    EXPECT_GT(asJsFrame(line)->line, 0u);
+    EXPECT_GT(asJsFrame(line)->column, 0u);
+  }
+  // A space outside a file path still ends the frame.
+  for (const char* other : {"f@https://h/my app.js:1:2", "f@my app.js:1:2", "see me@/opt/app.js:1:2"}) {
+    EXPECT_EQ(parseStackLine(other).kindName(), "unknown") << other;
+  }
 
   // SpiderMonkey names a getter or setter "get g" / "set g" (pythonmonkey 1.4.1 printed
   // "get g@https://h/app.js:3:76" for a class's getter).
