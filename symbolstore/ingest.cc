@@ -302,7 +302,7 @@ Expected<IngestReport> ingestUploadOrThrow(SymbolStore& store, const UploadMeta&
       limits.max_bytes = options.max_input_bytes;
       limits.max_ratio = options.max_decompression_ratio;
       const PackedInput packed{content.path, content.bytes};
-      auto dir = TempDir::create("restack-upload-");
+      auto dir = TempDir::create("restack-upload-", options.scratch_dir);
       if (!dir) return dir.error();
       temp.emplace(std::move(*dir));
       if (compression == Compression::kZip) {

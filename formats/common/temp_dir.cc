@@ -6,9 +6,9 @@
 namespace restack {
 namespace fs = std::filesystem;
 
-Expected<TempDir> TempDir::create(const std::string& prefix) {
+Expected<TempDir> TempDir::create(const std::string& prefix, const std::string& in) {
   std::error_code error;
-  fs::path base = fs::temp_directory_path(error);
+  fs::path base = in.empty() ? fs::temp_directory_path(error) : fs::path(in);
   if (error) base = "/tmp";
   std::string pattern = (base / (prefix + "XXXXXX")).string();
   if (!::mkdtemp(pattern.data())) return ioError("cannot create a temporary folder in " + base.string());

@@ -9,8 +9,8 @@ namespace restack {
 
 class TempDir {
  public:
-  // Creates "<TMPDIR>/<prefix>XXXXXX".
-  static Expected<TempDir> create(const std::string& prefix);
+  // Creates "<base>/<prefix>XXXXXX"; an empty `base` is TMPDIR (/tmp when unset).
+  static Expected<TempDir> create(const std::string& prefix, const std::string& base = {});
   TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
   TempDir& operator=(TempDir&&) = delete;
   TempDir(const TempDir&) = delete;

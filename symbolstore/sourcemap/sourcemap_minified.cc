@@ -308,7 +308,7 @@ std::optional<Expected<IngestReport>> ingestZip(SymbolStore& store, const Upload
   UnpackLimits limits;
   limits.max_bytes = options.max_input_bytes;
   limits.max_ratio = options.max_decompression_ratio;
-  auto dir = TempDir::create("restack-jszip-");
+  auto dir = TempDir::create("restack-jszip-", options.scratch_dir);
   if (!dir) return Expected<IngestReport>(dir.error());
   Status extracted = extractZip(PackedInput{content.path, content.bytes}, dir->path(), limits);
   if (!extracted) return Expected<IngestReport>(extracted.error());

@@ -22,6 +22,7 @@
 #include "tests/support/test_http_server.h"
 #include "tests/worker/upload_location_fuzz_entry.h"
 #include "worker/kafka/address_policy.h"
+#include "worker/kafka/scratch.h"
 #include "worker/kafka/upload_fetch.h"
 
 namespace restack {
@@ -560,6 +561,57 @@ TEST_F(LoopbackDownloads, AnAllowedHostIsDownloadedIntoATemporaryFolder) {
   EXPECT_FALSE(fs::exists(folder));  // the download goes with its holder
   EXPECT_EQ(server_.hits("/a.zip"), 1u);
   EXPECT_EQ(server_.hostHeaders().back(), "allowed.test:" + std::to_string(server_.port()));
+}
+
+// The worker's policy downloads into its scratch folder, which its next start empties: a download
+// a killed worker left half written is not left for good.
+TEST_F(LoopbackDownloads, TheWorkersDownloadsGoIntoItsScratchFolder) {
+  auto base = TempDir::create("restack-scratch-test-");
+  ASSERT_TRUE(base);
+  policy_.scratch_dir = base->path() + "/scratch";
+  ASSERT_TRUE(worker::resetScratchDir(policy_.scratch_dir));
+  server_.serveBody("/a.zip", "PK symbol bytes");
+  auto fetched = fetch("/a.zip");
+  ASSERT_TRUE(fetched) << fetched.error().message();
+  ASSERT_TRUE(fetched->holder);
+  EXPECT_EQ(fs::path(fetched->holder->path()).parent_path(), fs::path(policy_.scratch_dir));
+  EXPECT_EQ(read(fetched->path), "PK symbol bytes");
+}
+
+TEST(ScratchFolder, OnePerStoreUnderTmpdirAndAResetEmptiesIt) {
+  config::Config a;
+  a.store.path = "/var/lib/restack/store";
+  config::Config same = a;
+  same.store.path = "/var/lib/restack/../restack/store";
+  config::Config other = a;
+  other.store.path = "/var/lib/restack/store-2";
+  const std::string dir = worker::scratchDirFor(a);
+  EXPECT_EQ(dir, worker::scratchDirFor(same));
+  EXPECT_NE(dir, worker::scratchDirFor(other));
+  EXPECT_EQ(fs::path(dir).parent_path(), fs::temp_directory_path());
+  EXPECT_TRUE(fs::path(dir).filename().string().starts_with("restack-scratch-")) << dir;
+
+  auto base = TempDir::create("restack-scratch-test-");
+  ASSERT_TRUE(base);
+  const std::string scratch = base->path() + "/nested/scratch";
+  auto created = worker::resetScratchDir(scratch);
+  ASSERT_TRUE(created) << created.error().message();
+  EXPECT_EQ(*created, 0u);
+  EXPECT_TRUE(fs::is_directory(scratch));
+  // What a killed run leaves: a download folder with its partial file, and a loose file.
+  fs::create_directories(scratch + "/restack-download-x1y2z3");
+  std::ofstream(scratch + "/restack-download-x1y2z3/upload") << "half an upl";
+  std::ofstream(scratch + "/stray") << "x";
+  auto emptied = worker::resetScratchDir(scratch);
+  ASSERT_TRUE(emptied) << emptied.error().message();
+  EXPECT_EQ(*emptied, 2u);
+  EXPECT_TRUE(fs::is_directory(scratch));
+  EXPECT_TRUE(fs::is_empty(scratch));
+  // A path that cannot be a folder is an error, not a crash.
+  std::ofstream(base->path() + "/file") << "x";
+  auto refused = worker::resetScratchDir(base->path() + "/file/scratch");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("scratch folder"), std::string::npos) << refused.error().message();
 }
 
 TEST_F(LoopbackDownloads, ProxiesFromTheEnvironmentAreNotUsed) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "tests/support/kafka_records.h"
 #include "tests/support/test_http_server.h"
 #include "tests/worker/worker_fixtures.h"
+#include "worker/kafka/scratch.h"
 #include "worker/pipeline/output_record.h"
 
 namespace restack::worker_test {
@@ -21,6 +24,7 @@ namespace {
 
 using testkafka::KafkaRecord;
 using testkafka::waitForRecords;
+namespace fs = std::filesystem;
 
 KafkaRecord uploadRecord(const NativeLibrary& library, const std::string& app, const std::string& build) {
   auto file = readFile(library.path);
@@ -204,9 +208,15 @@ TEST(WorkerOnMockCluster, ARestartInTheMiddleLosesNothingAndRepeatsNothing) {
   const uint64_t uploads_first_run = worker->metrics().uploads_ingested;
   worker.reset();
   produce(kafka.bootstrap(), topics.events, second);
+  // The stop left no scratch folder; what a killed run leaves in one goes when the worker starts.
+  const std::string scratch = worker::scratchDirFor(config);
+  EXPECT_FALSE(fs::exists(scratch)) << scratch;
+  fs::create_directories(scratch + "/restack-download-left");
+  std::ofstream(scratch + "/restack-download-left/upload") << "half an upl";
 
   auto restarted = RunningWorker::start(config);
   ASSERT_TRUE(restarted);
+  EXPECT_FALSE(fs::exists(scratch + "/restack-download-left"));
   auto outputs = waitForRecords(kafka.bootstrap(), topics.symbolicated, 60);
   ASSERT_TRUE(restarted->stop());
   std::map<std::string, int> seen;
@@ -373,6 +383,13 @@ TEST(WorkerOnMockCluster, ASlowUploadLocationHoldsBackNoEvent) {
   }
   EXPECT_GE(http.hits("/slow.so"), 1u);
   EXPECT_EQ(worker->metrics().uploads_fetching, 1u);  // still downloading
+  // into the worker's scratch folder (worker/kafka/scratch.h)
+  size_t downloads = 0;
+  std::error_code listed;
+  for (const auto& entry : fs::directory_iterator(worker::scratchDirFor(config), listed)) {
+    downloads += entry.path().filename().string().starts_with("restack-download-") ? 1 : 0;
+  }
+  EXPECT_EQ(downloads, 1u) << worker::scratchDirFor(config) << ": " << listed.message();
   const auto stopping = std::chrono::steady_clock::now();
   ASSERT_TRUE(worker->stop());
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10));

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "worker/kafka/scratch.h"
+
 namespace restack::worker {
 namespace fs = std::filesystem;
 namespace {
@@ -354,6 +356,7 @@ UploadPolicy uploadPolicyFrom(const config::Config& config) {
   policy.total_timeout_ms = uploads.total_timeout_ms;
   policy.low_speed_bytes_per_s = uploads.low_speed_bytes_per_s;
   policy.low_speed_time_s = uploads.low_speed_time_s;
+  policy.scratch_dir = scratchDirFor(config);
   return policy;
 }
 
@@ -378,7 +381,7 @@ Expected<FetchedUpload> fetchUpload(const std::string& location, const UploadPol
     fetched.path = checked->path;
     return fetched;
   }
-  auto dir = TempDir::create("restack-download-");
+  auto dir = TempDir::create("restack-download-", policy.scratch_dir);
   if (!dir) return dir.error();
   fetched.holder.emplace(std::move(*dir));
   const std::string target = fetched.holder->path() + "/upload";

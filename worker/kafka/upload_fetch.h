@@ -46,6 +46,9 @@ struct UploadPolicy {
   uint32_t total_timeout_ms = 600000;
   uint64_t low_speed_bytes_per_s = 10240;
   uint32_t low_speed_time_s = 30;
+  // Where downloads are written. Default "": TMPDIR. The worker gives a folder of its own that it
+  // empties when it starts (worker/kafka/scratch.h).
+  std::string scratch_dir;
 
   // Set by the worker (never from the configuration): once it reads true, a download in progress
   // ends as kUnavailable ("cancelled"), so that a stopping worker does not wait for a slow server.

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "symbolstore/symbol_source.h"
+#include "worker/kafka/scratch.h"
 
 namespace restack::worker {
 namespace {
@@ -111,6 +112,7 @@ IngestOptions ingestOptionsFrom(const config::Config& config) {
   options.max_input_bytes = config.limits.max_upload_bytes;
   options.max_decompression_ratio = config.limits.max_decompression_ratio;
   options.max_sourcemap_bytes = config.limits.max_sourcemap_bytes;
+  options.scratch_dir = scratchDirFor(config);
   return options;
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "worker/kafka/clients.h"
 #include "worker/kafka/pending_events.h"
 #include "worker/kafka/restore_threads.h"
+#include "worker/kafka/scratch.h"
 #include "worker/kafka/symbol_demand.h"
 #include "worker/kafka/symbol_feed.h"
 #include "worker/logging/log.h"
@@ -537,6 +539,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           "the symbol store was corrupt ({}); it was moved to {} and an empty store is rebuilt: the symbols topics "
           "are replayed from their start and pending events from {}",
           store->corruption(), store->movedAside(), config.kafka.topics.pending);
+    }
+    // Downloads and unpacked uploads go here (worker/kafka/scratch.h); what a killed run left is
+    // removed now that the store is this worker's.
+    const std::string scratch = scratchDirFor(config);
+    auto emptied = resetScratchDir(scratch);
+    if (!emptied) return emptied.error();
+    if (*emptied > 0) {
+      spdlog::info("removed {} temporary file(s) a previous run left in {}", *emptied, scratch);
     }
     SymbolizerOptions symbolizer_options;
     symbolizer_options.await_system_symbols = config.pending.await_system_symbols;
@@ -1326,7 +1336,14 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
 Worker::Worker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Worker::~Worker() {
-  if (impl_ && impl_->events) impl_->events->close();
+  if (!impl_) return;
+  if (impl_->events) impl_->events->close();
+  // Every thread that writes into the scratch folder ends with the worker: nothing is left in it
+  // after a stop (a killed run's files go at the next start).
+  const std::string scratch = scratchDirFor(impl_->config);
+  impl_.reset();
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
 }
 
 Expected<std::unique_ptr<Worker>> Worker::create(const config::Config& config, Metrics& metrics, Hooks hooks) {
