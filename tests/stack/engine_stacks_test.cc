@@ -7,7 +7,6 @@
 // Every line of those stacks but the error's own must read as a JavaScript frame, and a paste of
 // the whole output must keep every frame.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/common/temp_dir.h"
 #include "formats/crash_report/crash_report.h"
 #include "formats/stack/js_line.h"
 #include "formats/stack/stack_line.h"
@@ -70,8 +70,9 @@ size_t framesKeptInAPaste(const std::string& output) {
 }
 
 TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
-  const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
-  fs::create_directories(work);
+  auto made = TempDir::create("restack-engine-stacks-");
+  ASSERT_TRUE(made) << made.error().message();
+  const fs::path work = made->path();
   const std::regex message_line(R"(^[A-Za-z]*Error(: .*)?$)");
   for (const Engine& engine : engines()) {
     SCOPED_TRACE(engine.name);
@@ -109,14 +110,15 @@ TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
     // Pasted as one console text: every frame line stays in the report's stack.
     EXPECT_EQ(framesKeptInAPaste(run.output), frames) << run.output;
   }
-  fs::remove_all(work);
 }
 
 // node prints a script's file path as it is: on Windows under "C:\Program Files (x86)\…", here
 // under a folder named the same way. Every frame of the script reads with that whole path as its
 // URL, in a line by itself and in a paste of the whole output.
 TEST(EngineStacks, NodeFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead) {
-  const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
+  auto made = TempDir::create("restack-engine-stacks-");
+  ASSERT_TRUE(made) << made.error().message();
+  const fs::path work = made->path();
   const fs::path folder = work / "Program Files (x86)" / "My App";
   fs::create_directories(folder);
   const fs::path program = folder / "main.js";
@@ -143,14 +145,15 @@ TEST(EngineStacks, NodeFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead)
   EXPECT_GE(in_script, 60u) << run.output;
 
   EXPECT_EQ(framesKeptInAPaste(run.output), frames) << run.output;
-  fs::remove_all(work);
 }
 
 // jsc and SpiderMonkey's shells print a script's file path as it is too, after the '@'
 // ("inner@/opt/My App (x86)/main.js:1:35"); a frame of code made by eval names it with its
 // " line <n> > eval" chain. Every frame reads, those of the script with the whole path as their URL.
 TEST(EngineStacks, JscAndSpiderMonkeyFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead) {
-  const fs::path work = fs::temp_directory_path() / ("restack-engine-stacks-" + std::to_string(::getpid()));
+  auto made = TempDir::create("restack-engine-stacks-");
+  ASSERT_TRUE(made) << made.error().message();
+  const fs::path work = made->path();
   const fs::path folder = work / "Program Files (x86)" / "My App";
   fs::create_directories(folder);
   const std::regex message_line(R"(^[A-Za-z]*Error(: .*)?$)");
@@ -183,7 +186,6 @@ TEST(EngineStacks, JscAndSpiderMonkeyFramesOfAScriptUnderAPathWithSpacesAndParen
     EXPECT_GE(in_script, 60u) << run.output;
     EXPECT_EQ(framesKeptInAPaste(run.output), frames) << run.output;
   }
-  fs::remove_all(work);
 }
 
 }  // namespace
