@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -180,8 +181,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   int64_t next_expiry_ms = 0;
   LogLimiter dlq_log;
   std::atomic<uint64_t> delivery_failures{0};
-  std::string last_delivery_error;
-  Status fatal;  // set from inside callbacks, checked by the loop
+  // Delivery reports run on whichever thread polls a producer: the publication's thread for the
+  // producer in use, the loop's for the other one.
+  std::mutex delivery_error_mutex;
+  std::string last_delivery_error;  // under delivery_error_mutex
+  Status fatal;                     // set from inside callbacks, checked by the loop
 
   // The publication in flight: a batch's outputs produced, its commit (exactly_once) or its
   // acknowledgements (at_least_once) awaited on `outcome` while the next batch restores.
@@ -215,8 +219,10 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     // A record produced without a copy: the producer is done with its bytes.
     delete static_cast<std::shared_ptr<const void>*>(message.msg_opaque());
     if (message.err() != RdKafka::ERR_NO_ERROR) {
+      std::string error = message.topic_name() + ": " + message.errstr();
+      const std::lock_guard<std::mutex> lock(delivery_error_mutex);
+      last_delivery_error = std::move(error);
       ++delivery_failures;
-      last_delivery_error = message.topic_name() + ": " + message.errstr();
     }
   }
 
@@ -913,6 +919,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
           if (delivery_failures != before) break;
         }
         if (delivery_failures == before) return {};
+        const std::lock_guard<std::mutex> lock(delivery_error_mutex);
         return "outputs were not acknowledged (" + last_delivery_error +
                "); offsets not committed, the batch will be read again";
       });
