@@ -111,8 +111,9 @@ struct IngestOptions {
   // Write-time transforms of the native records this upload writes (native_records.h, "Write-time
   // transforms"). ingestUpload adds the registered sources' own (SymbolSource::native_transform).
   std::vector<const native_store::NativeRecordTransform*> native_transforms;
-  // Where the ingest unpacks compressed uploads and zips. Default "": TMPDIR. The worker gives a
-  // folder of its own that it empties when it starts (worker/kafka/scratch.h).
+  // Where the ingest unpacks compressed uploads and zips. Default "": TMPDIR. A long-running
+  // caller gives a folder of its own that it empties when it starts, so that what a killed run
+  // was unpacking does not stay behind.
   std::string scratch_dir;
 };
 
