@@ -69,6 +69,20 @@ size_t framesKeptInAPaste(const std::string& output) {
   return kept;
 }
 
+// Runs `program` in `engine` (through its runner, if it has one) from `work`; stderr apart.
+test_support::CommandOutput runOnEngine(const Engine& engine, const fs::path& program, const fs::path& work) {
+  std::string command = shellQuote(engine.binary.string());
+  if (!engine.runner.empty()) command += " " + shellQuote(engine.runner);
+  return runCommand(command + " " + shellQuote(program.string()), work.string(), "", /*merge_stderr=*/false);
+}
+
+// "<work>/Program Files (x86)/My App", made: a folder named as Windows names program folders.
+fs::path spacedFolderIn(const fs::path& work) {
+  const fs::path folder = work / "Program Files (x86)" / "My App";
+  fs::create_directories(folder);
+  return folder;
+}
+
 TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
   auto made = TempDir::create("restack-engine-stacks-");
   ASSERT_TRUE(made) << made.error().message();
@@ -83,10 +97,7 @@ TEST(EngineStacks, EveryFrameLineOfNodeJscHermesAndSpiderMonkeyIsRead) {
     if (engine.classes) text += readFile(kFixtures / "constructs.js");
     text += "(typeof print === \"function\" ? print : console.log)(stacks.join(\"\\n\\n\"));\n";
     ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
-    std::string command = shellQuote(engine.binary.string());
-    if (!engine.runner.empty()) command += " " + shellQuote(engine.runner);
-    const auto run =
-        runCommand(command + " " + shellQuote(program.string()), work.string(), "", /*merge_stderr=*/false);
+    const auto run = runOnEngine(engine, program, work);
     if (engine.exits_cleanly) ASSERT_EQ(run.exit_code, 0) << run.output;
 
     // Stacks are separated by blank lines (two where the engine ends a stack with a newline).
@@ -119,9 +130,7 @@ TEST(EngineStacks, NodeFramesOfAScriptUnderAPathWithSpacesAndParenthesesAreRead)
   auto made = TempDir::create("restack-engine-stacks-");
   ASSERT_TRUE(made) << made.error().message();
   const fs::path work = made->path();
-  const fs::path folder = work / "Program Files (x86)" / "My App";
-  fs::create_directories(folder);
-  const fs::path program = folder / "main.js";
+  const fs::path program = spacedFolderIn(work) / "main.js";
   const std::string text = readFile(kFixtures / "constructs_es5.js") + readFile(kFixtures / "constructs.js") +
                            "console.log(stacks.join(\"\\n\\n\"));\n";
   ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
@@ -154,8 +163,7 @@ TEST(EngineStacks, JscAndSpiderMonkeyFramesOfAScriptUnderAPathWithSpacesAndParen
   auto made = TempDir::create("restack-engine-stacks-");
   ASSERT_TRUE(made) << made.error().message();
   const fs::path work = made->path();
-  const fs::path folder = work / "Program Files (x86)" / "My App";
-  fs::create_directories(folder);
+  const fs::path folder = spacedFolderIn(work);
   const std::regex message_line(R"(^[A-Za-z]*Error(: .*)?$)");
   for (const Engine& engine : engines()) {
     if (engine.name != "jsc" && engine.name != "spidermonkey") continue;
@@ -165,9 +173,7 @@ TEST(EngineStacks, JscAndSpiderMonkeyFramesOfAScriptUnderAPathWithSpacesAndParen
     const std::string text = readFile(kFixtures / "constructs_es5.js") + readFile(kFixtures / "constructs.js") +
                              "(typeof print === \"function\" ? print : console.log)(stacks.join(\"\\n\\n\"));\n";
     ASSERT_TRUE(test_support::writeTextFile(program.string(), text));
-    std::string command = shellQuote(engine.binary.string());
-    if (!engine.runner.empty()) command += " " + shellQuote(engine.runner);
-    const auto run = runCommand(command + " " + shellQuote(program.string()), work.string(), "", false);
+    const auto run = runOnEngine(engine, program, work);
     ASSERT_EQ(run.exit_code, 0) << run.output;
 
     size_t in_script = 0, frames = 0;

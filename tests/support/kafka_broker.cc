@@ -306,16 +306,29 @@ Expected<std::string> KafkaBroker::runTool(const std::string& java_class, const 
   return result.output;
 }
 
-std::string KafkaBroker::logTail(int lines) const {
-  std::ifstream log(dir_ / "server.log");
-  std::deque<std::string> tail;
+namespace {
+
+// The last `lines` lines of `path` that `keep` accepts.
+template <typename Keep>
+std::deque<std::string> lastLines(const fs::path& path, int lines, Keep keep) {
+  std::ifstream log(path);
+  std::deque<std::string> kept;
   std::string line;
   while (std::getline(log, line)) {
-    tail.push_back(line);
-    if (static_cast<int>(tail.size()) > lines) tail.pop_front();
+    if (!keep(line)) continue;
+    kept.push_back(line);
+    if (static_cast<int>(kept.size()) > lines) kept.pop_front();
   }
+  return kept;
+}
+
+}  // namespace
+
+std::string KafkaBroker::logTail(int lines) const {
   std::ostringstream out;
-  for (const std::string& kept : tail) out << kept << '\n';
+  for (const std::string& kept : lastLines(dir_ / "server.log", lines, [](const std::string&) { return true; })) {
+    out << kept << '\n';
+  }
   return out.str();
 }
 
@@ -329,21 +342,16 @@ std::string KafkaBroker::diagnosis(int lines) const {
   } else {
     out << "broker process: no broker.pid in " << dir_.string() << '\n';
   }
+  const auto telling = [](const std::string& line) {
+    return line.find(" ERROR ") != std::string::npos || line.find(" FATAL ") != std::string::npos ||
+           line.find("Exception") != std::string::npos || line.find("Caused by") != std::string::npos ||
+           line.find("No space left") != std::string::npos;
+  };
   for (const char* name : {"server.log", "jvm.out"}) {
-    std::ifstream log(dir_ / name);
-    std::deque<std::string> kept;
-    std::string line;
-    while (std::getline(log, line)) {
-      const bool telling = line.find(" ERROR ") != std::string::npos || line.find(" FATAL ") != std::string::npos ||
-                           line.find("Exception") != std::string::npos || line.find("Caused by") != std::string::npos ||
-                           line.find("No space left") != std::string::npos;
-      if (!telling) continue;
-      kept.push_back(line);
-      if (static_cast<int>(kept.size()) > lines) kept.pop_front();
-    }
-    if (kept.empty()) continue;
+    const std::deque<std::string> errors = lastLines(dir_ / name, lines, telling);
+    if (errors.empty()) continue;
     out << "errors in " << name << ":\n";
-    for (const std::string& error : kept) out << "  " << error << '\n';
+    for (const std::string& error : errors) out << "  " << error << '\n';
   }
   return out.str();
 }
