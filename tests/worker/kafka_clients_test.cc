@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/worker/worker_fixtures.h"
+
 namespace restack::worker {
 namespace {
 
@@ -103,6 +105,37 @@ TEST(KafkaClients, ARefusedSecretPropertyNamesItButNeverShowsTheValue) {
   auto conf = makeConf(plain);
   ASSERT_FALSE(conf);
   EXPECT_NE(conf.error().message().find("socket.timeout.ms=soon"), std::string::npos) << conf.error().message();
+}
+
+TEST(KafkaClients, AProducerLooksUpTheTopicsItWritesAndSaysWhichItCouldNot) {
+  worker_test::MockCluster cluster;
+  cluster.createTopic("out.restored");
+  cluster.createTopic("out.refused");
+  cluster.setTopicError("out.refused", RdKafka::ERR_TOPIC_AUTHORIZATION_FAILED);
+  config::Config config;
+  config.kafka.brokers = cluster.bootstrap();
+  auto producer = makeProducer(config, "restack-test", nullptr);
+  ASSERT_TRUE(producer) << producer.error().message();
+
+  KnownTopics known = learnTopicLeaders(**producer, {"out.restored", "out.refused"}, 5000);
+  // A handle on each, the refused one too: its first record then fails on its own, as before.
+  EXPECT_EQ(known.handles.size(), 2u);
+  EXPECT_EQ(known.failures.find("out.restored"), std::string::npos) << known.failures;
+  EXPECT_NE(known.failures.find("topic out.refused: Broker: Topic authorization failed"), std::string::npos)
+      << known.failures;
+  auto partitions = partitionCount(**producer, "out.restored");
+  ASSERT_TRUE(partitions) << partitions.error().message();
+  EXPECT_EQ(*partitions, 1);
+  EXPECT_FALSE(partitionCount(**producer, "out.refused"));
+
+  // The topics looked up take records by name as before.
+  const std::string value = "restored";
+  ASSERT_EQ((*producer)->produce("out.restored", RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
+                                 const_cast<char*>(value.data()), value.size(), nullptr, 0, 0, nullptr),
+            RdKafka::ERR_NO_ERROR);
+  EXPECT_EQ((*producer)->flush(10000), RdKafka::ERR_NO_ERROR);
+  EXPECT_EQ((*producer)->outq_len(), 0);
+  known.handles.clear();  // before their producer
 }
 
 }  // namespace

@@ -162,4 +162,40 @@ std::string errorText(RdKafka::ErrorCode code) {
   return RdKafka::err2str(code);
 }
 
+Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, int timeout_ms) {
+  std::string error;
+  std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&client, topic, nullptr, error));
+  if (!handle) return invalidArgument("topic " + topic + ": " + error);
+  RdKafka::Metadata* raw = nullptr;
+  RdKafka::ErrorCode code = client.metadata(false, handle.get(), &raw, timeout_ms);
+  std::unique_ptr<RdKafka::Metadata> metadata(raw);
+  if (code != RdKafka::ERR_NO_ERROR) return ioError("metadata of " + topic + ": " + errorText(code));
+  for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
+    if (found->topic() != topic) continue;
+    if (found->err() != RdKafka::ERR_NO_ERROR) return ioError("topic " + topic + ": " + errorText(found->err()));
+    return static_cast<int>(found->partitions()->size());
+  }
+  return notFound("topic " + topic + " does not exist");
+}
+
+KnownTopics learnTopicLeaders(RdKafka::Producer& producer, const std::vector<std::string>& topics, int timeout_ms) {
+  KnownTopics known;
+  for (const std::string& topic : topics) {
+    std::string error;
+    std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&producer, topic, nullptr, error));
+    if (!handle) {
+      known.failures += (known.failures.empty() ? "topic " : "; topic ") + topic + ": " + error;
+      continue;
+    }
+    RdKafka::Metadata* raw = nullptr;
+    RdKafka::ErrorCode code = producer.metadata(false, handle.get(), &raw, timeout_ms);
+    std::unique_ptr<RdKafka::Metadata> metadata(raw);
+    if (code == RdKafka::ERR_NO_ERROR && metadata->topics()->size() == 1) code = metadata->topics()->front()->err();
+    if (code != RdKafka::ERR_NO_ERROR) {
+      known.failures += (known.failures.empty() ? "topic " : "; topic ") + topic + ": " + errorText(code);
+    }
+    known.handles.push_back(std::move(handle));
+  }
+  return known;
+}
 }  // namespace restack::worker

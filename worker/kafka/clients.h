@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "config/config.h"
 #include "formats/common/status.h"
@@ -73,5 +74,23 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const con
 std::string transactionalId(const config::Config& config, int turn = 0);
 
 std::string errorText(RdKafka::ErrorCode code);
+
+// The number of partitions of `topic`, from one metadata request through `client`; an error when
+// the topic does not exist or the brokers do not answer within `timeout_ms`.
+Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, int timeout_ms = 30000);
+
+// Topic handles a producer keeps open for its life, with what could not be looked up.
+struct KnownTopics {
+  std::vector<std::unique_ptr<RdKafka::Topic>> handles;  // destroy before their producer
+  std::string failures;                                  // "" when every topic was looked up
+};
+
+// Looks up `topics` through `producer` and keeps a handle on each, so that librdkafka knows their
+// partitions' leaders before the first record to them and keeps them current with its periodic
+// metadata refresh. A producer's first record to a topic it has not looked up waits for that
+// lookup, 0.5-0.7 s on a local broker (docs/benchmarks.md, "The first record to a topic"); in
+// exactly_once mode the whole transaction waits with it.
+KnownTopics learnTopicLeaders(RdKafka::Producer& producer, const std::vector<std::string>& topics,
+                              int timeout_ms = 10000);
 
 }  // namespace restack::worker

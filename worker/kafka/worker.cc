@@ -157,6 +157,9 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // producer's next transaction begins a whole publication after its last commit
   // (docs/benchmarks.md, "Exactly-once: restoring ahead, two producers in turn").
   std::unique_ptr<RdKafka::Producer> next_producer;
+  // Both producers' handles on the topics they write (learnOutputLeaders); declared after the
+  // producers, so destroyed before them.
+  std::vector<std::unique_ptr<RdKafka::Topic>> output_topics;
   std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;  // replays pending partitions, no group
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
@@ -514,21 +517,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // --- set-up -----------------------------------------------------------------------------
-  Expected<int> partitionCount(const std::string& topic) {
-    std::string error;
-    std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(producer.get(), topic, nullptr, error));
-    if (!handle) return invalidArgument("topic " + topic + ": " + error);
-    RdKafka::Metadata* raw = nullptr;
-    RdKafka::ErrorCode code = producer->metadata(false, handle.get(), &raw, 30000);
-    std::unique_ptr<RdKafka::Metadata> metadata(raw);
-    if (code != RdKafka::ERR_NO_ERROR) return ioError("metadata of " + topic + ": " + errorText(code));
-    for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
-      if (found->topic() != topic) continue;
-      if (found->err() != RdKafka::ERR_NO_ERROR) return ioError("topic " + topic + ": " + errorText(found->err()));
-      return static_cast<int>(found->partitions()->size());
-    }
-    return notFound("topic " + topic + " does not exist");
-  }
+  Expected<int> partitionCount(const std::string& topic) { return worker::partitionCount(*producer, topic); }
 
   Status start() {
     StoreOptions store_options;
@@ -651,6 +640,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     pending_reader.reset(RdKafka::KafkaConsumer::create(reader_conf->get(), error));
     if (!pending_reader) return invalidArgument("cannot create the pending topic reader: " + error);
     RESTACK_RETURN_IF_ERROR(startDemand(events_partitions));
+    learnOutputLeaders();
 
     auto properties = commonProperties(config, "restack-worker");
     properties.insert({"group.id", config.kafka.group_id});
@@ -674,6 +664,25 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       return ioError("cannot subscribe to " + config.kafka.topics.events + ": " + errorText(code));
     metrics.ready = true;
     return Status::ok();
+  }
+
+  // Every producer looks up the topics it writes before the first batch, so that no record waits
+  // for its topic's lookup (clients.h, learnTopicLeaders): with two producers taking turns, each
+  // meets each topic for the first time on its own, and a topic written rarely (the DLQ) may be met
+  // an hour in, holding that whole batch.
+  void learnOutputLeaders() {
+    std::vector<std::string> topics = {config.kafka.topics.symbolicated, config.kafka.topics.fingerprints,
+                                       config.kafka.topics.dlq, config.kafka.topics.pending};
+    if (demand) topics.push_back(config.kafka.topics.symbols_missing);
+    for (RdKafka::Producer* each : {producer.get(), next_producer.get()}) {
+      if (!each) continue;
+      KnownTopics known = learnTopicLeaders(*each, topics);
+      if (!known.failures.empty()) {
+        spdlog::warn("cannot look up before the first batch: {}; the first record to such a topic waits for its lookup",
+                     known.failures);
+      }
+      for (auto& handle : known.handles) output_topics.push_back(std::move(handle));
+    }
   }
 
   // --- producing --------------------------------------------------------------------------
