@@ -162,12 +162,13 @@ std::string errorText(RdKafka::ErrorCode code) {
   return RdKafka::err2str(code);
 }
 
-Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, int timeout_ms) {
-  std::string error;
-  std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&client, topic, nullptr, error));
-  if (!handle) return invalidArgument("topic " + topic + ": " + error);
+namespace {
+
+// One metadata request for the topic of `handle`: its partition count, or why not, naming the topic.
+Expected<int> askPartitionCount(RdKafka::Handle& client, RdKafka::Topic& handle, int timeout_ms) {
+  const std::string topic = handle.name();
   RdKafka::Metadata* raw = nullptr;
-  RdKafka::ErrorCode code = client.metadata(false, handle.get(), &raw, timeout_ms);
+  RdKafka::ErrorCode code = client.metadata(false, &handle, &raw, timeout_ms);
   std::unique_ptr<RdKafka::Metadata> metadata(raw);
   if (code != RdKafka::ERR_NO_ERROR) return ioError("metadata of " + topic + ": " + errorText(code));
   for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
@@ -178,24 +179,30 @@ Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, 
   return notFound("topic " + topic + " does not exist");
 }
 
+}  // namespace
+
+Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, int timeout_ms) {
+  std::string error;
+  std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&client, topic, nullptr, error));
+  if (!handle) return invalidArgument("topic " + topic + ": " + error);
+  return askPartitionCount(client, *handle, timeout_ms);
+}
+
 KnownTopics learnTopicLeaders(RdKafka::Producer& producer, const std::vector<std::string>& topics, int timeout_ms) {
   KnownTopics known;
+  const auto fail = [&](const std::string& why) { known.failures += (known.failures.empty() ? "" : "; ") + why; };
   for (const std::string& topic : topics) {
     std::string error;
     std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&producer, topic, nullptr, error));
     if (!handle) {
-      known.failures += (known.failures.empty() ? "topic " : "; topic ") + topic + ": " + error;
+      fail("topic " + topic + ": " + error);
       continue;
     }
-    RdKafka::Metadata* raw = nullptr;
-    RdKafka::ErrorCode code = producer.metadata(false, handle.get(), &raw, timeout_ms);
-    std::unique_ptr<RdKafka::Metadata> metadata(raw);
-    if (code == RdKafka::ERR_NO_ERROR && metadata->topics()->size() == 1) code = metadata->topics()->front()->err();
-    if (code != RdKafka::ERR_NO_ERROR) {
-      known.failures += (known.failures.empty() ? "topic " : "; topic ") + topic + ": " + errorText(code);
-    }
+    auto asked = askPartitionCount(producer, *handle, timeout_ms);
+    if (!asked) fail(asked.error().message());
     known.handles.push_back(std::move(handle));
   }
   return known;
 }
+
 }  // namespace restack::worker
