@@ -203,6 +203,10 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   std::map<uintptr_t, std::optional<RdKafka::ErrorCode>> deliveries;
   uintptr_t next_delivery = 1;
   std::unique_ptr<RdKafka::Producer> dlq;
+  // The DLQ topic looked up at start, so that the first refused upload does not wait for the
+  // lookup while the loop waits for its copy (worker/kafka/clients.h, learnTopicLeaders). After
+  // `dlq`, so destroyed before it.
+  std::vector<std::unique_ptr<RdKafka::Topic>> dlq_topic;
   std::set<PartitionKey> assigned;
   std::set<PartitionKey> at_end;  // partitions whose last event was "end of partition"
 
@@ -801,6 +805,12 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   auto producer = makeProducer(dlq_config, "restack-symbols-dlq", impl.get());
   if (!producer) return producer.error();
   impl->dlq = std::move(*producer);
+  KnownTopics known = learnTopicLeaders(*impl->dlq, {config.kafka.topics.dlq});
+  if (!known.failures.empty()) {
+    spdlog::warn("cannot look up before the first refused upload: {}; its DLQ copy waits for the lookup",
+                 known.failures);
+  }
+  impl->dlq_topic = std::move(known.handles);
   auto properties = commonProperties(config, "restack-symbols");
   // Positions live in the symbol store, never in Kafka: this group id is never committed to.
   properties.insert({"group.id", config.kafka.group_id + ".symbols"});
