@@ -136,6 +136,21 @@ TEST(KafkaClients, AProducerLooksUpTheTopicsItWritesAndSaysWhichItCouldNot) {
   EXPECT_EQ((*producer)->flush(10000), RdKafka::ERR_NO_ERROR);
   EXPECT_EQ((*producer)->outq_len(), 0);
   known.handles.clear();  // before their producer
+
+  // A consumer looks up the topics it will be assigned the same way.
+  config::Config reader = config;
+  KafkaProperties properties = commonProperties(reader, "restack-test-reader");
+  properties.insert({"group.id", "restack-test-reader"});
+  auto conf = makeConf(properties);
+  ASSERT_TRUE(conf) << conf.error().message();
+  std::string error;
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer(RdKafka::KafkaConsumer::create(conf->get(), error));
+  ASSERT_TRUE(consumer) << error;
+  KnownTopics read = learnTopicLeaders(*consumer, {"out.restored", "out.refused"}, 5000);
+  EXPECT_EQ(read.handles.size(), 2u);
+  EXPECT_EQ(read.failures, "topic out.refused: Broker: Topic authorization failed");
+  read.handles.clear();
+  consumer->close();
 }
 
 }  // namespace

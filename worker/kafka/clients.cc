@@ -188,17 +188,17 @@ Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, 
   return askPartitionCount(client, *handle, timeout_ms);
 }
 
-KnownTopics learnTopicLeaders(RdKafka::Producer& producer, const std::vector<std::string>& topics, int timeout_ms) {
+KnownTopics learnTopicLeaders(RdKafka::Handle& client, const std::vector<std::string>& topics, int timeout_ms) {
   KnownTopics known;
   const auto fail = [&](const std::string& why) { known.failures += (known.failures.empty() ? "" : "; ") + why; };
   for (const std::string& topic : topics) {
     std::string error;
-    std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&producer, topic, nullptr, error));
+    std::unique_ptr<RdKafka::Topic> handle(RdKafka::Topic::create(&client, topic, nullptr, error));
     if (!handle) {
       fail("topic " + topic + ": " + error);
       continue;
     }
-    auto asked = askPartitionCount(producer, *handle, timeout_ms);
+    auto asked = askPartitionCount(client, *handle, timeout_ms);
     if (!asked) fail(asked.error().message());
     known.handles.push_back(std::move(handle));
   }

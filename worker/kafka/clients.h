@@ -79,18 +79,18 @@ std::string errorText(RdKafka::ErrorCode code);
 // the topic does not exist or the brokers do not answer within `timeout_ms`.
 Expected<int> partitionCount(RdKafka::Handle& client, const std::string& topic, int timeout_ms = 30000);
 
-// Topic handles a producer keeps open for its life, with what could not be looked up.
+// Topic handles a client keeps open for its life, with what could not be looked up.
 struct KnownTopics {
-  std::vector<std::unique_ptr<RdKafka::Topic>> handles;  // destroy before their producer
+  std::vector<std::unique_ptr<RdKafka::Topic>> handles;  // destroy before their client
   std::string failures;                                  // "" when every topic was looked up
 };
 
-// Looks up `topics` through `producer` and keeps a handle on each, so that librdkafka knows their
-// partitions' leaders before the first record to them and keeps them current with its periodic
+// Looks up `topics` through `client` and keeps a handle on each, so that librdkafka knows their
+// partitions' leaders before the client first uses them and keeps them current with its periodic
 // metadata refresh. A producer's first record to a topic it has not looked up waits for that
 // lookup, 0.5-0.7 s on a local broker (docs/benchmarks.md, "The first record to a topic"); in
-// exactly_once mode the whole transaction waits with it.
-KnownTopics learnTopicLeaders(RdKafka::Producer& producer, const std::vector<std::string>& topics,
-                              int timeout_ms = 10000);
+// exactly_once mode the whole transaction waits with it. A consumer assigned a partition of such a
+// topic waits as long before it starts reading.
+KnownTopics learnTopicLeaders(RdKafka::Handle& client, const std::vector<std::string>& topics, int timeout_ms = 10000);
 
 }  // namespace restack::worker

@@ -198,6 +198,9 @@ struct SymbolFeed::Impl : public RdKafka::DeliveryReportCb {
   // symbols topics are not read further meanwhile (its offset must be recorded first).
   std::shared_ptr<IngestJob> held;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  // The symbols topics looked up at start, so that an assignment starts reading at once instead of
+  // waiting for their lookup (worker/kafka/clients.h, learnTopicLeaders). Destroyed before `consumer`.
+  std::vector<std::unique_ptr<RdKafka::Topic>> consumer_topics;
   // Delivery reports of DLQ copies in flight, by the id passed as the message's opaque. Declared
   // before the producer, which may report while it is destroyed.
   std::map<uintptr_t, std::optional<RdKafka::ErrorCode>> deliveries;
@@ -824,6 +827,13 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   std::string error;
   impl->consumer.reset(RdKafka::KafkaConsumer::create(conf->get(), error));
   if (!impl->consumer) return invalidArgument("cannot create the symbols consumer: " + error);
+  KnownTopics read =
+      learnTopicLeaders(*impl->consumer, {config.kafka.topics.symbols, config.kafka.topics.symbols_shared});
+  if (!read.failures.empty()) {
+    spdlog::warn("cannot look up before the first assignment: {}; reading such a topic waits for its lookup",
+                 read.failures);
+  }
+  impl->consumer_topics = std::move(read.handles);
   return std::unique_ptr<SymbolFeed>(new SymbolFeed(std::move(impl)));
 }
 

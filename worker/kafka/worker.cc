@@ -157,10 +157,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // producer's next transaction begins a whole publication after its last commit
   // (docs/benchmarks.md, "Exactly-once: restoring ahead, two producers in turn").
   std::unique_ptr<RdKafka::Producer> next_producer;
-  // Both producers' handles on the topics they write (learnOutputLeaders); declared after the
+  // Both producers' handles on the topics they write (lookUpTopics); declared after the
   // producers, so destroyed before them.
   std::vector<std::unique_ptr<RdKafka::Topic>> output_topics;
-  std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;  // replays pending partitions, no group
+  std::unique_ptr<RdKafka::KafkaConsumer> pending_reader;              // replays pending partitions, no group
+  std::vector<std::unique_ptr<RdKafka::Topic>> pending_reader_topics;  // lookUpTopics; destroyed first
   std::unique_ptr<SymbolFeed> symbols;
   std::vector<BatchEvent> batch;
   // The results of batch[0, restored_ahead.size()), restored while the previous publication was
@@ -634,13 +635,17 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     reader_properties.insert({"enable.auto.commit", "false"});
     reader_properties.insert({"enable.partition.eof", "true"});
     reader_properties.insert({"isolation.level", "read_committed"});
+    // A replay ends when every partition reported its end, and a fetch at a partition's end comes
+    // back only after this wait (librdkafka's default is 500 ms): each replay, at every start and
+    // every assignment, waited that long for nothing. The reader is idle between replays.
+    reader_properties.setDefault("fetch.wait.max.ms", "50");
     auto reader_conf = makeConf(reader_properties);
     if (!reader_conf) return reader_conf.error();
     std::string error;
     pending_reader.reset(RdKafka::KafkaConsumer::create(reader_conf->get(), error));
     if (!pending_reader) return invalidArgument("cannot create the pending topic reader: " + error);
     RESTACK_RETURN_IF_ERROR(startDemand(events_partitions));
-    learnOutputLeaders();
+    lookUpTopics();
 
     auto properties = commonProperties(config, "restack-worker");
     properties.insert({"group.id", config.kafka.group_id});
@@ -666,23 +671,31 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     return Status::ok();
   }
 
-  // Every producer looks up the topics it writes before the first batch, so that no record waits
-  // for its topic's lookup (clients.h, learnTopicLeaders): with two producers taking turns, each
-  // meets each topic for the first time on its own, and a topic written rarely (the DLQ) may be met
-  // an hour in, holding that whole batch.
-  void learnOutputLeaders() {
-    std::vector<std::string> topics = {config.kafka.topics.symbolicated, config.kafka.topics.fingerprints,
-                                       config.kafka.topics.dlq, config.kafka.topics.pending};
-    if (demand) topics.push_back(config.kafka.topics.symbols_missing);
-    for (RdKafka::Producer* each : {producer.get(), next_producer.get()}) {
-      if (!each) continue;
-      KnownTopics known = learnTopicLeaders(*each, topics);
+  // Every client looks up the topics it uses before the first batch, so that nothing waits for a
+  // topic's lookup (clients.h, learnTopicLeaders). With two producers taking turns, each meets each
+  // topic for the first time on its own, and a topic written rarely (the DLQ) may be met long after
+  // the start, holding that whole batch; the pending reader met its topics at every replay.
+  void lookUpTopics() {
+    const auto look_up = [](RdKafka::Handle& client, const std::vector<std::string>& topics,
+                            std::vector<std::unique_ptr<RdKafka::Topic>>& kept) {
+      KnownTopics known = learnTopicLeaders(client, topics);
       if (!known.failures.empty()) {
-        spdlog::warn("cannot look up before the first batch: {}; the first record to such a topic waits for its lookup",
+        spdlog::warn("cannot look up before the first batch: {}; the first use of such a topic waits for its lookup",
                      known.failures);
       }
-      for (auto& handle : known.handles) output_topics.push_back(std::move(handle));
+      for (auto& handle : known.handles) kept.push_back(std::move(handle));
+    };
+    std::vector<std::string> written = {config.kafka.topics.symbolicated, config.kafka.topics.fingerprints,
+                                        config.kafka.topics.dlq, config.kafka.topics.pending};
+    std::vector<std::string> replayed = {config.kafka.topics.pending};
+    if (demand) {
+      written.push_back(config.kafka.topics.symbols_missing);
+      replayed.push_back(config.kafka.topics.symbols_missing);
     }
+    for (RdKafka::Producer* each : {producer.get(), next_producer.get()}) {
+      if (each) look_up(*each, written, output_topics);
+    }
+    look_up(*pending_reader, replayed, pending_reader_topics);
   }
 
   // --- producing --------------------------------------------------------------------------
