@@ -71,6 +71,24 @@ TEST(KafkaClients, TheTransactionalProducerRetriesQuicklyUnlessTheOperatorSaysOt
   EXPECT_EQ(property(**overridden, "transaction.timeout.ms"), "30000");
 }
 
+TEST(KafkaClients, ThePendingReaderWaitsBrieflyAtAPartitionsEndUnlessTheOperatorSaysOtherwise) {
+  config::Config config;
+  config.kafka.brokers = "127.0.0.1:9092";
+  config.kafka.group_id = "restack";
+  auto conf = makeConf(pendingReaderProperties(config));
+  ASSERT_TRUE(conf) << conf.error().message();
+  EXPECT_EQ(property(**conf, "fetch.wait.max.ms"), "50");  // librdkafka's own default is 500
+  EXPECT_EQ(property(**conf, "group.id"), "restack.pending-replay");
+  EXPECT_EQ(property(**conf, "enable.auto.commit"), "false");
+  EXPECT_EQ(property(**conf, "isolation.level"), "read_committed");
+
+  config.kafka.properties = {{"fetch.wait.max.ms", "200"}, {"enable.auto.commit", "true"}};
+  auto overridden = makeConf(pendingReaderProperties(config));
+  ASSERT_TRUE(overridden) << overridden.error().message();
+  EXPECT_EQ(property(**overridden, "fetch.wait.max.ms"), "200");
+  EXPECT_EQ(property(**overridden, "enable.auto.commit"), "false");  // Restack's own, whatever is passed
+}
+
 TEST(KafkaClients, TheSecondTransactionalProducerHasAnIdOfItsOwnDerivedFromTheWorkers) {
   config::Config config;
   config.kafka.brokers = "127.0.0.1:9092";

@@ -112,6 +112,19 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeProducer(const config::Config& 
   return createProducer(producerProperties(config, client_id), delivery_reports);
 }
 
+KafkaProperties pendingReaderProperties(const config::Config& config) {
+  KafkaProperties properties = commonProperties(config, "restack-worker-pending");
+  properties.insert({"group.id", config.kafka.group_id + ".pending-replay"});
+  properties.insert({"enable.auto.commit", "false"});
+  properties.insert({"enable.partition.eof", "true"});
+  properties.insert({"isolation.level", "read_committed"});
+  // A replay ends when every partition reported its end, and a fetch at a partition's end comes
+  // back only after this wait (librdkafka's default is 500 ms): each replay, at every start and
+  // every assignment, waited that long for nothing. The reader is idle between replays.
+  properties.setDefault("fetch.wait.max.ms", "50");
+  return properties;
+}
+
 std::string transactionalId(const config::Config& config, int turn) {
   std::string id = config.kafka.transactional_id;
   if (id.empty()) {

@@ -67,6 +67,11 @@ Expected<std::unique_ptr<RdKafka::Producer>> makeTransactionalProducer(const con
                                                                        RdKafka::DeliveryReportCb* delivery_reports,
                                                                        int turn = 0);
 
+// The pending reader's properties: it never joins the group nor commits (its partitions are
+// assigned by hand and read from the start, read_committed, to their end), and waits 50 ms for a
+// fetch at a partition's end unless kafka.properties says otherwise.
+KafkaProperties pendingReaderProperties(const config::Config& config);
+
 // The transactional.id of the worker's producer `turn`: config.kafka.transactional_id, or
 // "<group_id>-<hostname>" when it is empty, for turn 0, and that id + ".<turn>" for the others.
 // An exactly_once worker has two producers and commits its batches with them in turn

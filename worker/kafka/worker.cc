@@ -629,16 +629,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
 
-    auto reader_properties = commonProperties(config, "restack-worker-pending");
-    // Never joins the group nor commits: partitions are assigned by hand and read from the start.
-    reader_properties.insert({"group.id", config.kafka.group_id + ".pending-replay"});
-    reader_properties.insert({"enable.auto.commit", "false"});
-    reader_properties.insert({"enable.partition.eof", "true"});
-    reader_properties.insert({"isolation.level", "read_committed"});
-    // A replay ends when every partition reported its end, and a fetch at a partition's end comes
-    // back only after this wait (librdkafka's default is 500 ms): each replay, at every start and
-    // every assignment, waited that long for nothing. The reader is idle between replays.
-    reader_properties.setDefault("fetch.wait.max.ms", "50");
+    auto reader_properties = pendingReaderProperties(config);
     auto reader_conf = makeConf(reader_properties);
     if (!reader_conf) return reader_conf.error();
     std::string error;
