@@ -215,6 +215,9 @@ KnownTopics learnTopicLeaders(RdKafka::Handle& client, const std::vector<std::st
     if (!asked) fail(asked.error().message());
     known.handles.push_back(std::move(handle));
   }
+  if (!known.failures.empty()) {
+    spdlog::warn("cannot look up at start: {}; the first use of such a topic waits for its lookup", known.failures);
+  }
   return known;
 }
 

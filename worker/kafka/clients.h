@@ -95,7 +95,7 @@ struct KnownTopics {
 // metadata refresh. A producer's first record to a topic it has not looked up waits for that
 // lookup, 0.5-0.7 s on a local broker (docs/benchmarks.md, "The first record to a topic"); in
 // exactly_once mode the whole transaction waits with it. A consumer assigned a partition of such a
-// topic waits as long before it starts reading.
+// topic waits as long before it starts reading. What could not be looked up is also logged.
 KnownTopics learnTopicLeaders(RdKafka::Handle& client, const std::vector<std::string>& topics, int timeout_ms = 10000);
 
 }  // namespace restack::worker

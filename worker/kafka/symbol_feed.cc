@@ -808,12 +808,7 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   auto producer = makeProducer(dlq_config, "restack-symbols-dlq", impl.get());
   if (!producer) return producer.error();
   impl->dlq = std::move(*producer);
-  KnownTopics known = learnTopicLeaders(*impl->dlq, {config.kafka.topics.dlq});
-  if (!known.failures.empty()) {
-    spdlog::warn("cannot look up before the first refused upload: {}; its DLQ copy waits for the lookup",
-                 known.failures);
-  }
-  impl->dlq_topic = std::move(known.handles);
+  impl->dlq_topic = learnTopicLeaders(*impl->dlq, {config.kafka.topics.dlq}).handles;
   auto properties = commonProperties(config, "restack-symbols");
   // Positions live in the symbol store, never in Kafka: this group id is never committed to.
   properties.insert({"group.id", config.kafka.group_id + ".symbols"});
@@ -827,13 +822,8 @@ Expected<std::unique_ptr<SymbolFeed>> SymbolFeed::create(const config::Config& c
   std::string error;
   impl->consumer.reset(RdKafka::KafkaConsumer::create(conf->get(), error));
   if (!impl->consumer) return invalidArgument("cannot create the symbols consumer: " + error);
-  KnownTopics read =
-      learnTopicLeaders(*impl->consumer, {config.kafka.topics.symbols, config.kafka.topics.symbols_shared});
-  if (!read.failures.empty()) {
-    spdlog::warn("cannot look up before the first assignment: {}; reading such a topic waits for its lookup",
-                 read.failures);
-  }
-  impl->consumer_topics = std::move(read.handles);
+  impl->consumer_topics =
+      learnTopicLeaders(*impl->consumer, {config.kafka.topics.symbols, config.kafka.topics.symbols_shared}).handles;
   return std::unique_ptr<SymbolFeed>(new SymbolFeed(std::move(impl)));
 }
 

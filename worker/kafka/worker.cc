@@ -518,8 +518,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   }
 
   // --- set-up -----------------------------------------------------------------------------
-  Expected<int> partitionCount(const std::string& topic) { return worker::partitionCount(*producer, topic); }
-
   Status start() {
     StoreOptions store_options;
     store_options.path = config.store.path;
@@ -580,8 +578,8 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       spdlog::info("delivery at_least_once");
     }
 
-    auto events_partitions = partitionCount(config.kafka.topics.events);
-    auto pending_partitions = partitionCount(config.kafka.topics.pending);
+    auto events_partitions = partitionCount(*producer, config.kafka.topics.events);
+    auto pending_partitions = partitionCount(*producer, config.kafka.topics.pending);
     if (!pending_partitions) {
       return pending_partitions.error().withContext(
           "the pending topic must exist, compacted, with as many partitions as " + config.kafka.topics.events);
@@ -629,8 +627,7 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
     symbols = std::move(*feed);
     RESTACK_RETURN_IF_ERROR(symbols->catchUpShared());
 
-    auto reader_properties = pendingReaderProperties(config);
-    auto reader_conf = makeConf(reader_properties);
+    auto reader_conf = makeConf(pendingReaderProperties(config));
     if (!reader_conf) return reader_conf.error();
     std::string error;
     pending_reader.reset(RdKafka::KafkaConsumer::create(reader_conf->get(), error));
@@ -667,15 +664,6 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
   // topic for the first time on its own, and a topic written rarely (the DLQ) may be met long after
   // the start, holding that whole batch; the pending reader met its topics at every replay.
   void lookUpTopics() {
-    const auto look_up = [](RdKafka::Handle& client, const std::vector<std::string>& topics,
-                            std::vector<std::unique_ptr<RdKafka::Topic>>& kept) {
-      KnownTopics known = learnTopicLeaders(client, topics);
-      if (!known.failures.empty()) {
-        spdlog::warn("cannot look up before the first batch: {}; the first use of such a topic waits for its lookup",
-                     known.failures);
-      }
-      for (auto& handle : known.handles) kept.push_back(std::move(handle));
-    };
     std::vector<std::string> written = {config.kafka.topics.symbolicated, config.kafka.topics.fingerprints,
                                         config.kafka.topics.dlq, config.kafka.topics.pending};
     std::vector<std::string> replayed = {config.kafka.topics.pending};
@@ -684,9 +672,11 @@ struct Worker::Impl : public RdKafka::RebalanceCb, public RdKafka::DeliveryRepor
       replayed.push_back(config.kafka.topics.symbols_missing);
     }
     for (RdKafka::Producer* each : {producer.get(), next_producer.get()}) {
-      if (each) look_up(*each, written, output_topics);
+      if (!each) continue;
+      KnownTopics known = learnTopicLeaders(*each, written);
+      for (auto& handle : known.handles) output_topics.push_back(std::move(handle));
     }
-    look_up(*pending_reader, replayed, pending_reader_topics);
+    pending_reader_topics = learnTopicLeaders(*pending_reader, replayed).handles;
   }
 
   // --- producing --------------------------------------------------------------------------
