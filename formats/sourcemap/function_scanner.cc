@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -212,6 +213,9 @@ struct Scope {
   // the pending functions of its parse context when it ends.
   bool literal = false;
   bool own_context = false;  // a function V8 compiles lazily: its body is a parse context
+  // The function's own name as V8 holds it, where it differs from `name`: a class method's
+  // ("m" where `name` is "K.m"), which V8 puts before the names it infers inside the method.
+  std::optional<std::string> own_name = std::nullopt;
 };
 
 // What a '{' opens, for the names stack walk (FunctionMapBuilder::stackName).
@@ -250,6 +254,12 @@ bool isStatementKeyword(std::string_view word) {
 }
 
 // Keywords inside an expression that V8 does not push on its names stack.
+// V8 asks whether the first character is an uppercase letter in Unicode; ASCII here, as names
+// that begin with another capital are rare.
+bool startsWithCapital(std::string_view name) {
+  return !name.empty() && name[0] >= 'A' && name[0] <= 'Z';
+}
+
 bool isExpressionKeyword(std::string_view word) {
   static constexpr std::string_view kWords[] = {"new",   "typeof", "void",       "delete", "await", "yield",
                                                 "in",    "of",     "this",       "super",  "null",  "true",
@@ -422,6 +432,19 @@ class FunctionMapBuilder {
     return static_cast<uint32_t>(scope_names_.size() - 1);
   }
 
+  // V8 starts the names it infers inside a function with that function's own name when the name
+  // begins with a capital letter, taking it for a constructor: `this.x = function` in
+  // `function Widget` or in `class Widget`'s constructor is "Widget.x"; in `function widget` it is
+  // "x" (FuncNameInferrer::PushEnclosingName in V8). The prefix, with its dot, or "".
+  std::string constructorPrefix() const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->kind != ScopeKind::kFunction && it->kind != ScopeKind::kArrowExpression) continue;
+      const std::string& own = it->own_name ? *it->own_name : it->name;
+      return startsWithCapital(own) ? own + "." : std::string();
+    }
+    return {};
+  }
+
   uint32_t enclosingFunction() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       if (it->kind == ScopeKind::kFunction || it->kind == ScopeKind::kArrowExpression) return it->id;
@@ -519,27 +542,74 @@ class FunctionMapBuilder {
   // The name a function expression starting at `start` gets from what precedes it:
   // "x = ", "a.b = ", "x: ", "const x = " -> "x" / "a.b"; anything else -> "<anonymous>".
   std::string nameBefore(size_t start) const {
+    // `export default function () {…}`, `export default class {…}`, `export default () => …`:
+    // the binding is named "default", and so is the function.
+    if (start >= 2 && is(start - 1, "default") && is(start - 2, "export")) return "default";
     if (start >= 1 && (is(start - 1, "=") || is(start - 1, ":")) && start >= 2) {
       size_t at = start - 2;
       if (tokens_[at].type == TokenType::kString && is(start - 1, ":")) {
         std::string_view quoted = tokens_[at].text;
         return quoted.size() >= 2 ? std::string(quoted.substr(1, quoted.size() - 2)) : "<anonymous>";
       }
-      if (!isIdent(at)) return "<anonymous>";
-      std::string name = textOf(at);
+      std::string name;
+      bool member = false;
+      if (is(start - 1, "=") && is(at, "]") && match_[at] != SIZE_MAX && match_[at] + 2 == at &&
+          tokens_[at - 1].type == TokenType::kString && match_[at] > 0 && isIdent(match_[at] - 1)) {
+        // this["key"] = function …: the key is a property name like any other.
+        const std::string_view quoted = tokens_[at - 1].text;
+        name = std::string(quoted.substr(1, quoted.size() - 2));
+        member = true;
+        at = match_[at] - 1;
+        if (tokens_[at].text != "this") name = textOf(at) + "." + name;
+      } else if (isIdent(at)) {
+        name = textOf(at);
+      } else {
+        return "<anonymous>";
+      }
       while (at >= 2 && is(at - 1, ".") && isIdent(at - 2)) {
         at -= 2;
+        member = true;
         // V8 leaves "prototype" out of inferred names: A.prototype.m = function … -> "A.m".
         if (tokens_[at].text == "prototype" && at >= 2 && is(at - 1, ".")) continue;
         // An object the minifier wrote where the map records no source ("e.validateInternal=
         // function(…)", terser's export assignment of `function validateInternal`) is no part
         // of the original name.
         if (!(at >= 2 && is(at - 1, ".") && isIdent(at - 2)) && synthesized(at)) break;
+        // `this` is no name: this.x = function … is "x", or "Widget.x" in a constructor.
+        if (tokens_[at].text == "this" && !(at >= 2 && is(at - 1, "."))) break;
         name = textOf(at) + "." + name;
       }
+      // A function assigned to a property has no name of its own; V8 infers one, which begins with
+      // the enclosing constructor's name. One assigned to a variable is named by the variable.
+      if (member && is(start - 1, "=")) name = constructorPrefix() + name;
       return name;
     }
     return "<anonymous>";
+  }
+
+  // The name V8 gives a method whose key is computed, `[` at `open`, `]` at `close`: a string or
+  // a template without substitutions is the name itself ("computedName"); a well-known symbol is
+  // "[Symbol.iterator]" and a number "2", both printed without the class. Any other expression
+  // is known only when the program runs: "<computed>".
+  struct ComputedKey {
+    std::string name;
+    bool unqualified = false;
+  };
+  ComputedKey computedKey(size_t open, size_t close) const {
+    if (close == open + 2) {
+      const Token& key = tokens_[open + 1];
+      const bool plain_template = key.type == TokenType::kTemplate && key.text.starts_with('`') &&
+                                  key.text.ends_with('`') && key.text.find("${") == std::string_view::npos;
+      if ((key.type == TokenType::kString || plain_template) && key.text.size() >= 2) {
+        return {std::string(key.text.substr(1, key.text.size() - 2)), false};
+      }
+      if (key.type == TokenType::kNumber) return {std::string(key.text), true};
+    }
+    if (close == open + 4 && isIdent(open + 1) && tokens_[open + 1].text == "Symbol" && is(open + 2, ".") &&
+        isIdent(open + 3)) {
+      return {"[Symbol." + std::string(tokens_[open + 3].text) + "]", true};
+    }
+    return {"<computed>", false};
   }
 
   // True when the function whose body starts at `body` is called where it is written.
@@ -915,16 +985,21 @@ class FunctionMapBuilder {
                    !isControlKeyword(tokens_[before].text)) {
           // A method definition: name(…) {, get name(…) {, [computed](…) {.
           scope.kind = ScopeKind::kFunction;
-          std::string method = isIdent(before) ? textOf(before) : "<computed>";
           start = before;
           if (is(before, "]") && match_[before] != SIZE_MAX) start = match_[before];
+          const ComputedKey key = isIdent(before) ? ComputedKey{textOf(before), false} : computedKey(start, before);
+          const std::string& method = key.name;
           const Scope* owner = enclosingBrace();
           if (start > 0 && isAccessorKeyword(start - 1)) {
             // V8 names accessors "get x" / "set x", in classes and object literals alike.
             scope.name = std::string(tokens_[start - 1].text) + " " + method;
             --start;
           } else if (owner != nullptr && owner->kind == ScopeKind::kClass) {
-            scope.name = method == "constructor" ? owner->name : owner->name + "." + method;
+            // V8 prints a private method ("#check") and a symbol-keyed one ("[Symbol.iterator]")
+            // without the receiver's class.
+            const bool bare = key.unqualified || method.starts_with('#');
+            scope.name = method == "constructor" ? owner->name : bare ? method : owner->name + "." + method;
+            scope.own_name = method == "constructor" ? owner->name : method;
           } else {
             scope.name = method;
           }

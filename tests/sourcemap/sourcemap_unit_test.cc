@@ -265,6 +265,47 @@ TEST(FunctionScanner, NamesEnclosingFunctions) {
   EXPECT_EQ(nameAt(12, 30), "<global>");
 }
 
+// What node 20 prints for each (CallSite getFunctionName, or the frame it prints): names V8
+// infers for functions assigned to properties, computed and private method keys, default exports.
+// The bundled runs of fixtures/names_rules check the same rules against node itself.
+TEST(FunctionScanner, NamesAsV8InfersThem) {
+  const std::string source =
+      "class Composer {\n"                                                                                   // 1
+      "  constructor() { this.onError = function () { a(); }; }\n"                                           // 2
+      "  ['computedKey']() { a(); }\n"                                                                       // 3
+      "  [Symbol.iterator]() { a(); }\n"                                                                     // 4
+      "  #check() { a(); }\n"                                                                                // 5
+      "  get ['size']() { a(); }\n"                                                                          // 6
+      "  [key]() { a(); }\n"                                                                                 // 7
+      "}\n"                                                                                                  // 8
+      "function Widget() { this.render = () => { a(); }; this['paint'] = function () { a(); }; }\n"          // 9
+      "function widget() { this.draw = function () { a(); }; var self = this; self.x = () => { a(); }; }\n"  // 10
+      "function Outer() { var inner = function () { a(); }; self.y = function () { a(); }; }\n"              // 11
+      "export default function () { a(); }\n";                                                               // 12
+  FunctionMap map = inferFunctionMap(source);
+  auto nameAt = [&](uint32_t line, std::string_view marker, size_t occurrence = 0) {
+    size_t at = 0;
+    for (uint32_t l = 1; l < line; ++l) at = source.find('\n', at) + 1;
+    size_t column = source.find(marker, at);
+    for (size_t i = 0; i < occurrence; ++i) column = source.find(marker, column + 1);
+    const std::string* name = map.enclosing(line, static_cast<uint32_t>(column - at));
+    return name ? *name : std::string("(none)");
+  };
+  EXPECT_EQ(nameAt(2, "a()"), "Composer.onError");
+  EXPECT_EQ(nameAt(3, "a()"), "Composer.computedKey");
+  EXPECT_EQ(nameAt(4, "a()"), "[Symbol.iterator]");
+  EXPECT_EQ(nameAt(5, "a()"), "#check");
+  EXPECT_EQ(nameAt(6, "a()"), "get size");
+  EXPECT_EQ(nameAt(7, "a()"), "Composer.<computed>");  // known only when the program runs
+  EXPECT_EQ(nameAt(9, "a()"), "Widget.render");
+  EXPECT_EQ(nameAt(9, "a()", 1), "Widget.paint");
+  EXPECT_EQ(nameAt(10, "a()"), "draw");
+  EXPECT_EQ(nameAt(10, "a()", 1), "self.x");
+  EXPECT_EQ(nameAt(11, "a()"), "inner");  // a variable names its function: no prefix
+  EXPECT_EQ(nameAt(11, "a()", 1), "Outer.self.y");
+  EXPECT_EQ(nameAt(12, "a()"), "default");
+}
+
 TEST(FunctionScanner, EntriesStayInSourceOrder) {
   // The arrow's entry (at its parameters) comes after the default value's function is seen.
   FunctionMap map = inferFunctionMap("const f = (a = function g() { return 1; }) => {\n  a();\n};\n");
