@@ -470,9 +470,13 @@ void dropKotlinLineMapFrames(std::vector<MethodMapping>& methods) {
     any |= !rewritten;
   }
   if (!any) return;
+  // std::remove_if's compaction: an entry moves only onto a dropped one's place, never onto
+  // itself (a self-move leaves a std::string empty, and with it the method's names).
   size_t kept = 0;
   for (size_t i = 0; i < methods.size(); ++i) {
-    if (!dropped[i]) methods[kept++] = std::move(methods[i]);
+    if (dropped[i]) continue;
+    if (kept != i) methods[kept] = std::move(methods[i]);
+    ++kept;
   }
   methods.resize(kept);
 }

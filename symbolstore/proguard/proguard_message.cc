@@ -297,16 +297,45 @@ Status enumConstant(std::string_view message, MessageRestorer& restorer, std::ve
   }
 }
 
-}  // namespace
+// The package-qualified class name a message starts with, when it is followed by ": " or ends
+// the message: the message of `new RuntimeException(cause)` is the cause's toString()
+// ("a.b: negative qty"), and HotSpot's ArrayStoreException message is the stored object's class
+// alone ("a.c"). A name without a package is left: "x: must be positive" is more often prose.
+std::string_view leadingClassName(std::string_view message) {
+  const std::string_view name = tokenAfter(message, 0);
+  if (name.find('.') == std::string_view::npos || name.front() == '.' || name.back() == '.') return {};
+  if (name.size() != message.size() && !message.substr(name.size()).starts_with(": ")) return {};
+  return name;
+}
 
-Expected<std::optional<std::string>> restoreExceptionMessage(std::string_view message, const ClassLookup& lookup) {
+Expected<std::optional<std::string>> restoreMessage(std::string_view message, const ClassLookup& lookup, int depth);
+
+// See leadingClassName; what follows ": " is a message of its own, restored by every shape (a
+// chain of causes, `depth` of them so far, is followed 8 deep).
+Status leadingThrowable(std::string_view message, MessageRestorer& restorer, const ClassLookup& lookup, int depth,
+                        std::vector<Edit>& edits) {
+  const std::string_view name = leadingClassName(message);
+  if (name.empty()) return Status::ok();
+  auto restored = restorer.type(name);
+  if (!restored) return restored.error();
+  if (*restored) edits.push_back({0, name.size(), std::move(**restored)});
+  if (name.size() == message.size() || depth >= 8) return Status::ok();
+  const size_t rest = name.size() + 2;
+  auto inner = restoreMessage(message.substr(rest), lookup, depth + 1);
+  if (!inner) return inner.error();
+  if (*inner) edits.push_back({rest, message.size() - rest, std::move(**inner)});
+  return Status::ok();
+}
+
+Expected<std::optional<std::string>> restoreMessage(std::string_view message, const ClassLookup& lookup, int depth) {
   // Cheap rejection first: most messages have none of the shapes.
   const bool candidate = message.starts_with("Attempt to ") || message.starts_with("Cannot ") ||
                          message.starts_with("No enum constant ") ||
-                         message.find(" cannot be ") != std::string_view::npos;
+                         message.find(" cannot be ") != std::string_view::npos || !leadingClassName(message).empty();
   if (!candidate) return MaybeText();
   MessageRestorer restorer(lookup);
   std::vector<Edit> edits;
+  RESTACK_RETURN_IF_ERROR(leadingThrowable(message, restorer, lookup, depth, edits));
   RESTACK_RETURN_IF_ERROR(artNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(hotspotNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(classNamePair(message, restorer, edits));
@@ -325,6 +354,12 @@ Expected<std::optional<std::string>> restoreExceptionMessage(std::string_view me
   out.append(message.substr(copied));
   if (out == message) return MaybeText();
   return MaybeText(std::move(out));
+}
+
+}  // namespace
+
+Expected<std::optional<std::string>> restoreExceptionMessage(std::string_view message, const ClassLookup& lookup) {
+  return restoreMessage(message, lookup, 0);
 }
 
 }  // namespace restack::proguard

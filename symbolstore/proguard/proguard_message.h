@@ -19,6 +19,10 @@
 //          "a.b[]" included)
 //   ArrayStoreException
 //     "a.b cannot be stored in an array of type c.d[]"              (Android)
+//   A cause's toString() as the message (`new RuntimeException(cause)`), and HotSpot's
+//   ArrayStoreException, whose message is the stored object's class
+//     "a.b: negative qty" -> "com.shop.ItemException: negative qty" (the rest restored as a
+//     message of its own); "a.c" -> "com.shop.Holder" (package-qualified names only)
 //   IllegalArgumentException of Enum.valueOf (JVM and Android; Kotlin's enumValueOf too)
 //     "No enum constant a.b.FAST" -> "No enum constant com.shop.Mode.FAST" (a nested enum's
 //     '$' printed as '.', as the class's canonical name spells it)

@@ -217,6 +217,32 @@ TEST(MappingReader, DesugaredLambdaForwardersAreSynthesized) {
 // Lines of R8 8.5.35's and 9.5.28's mappings of tests/proguard/kotlin (accuracy_corpus_test.cc):
 // each chain's first line is a frame R8 took from the Kotlin class's own line map, at the line of
 // the frame below it; the original run never printed it.
+// The methods listed before the first dropped frame keep their names and ranges: a mapping of
+// R8 9.5.28 for a Kotlin `main` whose lambda R8 inlined, where `MainKt.a(SourceFile:42)` is
+// `main(Main.kt:21)` (R8's retrace says the same).
+TEST(MappingReader, MethodsBeforeADroppedLineMapFrameKeepTheirNames) {
+  const std::string r8 =
+      "# compiler: R8\n# compiler_version: 9.5.28\n# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n"
+      "probe.kt.MainKt -> probe.kt.MainKt:\n"
+      "# {\"id\":\"sourceFile\",\"fileName\":\"Main.kt\"}\n"
+      "    40:45:void main():19:24 -> a\n"
+      "    46:46:void main():11:11 -> a\n"  // added by the Kotlin line map: dropped
+      "    46:46:int main$lambda$6$0(int):11 -> a\n";
+  MappingReader reader(r8);
+  auto classes = readAll(r8, reader);
+  ASSERT_EQ(classes.size(), 1u);
+  ASSERT_EQ(classes[0].methods.size(), 2u);
+  const MethodMapping& main = classes[0].methods[0];
+  EXPECT_EQ(main.obfuscated_name, "a");
+  EXPECT_EQ(main.signature.name, "main");
+  EXPECT_EQ(main.signature.return_type, "void");
+  ASSERT_TRUE(main.minified && main.original);
+  EXPECT_EQ(main.minified->from, 40u);
+  EXPECT_EQ(main.original->from, 19u);
+  EXPECT_EQ(classes[0].methods[1].obfuscated_name, "a");
+  EXPECT_EQ(classes[0].methods[1].signature.name, "main$lambda$6$0");
+}
+
 TEST(MappingReader, FramesR8AddsFromAKotlinClassLineMapAreDropped) {
   const std::string kotlin_class =
       "org.restack.kotlin.MainKt -> org.restack.kotlin.MainKt:\n"

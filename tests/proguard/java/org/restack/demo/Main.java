@@ -33,7 +33,35 @@ public class Main {
     List<Runnable> list = new ArrayList<>();
     list.add(() -> castToStage(new Cart(2)));
     list.add(() -> castToCart(new Pipeline.Stage(v -> v)));
+    list.add(Main::wrappedCause);
+    list.add(Main::storeIntoCarts);
     return list;
+  }
+
+  // An app exception thrown as the cause of another: the outer message is the cause's toString().
+  static final class Rejected extends RuntimeException {
+    Rejected(String why) {
+      super(why);
+    }
+  }
+
+  static void reject(String why) {
+    throw new Rejected(why);
+  }
+
+  static void wrappedCause() {
+    try {
+      reject("negative qty");
+    } catch (Rejected e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  // HotSpot's ArrayStoreException message is the stored object's class.
+  static void storeIntoCarts() {
+    Object[] carts = new Cart[1];
+    carts[0] = new Pipeline.Stage(v -> v);
+    System.out.println(carts[0]);
   }
 
   static int castToStage(Object value) {
