@@ -253,13 +253,13 @@ bool isStatementKeyword(std::string_view word) {
   return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
 }
 
-// Keywords inside an expression that V8 does not push on its names stack.
 // V8 asks whether the first character is an uppercase letter in Unicode; ASCII here, as names
 // that begin with another capital are rare.
 bool startsWithCapital(std::string_view name) {
   return !name.empty() && name[0] >= 'A' && name[0] <= 'Z';
 }
 
+// Keywords inside an expression that V8 does not push on its names stack.
 bool isExpressionKeyword(std::string_view word) {
   static constexpr std::string_view kWords[] = {"new",   "typeof", "void",       "delete", "await", "yield",
                                                 "in",    "of",     "this",       "super",  "null",  "true",

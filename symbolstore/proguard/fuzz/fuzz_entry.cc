@@ -1,9 +1,13 @@
 #include "symbolstore/proguard/fuzz/fuzz_entry.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "formats/proguard/mapping_reader.h"
+#include "symbolstore/proguard/proguard_message.h"
 #include "symbolstore/proguard/proguard_records.h"
 #include "symbolstore/proguard/proguard_retrace.h"
 
@@ -25,6 +29,23 @@ int fuzzProguardOnce(const uint8_t* data, size_t size) {
     std::string encoded = encodeClassRecord(mapping);
     auto record = decodeClassRecord(encoded);
     if (!record) std::abort();  // what we encode we must be able to decode
+    // Exception messages that name the class (its toString() as a cause, a cast, an enum
+    // constant), the rest of the message from the input, restored through this record.
+    auto again = decodeClassRecord(encoded);
+    if (!again) std::abort();
+    auto shared = std::make_shared<const ClassRecord>(std::move(*again));
+    const ClassLookup lookup = [&](std::string_view name) -> Expected<std::shared_ptr<const ClassRecord>> {
+      if (name == mapping.obfuscated_name) return shared;
+      return std::shared_ptr<const ClassRecord>();
+    };
+    const std::string_view tail = bytes.substr(0, std::min<size_t>(bytes.size(), 512));
+    for (const std::string& message :
+         {mapping.obfuscated_name + ": " + std::string(tail),
+          mapping.obfuscated_name + ": " + mapping.obfuscated_name + ": " + std::string(tail), std::string(tail),
+          "No enum constant " + mapping.obfuscated_name + "." + std::string(tail.substr(0, 16)),
+          mapping.obfuscated_name + " cannot be cast to " + std::string(tail)}) {
+      (void)restoreExceptionMessage(message, lookup);
+    }
     RetraceContext context;
     uint32_t salt = static_cast<uint32_t>(size);
     for (const MethodRecord& method : record->methods) {
