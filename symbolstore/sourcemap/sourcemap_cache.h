@@ -103,6 +103,7 @@ struct ResolvedAnswer {
   uint32_t context_first_line = 0;
   bool ignored = false;            // source->ignored
   bool function_inferred = false;  // `function` is V8's inferred name (FunctionMap::inferred)
+  bool computed_key = false;       // `function` holds "<computed>": the frame's printed key fills it in
   std::shared_ptr<const std::vector<std::string>> head, tail;
   // The served file name (Route::name) of the route the answer was resolved through: a warm frame
   // through that same route borrows it as its module instead of copying or sharing it (one name

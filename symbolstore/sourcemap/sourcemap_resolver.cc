@@ -109,6 +109,24 @@ bool fitsInline(const std::string& name) {
   return name.size() <= kInlineCapacity;
 }
 
+// What the scanner names a method whose key the source computes (`['computed' + 'Name']() {}`,
+// formats/sourcemap/function_scanner.h): only the running program knew the key.
+constexpr std::string_view kComputedKey = "<computed>";
+
+// `restored` with its "<computed>" replaced by the key the frame printed, the last part of its
+// name ("s.computedName" -> "Inventory.computedName"; JavaScriptCore prints "computedName").
+std::string withRuntimeKey(const std::string& restored, std::string_view printed) {
+  for (std::string_view prefix : {"new ", "async ", "get ", "set "}) {
+    if (printed.starts_with(prefix)) printed.remove_prefix(prefix.size());
+  }
+  printed = printed.substr(0, printed.find(' '));  // "m [as n]"
+  const size_t dot = printed.starts_with('[') ? std::string_view::npos : printed.rfind('.');
+  const std::string_view key = dot == std::string_view::npos ? printed : printed.substr(dot + 1);
+  const size_t at = restored.find(kComputedKey);
+  if (key.empty() || key.find('<') != std::string_view::npos || at == std::string::npos) return restored;
+  return restored.substr(0, at) + std::string(key) + restored.substr(at + kComputedKey.size());
+}
+
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). The frame's pin
 // takes one reference on the cached answer, and the path, the function name and the context lines
 // are borrowed from it (SymbolizedFrame::pin): no bytes copied, one atomic increment (and one
@@ -138,7 +156,11 @@ void answerInto(const SegmentEntry& entry, const std::string& module, std::strin
   if (answer.ignored) frame.in_app = false;
   result.tier = *answer.tier;
   if (answer.function != nullptr) {
-    frame.function.borrow(&answer.function_name);
+    if (answer.computed_key && !printed_function.empty()) [[unlikely]] {
+      frame.function = withRuntimeKey(answer.function_name, printed_function);
+    } else {
+      frame.function.borrow(&answer.function_name);
+    }
     frame.name_inferred = answer.function_inferred;
   } else {
     frame.function = printed_function;
@@ -734,6 +756,7 @@ struct SourcemapResolver::Impl {
     answer->function_inferred = function_inferred;
     answer->column = *refined;
     if (function != nullptr) answer->function_name = *function;
+    answer->computed_key = answer->function_name.find(kComputedKey) != std::string::npos;
     answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
     if (module_name != nullptr && *module_name && **module_name == module) answer->module = *module_name;
