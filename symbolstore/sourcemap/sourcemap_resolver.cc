@@ -134,7 +134,8 @@ std::string withRuntimeKey(const std::string& restored, std::string_view printed
 // module name is borrowed too when `shared_module` is the route name the answer keeps
 // (ResolvedAnswer::module); else a name that fits inline (fitsInline) is copied, a longer one
 // shared with `shared_module` when given (else copied). `column_offset` moves the original column
-// past the segment's start (divotOffset).
+// past the segment's start (divotOffset). A function named with a computed key gets a name of its
+// own (withRuntimeKey), the one copy.
 void answerInto(const SegmentEntry& entry, const std::string& module, std::string_view printed_function,
                 uint32_t column_offset, FrameLookup& result,
                 const std::shared_ptr<const std::string>* shared_module = nullptr) {
