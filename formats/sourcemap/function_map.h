@@ -29,6 +29,9 @@ namespace restack::sourcemap {
 // The name of code outside every function (a script's or module's top level, and a function a
 // bundler wrote around a module's top-level code), as Metro's function maps spell it.
 inline constexpr std::string_view kModuleCodeName = "<global>";
+// The key of a method whose key the source computes from an expression (`['a' + 'b']() {}`):
+// known only when the program runs, so the frame's printed name supplies it at lookup.
+inline constexpr std::string_view kComputedKeyName = "<computed>";
 
 struct FunctionMapEntry {
   uint32_t line = 1;    // 1-based original line where this function's region starts

@@ -609,7 +609,7 @@ class FunctionMapBuilder {
         isIdent(open + 3)) {
       return {"[Symbol." + std::string(tokens_[open + 3].text) + "]", true};
     }
-    return {"<computed>", false};
+    return {std::string(kComputedKeyName), false};
   }
 
   // True when the function whose body starts at `body` is called where it is written.
@@ -999,7 +999,7 @@ class FunctionMapBuilder {
             // without the receiver's class.
             const bool bare = key.unqualified || method.starts_with('#');
             scope.name = method == "constructor" ? owner->name : bare ? method : owner->name + "." + method;
-            scope.own_name = method == "constructor" ? owner->name : method;
+            if (method != "constructor" && scope.name != method) scope.own_name = method;
           } else {
             scope.name = method;
           }

@@ -310,11 +310,10 @@ std::string_view leadingClassName(std::string_view message) {
 
 Expected<std::optional<std::string>> restoreMessage(std::string_view message, const ClassLookup& lookup, int depth);
 
-// See leadingClassName; what follows ": " is a message of its own, restored by every shape (a
-// chain of causes, `depth` of them so far, is followed 8 deep).
-Status leadingThrowable(std::string_view message, MessageRestorer& restorer, const ClassLookup& lookup, int depth,
-                        std::vector<Edit>& edits) {
-  const std::string_view name = leadingClassName(message);
+// `name`, leadingClassName's answer for `message`, restored; what follows ": " is a message of its
+// own, restored by every shape (a chain of causes, `depth` of them so far, is followed 8 deep).
+Status leadingThrowable(std::string_view message, std::string_view name, MessageRestorer& restorer,
+                        const ClassLookup& lookup, int depth, std::vector<Edit>& edits) {
   if (name.empty()) return Status::ok();
   auto restored = restorer.type(name);
   if (!restored) return restored.error();
@@ -329,13 +328,14 @@ Status leadingThrowable(std::string_view message, MessageRestorer& restorer, con
 
 Expected<std::optional<std::string>> restoreMessage(std::string_view message, const ClassLookup& lookup, int depth) {
   // Cheap rejection first: most messages have none of the shapes.
+  const std::string_view leading_class = leadingClassName(message);
   const bool candidate = message.starts_with("Attempt to ") || message.starts_with("Cannot ") ||
                          message.starts_with("No enum constant ") ||
-                         message.find(" cannot be ") != std::string_view::npos || !leadingClassName(message).empty();
+                         message.find(" cannot be ") != std::string_view::npos || !leading_class.empty();
   if (!candidate) return MaybeText();
   MessageRestorer restorer(lookup);
   std::vector<Edit> edits;
-  RESTACK_RETURN_IF_ERROR(leadingThrowable(message, restorer, lookup, depth, edits));
+  RESTACK_RETURN_IF_ERROR(leadingThrowable(message, leading_class, restorer, lookup, depth, edits));
   RESTACK_RETURN_IF_ERROR(artNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(hotspotNullPointer(message, restorer, edits));
   RESTACK_RETURN_IF_ERROR(classNamePair(message, restorer, edits));

@@ -109,10 +109,6 @@ bool fitsInline(const std::string& name) {
   return name.size() <= kInlineCapacity;
 }
 
-// What the scanner names a method whose key the source computes (`['computed' + 'Name']() {}`,
-// formats/sourcemap/function_scanner.h): only the running program knew the key.
-constexpr std::string_view kComputedKey = "<computed>";
-
 // `restored` with its "<computed>" replaced by the key the frame printed, the last part of its
 // name ("s.computedName" -> "Inventory.computedName"; JavaScriptCore prints "computedName").
 std::string withRuntimeKey(const std::string& restored, std::string_view printed) {
@@ -122,9 +118,9 @@ std::string withRuntimeKey(const std::string& restored, std::string_view printed
   printed = printed.substr(0, printed.find(' '));  // "m [as n]"
   const size_t dot = printed.starts_with('[') ? std::string_view::npos : printed.rfind('.');
   const std::string_view key = dot == std::string_view::npos ? printed : printed.substr(dot + 1);
-  const size_t at = restored.find(kComputedKey);
+  const size_t at = restored.find(sourcemap::kComputedKeyName);
   if (key.empty() || key.find('<') != std::string_view::npos || at == std::string::npos) return restored;
-  return restored.substr(0, at) + std::string(key) + restored.substr(at + kComputedKey.size());
+  return restored.substr(0, at) + std::string(key) + restored.substr(at + sourcemap::kComputedKeyName.size());
 }
 
 // The answer for a resolved segment, written into `result` (a fresh FrameLookup). The frame's pin
@@ -757,7 +753,7 @@ struct SourcemapResolver::Impl {
     answer->function_inferred = function_inferred;
     answer->column = *refined;
     if (function != nullptr) answer->function_name = *function;
-    answer->computed_key = answer->function_name.find(kComputedKey) != std::string::npos;
+    answer->computed_key = answer->function_name.find(sourcemap::kComputedKeyName) != std::string::npos;
     answer->path = &(*record)->path;
     answer->ignored = (*record)->ignored;
     if (module_name != nullptr && *module_name && **module_name == module) answer->module = *module_name;

@@ -31,9 +31,7 @@ int fuzzProguardOnce(const uint8_t* data, size_t size) {
     if (!record) std::abort();  // what we encode we must be able to decode
     // Exception messages that name the class (its toString() as a cause, a cast, an enum
     // constant), the rest of the message from the input, restored through this record.
-    auto again = decodeClassRecord(encoded);
-    if (!again) std::abort();
-    auto shared = std::make_shared<const ClassRecord>(std::move(*again));
+    const auto shared = std::make_shared<const ClassRecord>(std::move(*record));
     const ClassLookup lookup = [&](std::string_view name) -> Expected<std::shared_ptr<const ClassRecord>> {
       if (name == mapping.obfuscated_name) return shared;
       return std::shared_ptr<const ClassRecord>();
@@ -48,18 +46,18 @@ int fuzzProguardOnce(const uint8_t* data, size_t size) {
     }
     RetraceContext context;
     uint32_t salt = static_cast<uint32_t>(size);
-    for (const MethodRecord& method : record->methods) {
+    for (const MethodRecord& method : shared->methods) {
       // The resolver's prefetch steps read the record too: for a method it has, and for a name
       // whose hash tag may collide with one.
       for (ClassRecord::PrefetchStep step : ClassRecord::kPrefetchSteps) {
-        record->prefetchMethod(method.obfuscated_name, method.name_hash, step);
-        record->prefetchMethod("z", method.name_hash, step);
+        shared->prefetchMethod(method.obfuscated_name, method.name_hash, step);
+        shared->prefetchMethod("z", method.name_hash, step);
       }
       for (uint32_t probe = 0; probe < 4; ++probe) {
         std::optional<uint32_t> line;
         if (probe > 0) line = (salt * 2654435761u + probe * 97u) % 70000u;
         if (probe == 3 && !method.ranges.empty() && method.ranges[0].minified) line = method.ranges[0].minified->from;
-        MethodRetrace result = retraceMethod(*record, method.obfuscated_name, line, context);
+        MethodRetrace result = retraceMethod(*shared, method.obfuscated_name, line, context);
         context = {};
         context.outline_position = result.next_outline_position;
         if (probe == 2) context.thrown_obfuscated = "java.lang.NullPointerException";
